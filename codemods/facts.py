@@ -1,0 +1,344 @@
+"""The pre-pass: which estimators a module builds, with which RunConfig, trained how, with which hooks.
+
+The constructs of one Estimator program are linked through variables: a `RunConfig` is passed to an
+estimator, which is trained with an input_fn and hooks. They are migrated together or not at all: an
+estimator whose config, hooks or training call cannot be carried over faithfully is left as it was, with a
+`TODO(migrate)` naming the reason, so the rewrite never produces half an Estimator program that runs
+differently. Everything here reads the original tree; the rules consult it while they transform.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.api import Api, ApiResolver
+
+RUNCONFIG_APIS = ("estimator.RunConfig",)
+HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
+NUMPY_INPUT_FN_APIS = ("estimator.inputs.numpy_input_fn",)
+CANNED_ESTIMATORS = ("estimator.DNNClassifier",)
+
+# RunConfig arguments the rewrite carries over; any other is a reason to leave the estimator alone.
+RUNCONFIG_SUPPORTED = (
+    "model_dir",
+    "tf_random_seed",
+    "save_summary_steps",
+    "save_checkpoints_steps",
+    "keep_checkpoint_max",
+    "log_step_count_steps",
+)
+# Estimator defaults (tensorflow_estimator/python/estimator/run_config.py).
+RUNCONFIG_DEFAULTS = {"save_summary_steps": 100, "keep_checkpoint_max": 5}
+
+# SessionRunHook method -> (Keras callback method, number of hook parameters after self).
+HOOK_METHODS = {
+    "begin": ("on_train_begin", 0),
+    "before_run": ("on_train_batch_begin", 1),
+    "after_run": ("on_train_batch_end", 2),
+    "end": ("on_train_end", 1),
+}
+
+
+def keyword_args(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[str]]:
+    """The call's keyword arguments, and problems for what is not a plain keyword argument."""
+    kwargs, problems = {}, []
+    for arg in call.args:
+        if arg.keyword is None:
+            problems.append("positional or */** arguments are not followed; pass them by keyword")
+        else:
+            kwargs[arg.keyword.value] = arg.value
+    return kwargs, problems
+
+
+@dataclass
+class RunConfigFacts:
+    call: cst.Call
+    kwargs: dict[str, cst.BaseExpression]
+    problems: list[str]
+    variable: str | None = None  # the name it is assigned to, None when written inline
+
+
+@dataclass
+class HookFacts:
+    name: str
+    node: cst.ClassDef
+    problems: list[str]
+
+
+@dataclass
+class EstimatorFacts:
+    variable: str
+    call: cst.Call
+    api: Api
+    kwargs: dict[str, cst.BaseExpression]
+    config: RunConfigFacts | None
+    train_statements: list[cst.SimpleStatementLine] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def migratable(self) -> bool:
+        return not self.problems
+
+    @property
+    def model_dir(self) -> cst.BaseExpression | None:
+        if "model_dir" in self.kwargs:
+            return self.kwargs["model_dir"]
+        return self.config.kwargs.get("model_dir") if self.config else None
+
+    def run_config_value(self, name: str) -> cst.BaseExpression | None:
+        if self.config and name in self.config.kwargs:
+            return self.config.kwargs[name]
+        if name in RUNCONFIG_DEFAULTS:
+            return cst.Integer(str(RUNCONFIG_DEFAULTS[name]))
+        return None
+
+
+@dataclass
+class ProgramFacts:
+    run_configs: dict[str, RunConfigFacts] = field(default_factory=dict)
+    estimators: dict[str, EstimatorFacts] = field(default_factory=dict)
+    hooks: dict[str, HookFacts] = field(default_factory=dict)
+    input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
+
+    def estimator_for_call(self, call: cst.Call) -> EstimatorFacts | None:
+        for facts in self.estimators.values():
+            if facts.call is call:
+                return facts
+        return None
+
+    def estimator_for_train(self, statement: cst.SimpleStatementLine) -> EstimatorFacts | None:
+        for facts in self.estimators.values():
+            if any(s is statement for s in facts.train_statements):
+                return facts
+        return None
+
+
+def single_assignment(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """`name = value` as (name, value), for a statement line holding exactly that."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    return None
+
+
+def train_call(statement: cst.CSTNode) -> tuple[str, cst.Call] | None:
+    """`estimator.train(...)` as a statement of its own: (receiver name, call)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
+        return None
+    func = small.value.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "train" and isinstance(func.value, cst.Name):
+        return func.value.value, small.value
+    return None
+
+
+def analyze_hook(node: cst.ClassDef) -> list[str]:
+    """Why a SessionRunHook subclass cannot become a Keras callback (empty when it can)."""
+    problems = []
+    for statement in node.body.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        if name == "after_create_session":
+            problems.append("after_create_session(session, coord) has no Keras callback equivalent")
+            continue
+        if name not in HOOK_METHODS:
+            continue
+        params = [p.name.value for p in statement.params.params][1:]
+        if len(params) != HOOK_METHODS[name][1] or statement.params.star_arg or statement.params.kwonly_params:
+            problems.append(f"{name}() has an unexpected signature")
+            continue
+        problems.extend(_hook_parameter_uses(statement, name, params))
+    return problems
+
+
+def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) -> list[str]:
+    """Uses of run_context/run_values/session that a callback cannot offer."""
+    run_context = params[0] if name in ("before_run", "after_run") else None
+    problems = []
+
+    class Uses(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> bool:
+            func = call.func
+            if (
+                run_context
+                and isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == run_context
+                and func.attr.value == "request_stop"
+                and not call.args
+            ):
+                return False  # run_context.request_stop() -> self.model.stop_training = True
+            return True
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in params:
+                problems.append(
+                    f"{name}() uses `{node.value}` beyond request_stop(); "
+                    "graph tensors, run_values and sessions do not exist in a Keras callback"
+                )
+
+        def visit_Return(self, node: cst.Return) -> None:
+            if name == "before_run" and node.value is not None and not (
+                isinstance(node.value, cst.Name) and node.value.value == "None"
+            ):
+                problems.append("before_run() returns SessionRunArgs; fetch from `logs` in the callback instead")
+
+    method.body.visit(Uses())
+    return sorted(set(problems))
+
+
+def run_config_facts(call: cst.Call, variable: str | None) -> RunConfigFacts:
+    kwargs, problems = keyword_args(call)
+    problems += [f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in RUNCONFIG_SUPPORTED]
+    return RunConfigFacts(call, kwargs, problems, variable)
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, resolver: ApiResolver, facts: ProgramFacts):
+        self.resolver = resolver
+        self.facts = facts
+        self.assigned = defaultdict(int)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if any((api := self.resolver.api(base.value)) and api.is_one_of(*HOOK_BASE_APIS) for base in node.bases):
+            self.facts.hooks[node.name.value] = HookFacts(node.name.value, node, analyze_hook(node))
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        assignment = single_assignment(node)
+        if assignment is None:
+            return
+        name, value = assignment
+        self.assigned[name] += 1
+        api = self.resolver.call_api(value)
+        if api is None:
+            return
+        if api.is_one_of(*RUNCONFIG_APIS):
+            self.facts.run_configs[name] = run_config_facts(value, name)
+        elif api.is_one_of(*NUMPY_INPUT_FN_APIS):
+            self.facts.input_fns[name] = value
+        elif api.is_one_of(*CANNED_ESTIMATORS):
+            kwargs, problems = keyword_args(value)
+            self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
+
+
+
+class _UseChecker(cst.CSTVisitor):
+    """Second pass: every use of an estimator or RunConfig variable must be one the rules rewrite."""
+
+    def __init__(self, facts: ProgramFacts):
+        self.facts = facts
+        self.allowed: set[int] = set()  # ids of Name nodes whose use is understood
+        self.misused: set[str] = set()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        assignment = single_assignment(node)
+        if assignment:
+            target = node.body[0].targets[0].target
+            self.allowed.add(id(target))
+        found = train_call(node)
+        if found and found[0] in self.facts.estimators:
+            self.facts.estimators[found[0]].train_statements.append(node)
+            self.allowed.add(id(node.body[0].value.func.value))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        estimator = self.facts.estimator_for_call(node)
+        if estimator is None:
+            return
+        config = estimator.kwargs.get("config")
+        if isinstance(config, cst.Name) and config.value in self.facts.run_configs:
+            estimator.config = self.facts.run_configs[config.value]
+            self.allowed.add(id(config))
+        elif isinstance(config, cst.Call):
+            estimator.config = run_config_facts(config, None)
+        elif config is not None:
+            estimator.problems.append("config= is not a RunConfig this module builds")
+
+    def visit_Name(self, node: cst.Name) -> None:
+        watched = node.value in self.facts.estimators or node.value in self.facts.run_configs
+        if watched and id(node) not in self.allowed:
+            self.misused.add(node.value)
+
+
+def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
+    """Everything the rules need to know about the module before they change it."""
+    facts = ProgramFacts()
+    collector = _Collector(resolver, facts)
+    module.visit(collector)
+    checker = _UseChecker(facts)
+    module.visit(checker)
+    for name, estimator in facts.estimators.items():
+        _check_estimator(estimator, facts, resolver, collector.assigned, checker.misused)
+        if name in checker.misused:
+            estimator.problems.append(f"`{name}` is used other than by .train(...); only training is migrated yet")
+    return facts
+
+
+def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
+    from codemods.optimizers import optimizer_problem
+
+    supported = {"feature_columns", "hidden_units", "n_classes", "optimizer", "dropout", "model_dir", "config"}
+    for key in estimator.kwargs:
+        if key not in supported:
+            estimator.problems.append(f"{estimator.api.path}({key}=...) is not migrated yet")
+    for required in ("feature_columns", "hidden_units"):
+        if required not in estimator.kwargs:
+            estimator.problems.append(f"{required}= must be given by keyword")
+    if assigned[estimator.variable] != 1:
+        estimator.problems.append(f"`{estimator.variable}` is assigned more than once")
+    if "optimizer" in estimator.kwargs:
+        problem = optimizer_problem(estimator.kwargs["optimizer"], resolver)
+        if problem:
+            estimator.problems.append(problem)
+    config = estimator.config
+    if config is not None:
+        estimator.problems.extend(config.problems)
+        if config.variable and (config.variable in misused or assigned[config.variable] != 1):
+            estimator.problems.append(f"RunConfig `{config.variable}` is used or assigned elsewhere")
+        if config.variable is None and "tf_random_seed" in config.kwargs:
+            estimator.problems.append("assign the RunConfig to a variable to carry tf_random_seed over")
+    if estimator.model_dir is None:
+        estimator.problems.append("no model_dir: checkpoints would go to a temporary directory; set model_dir")
+    if estimator.run_config_value("save_checkpoints_steps") is None:
+        estimator.problems.append(
+            "checkpointing every 600 s (the default) has no step-based equivalent yet; "
+            "set RunConfig(save_checkpoints_steps=...)"
+        )
+    if not estimator.train_statements:
+        estimator.problems.append(f"`{estimator.variable}` is never trained with .train(...)")
+    for statement in estimator.train_statements:
+        estimator.problems.extend(_train_problems(statement.body[0].value, facts, resolver))
+
+
+def _train_problems(call: cst.Call, facts: ProgramFacts, resolver: ApiResolver) -> list[str]:
+    kwargs, problems = keyword_args(call)
+    problems += [f"train({key}=...) is not migrated yet" for key in kwargs if key not in ("input_fn", "hooks", "steps", "max_steps")]
+    if ("steps" in kwargs) == ("max_steps" in kwargs):
+        problems.append("train() needs exactly one of steps= or max_steps= to be migrated")
+    input_fn = kwargs.get("input_fn")
+    inline = resolver.call_api(input_fn) if input_fn is not None else None
+    if not (
+        (isinstance(input_fn, cst.Name) and input_fn.value in facts.input_fns)
+        or (inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS))
+    ):
+        problems.append("input_fn= is not a numpy_input_fn this module builds")
+    hooks = kwargs.get("hooks")
+    if hooks is not None:
+        if not isinstance(hooks, cst.List):
+            problems.append("hooks= must be a list literal")
+        else:
+            for element in hooks.elements:
+                hook = element.value
+                name = hook.func.value if isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name) else None
+                if name not in facts.hooks:
+                    problems.append("hooks= holds a hook that is not a SessionRunHook class of this module")
+                elif facts.hooks[name].problems:
+                    problems.append(f"hook {name} cannot become a Keras callback")
+    return problems

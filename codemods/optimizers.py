@@ -1,0 +1,75 @@
+"""TF1 `tf.compat.v1.train.*Optimizer` instances -> tf_keras optimizers that take the same steps.
+
+TF1 and Keras name and default some arguments differently: TF1 Adam's epsilon is 1e-8 (Keras: 1e-7) and
+its betas are `beta1`/`beta2`; TF1 Adagrad starts its accumulators at 0.1 and adds no epsilon.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.api import ApiResolver
+
+# TF1 optimizer -> (its parameters in order, TF1 -> Keras keyword renames, Keras constructor, forced kwargs)
+_OPTIMIZERS = {
+    "train.AdamOptimizer": (
+        ("learning_rate", "beta1", "beta2", "epsilon", "use_locking", "name"),
+        {"learning_rate": "learning_rate", "beta1": "beta_1", "beta2": "beta_2", "epsilon": "epsilon"},
+        "tf_keras.optimizers.Adam",
+        {"epsilon": "1e-08"},
+    ),
+    "train.GradientDescentOptimizer": (
+        ("learning_rate", "use_locking", "name"),
+        {"learning_rate": "learning_rate"},
+        "tf_keras.optimizers.SGD",
+        {},
+    ),
+    "train.AdagradOptimizer": (
+        ("learning_rate", "initial_accumulator_value", "use_locking", "name"),
+        {"learning_rate": "learning_rate"},
+        "canned.estimator_adagrad",
+        {},
+    ),
+}
+_DROPPED = ("use_locking", "name")
+
+
+def _arguments(call: cst.Call, order: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
+    values = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        key = arg.keyword.value if arg.keyword else (order[position] if position < len(order) else None)
+        if key is None:
+            return None
+        values[key] = arg.value
+    return values
+
+
+def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | None:
+    """Why `node` cannot be carried over as a Keras optimizer, or None when it can."""
+    api = resolver.call_api(node)
+    if api is None or api.path not in _OPTIMIZERS:
+        return "optimizer= is not a TF1 Adam, Adagrad or GradientDescent optimizer instance"
+    order, renames, _, _ = _OPTIMIZERS[api.path]
+    values = _arguments(node, order)
+    if values is None:
+        return "the optimizer's arguments are not plain positional or keyword arguments"
+    unsupported = sorted(set(values) - set(renames) - set(_DROPPED))
+    if unsupported:
+        return f"optimizer argument(s) {', '.join(unsupported)} not migrated yet"
+    return None
+
+
+def keras_optimizer(original: cst.Call, updated: cst.Call, resolver: ApiResolver) -> tuple[cst.Call, str]:
+    """The Keras optimizer call for a TF1 optimizer call that `optimizer_problem` accepted."""
+    api = resolver.call_api(original)
+    order, renames, constructor, forced = _OPTIMIZERS[api.path]
+    values = _arguments(updated, order)
+    args = [cst.Arg(keyword=cst.Name(renames[key]), value=value) for key, value in values.items() if key in renames]
+    args += [
+        cst.Arg(keyword=cst.Name(key), value=cst.parse_expression(value))
+        for key, value in forced.items()
+        if key not in values
+    ]
+    return cst.Call(func=cst.parse_expression(constructor), args=args), constructor.split(".")[0]

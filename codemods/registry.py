@@ -1,0 +1,42 @@
+"""Rules register themselves here; `load_rules()` imports every module of `codemods.rules`.
+
+Adding a rule touches no central list: write `codemods/rules/<what_it_fixes>.py` with a `Rule` subclass
+decorated with `@register`, and its fixture tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import ClassVar
+
+import libcst as cst
+
+_RULES: list[Rule] = []
+
+
+class Rule:
+    """One construct, one rule: `leave` returns the replacement for a node of `node_types`.
+
+    `leave` receives the original node (for facts, qualified names and positions) and the updated node
+    (children already rewritten). It returns the updated node unchanged when the node is not its business.
+    """
+
+    rule_id: ClassVar[str]
+    node_types: ClassVar[tuple[type[cst.CSTNode], ...]]
+
+    def leave(self, original, updated, ctx):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def register(cls: type[Rule]) -> type[Rule]:
+    _RULES.append(cls())
+    return cls
+
+
+def load_rules() -> list[Rule]:
+    import codemods.rules as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+    return list(_RULES)
