@@ -4,7 +4,7 @@ VENV := .venv
 LEGACY := .venv-legacy
 # Newest TensorFlow (CPU build). tf-keras is installed with --no-deps because it depends on the `tensorflow`
 # wheel by name, which would pull a second 600 MB copy of TensorFlow next to tensorflow-cpu.
-MODERN_TF := tensorflow-cpu tf-keras
+# TensorBoard is no longer a dependency of TensorFlow 2.21; migrated programs write summaries as Estimator did.
 LEGACY_PKGS := tensorflow-cpu==2.15.1 tensorflow-estimator==2.15.0 "numpy<2" scikit-learn pytest
 
 .PHONY: env env-modern env-legacy demo test test-fast lint clean
@@ -17,7 +17,7 @@ env-legacy: $(LEGACY)/.ready
 $(VENV)/.ready: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet tensorflow-cpu
+	$(VENV)/bin/pip install --quiet tensorflow-cpu tensorboard
 	$(VENV)/bin/pip install --quiet --no-deps tf-keras
 	$(VENV)/bin/pip install --quiet -e '.[dev]'
 	touch $@

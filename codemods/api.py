@@ -57,13 +57,13 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
 class ApiResolver:
     """Resolves expressions to `Api`s using the metadata of one module."""
 
-    def __init__(self, metadata_of, module: cst.Module):
-        self._qualified_names = metadata_of(QualifiedNameProvider)
+    def __init__(self, get_metadata, module: cst.Module):
+        self._get_metadata = get_metadata  # a MetadataDependent's get_metadata
         self._aliases = self._module_aliases(module)
 
     def _qualified(self, node: cst.CSTNode) -> set[str]:
         names = set()
-        for qname in self._qualified_names.get(node, ()):
+        for qname in self._get_metadata(QualifiedNameProvider, node, ()):
             name = qname.name
             if qname.source is QualifiedNameSource.LOCAL:
                 head, _, rest = name.partition(".")

@@ -76,6 +76,7 @@ class EstimatorFacts:
     kwargs: dict[str, cst.BaseExpression]
     config: RunConfigFacts | None
     train_statements: list[cst.SimpleStatementLine] = field(default_factory=list)
+    hook_classes: set[str] = field(default_factory=set)  # SessionRunHook classes its train calls use
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -102,6 +103,10 @@ class ProgramFacts:
     estimators: dict[str, EstimatorFacts] = field(default_factory=dict)
     hooks: dict[str, HookFacts] = field(default_factory=dict)
     input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
+
+    def hook_blocked_by(self, hook: str) -> list[str]:
+        """Estimators that train with `hook` but stay Estimators (so the hook must stay a hook)."""
+        return [e.variable for e in self.estimators.values() if hook in e.hook_classes and not e.migratable]
 
     def estimator_for_call(self, call: cst.Call) -> EstimatorFacts | None:
         for facts in self.estimators.values():
@@ -152,7 +157,8 @@ def analyze_hook(node: cst.ClassDef) -> list[str]:
         if name not in HOOK_METHODS:
             continue
         params = [p.name.value for p in statement.params.params][1:]
-        if len(params) != HOOK_METHODS[name][1] or statement.params.star_arg or statement.params.kwonly_params:
+        star = isinstance(statement.params.star_arg, cst.Param | cst.ParamStar)
+        if len(params) != HOOK_METHODS[name][1] or star or statement.params.kwonly_params:
             problems.append(f"{name}() has an unexpected signature")
             continue
         problems.extend(_hook_parameter_uses(statement, name, params))
@@ -248,6 +254,13 @@ class _UseChecker(cst.CSTVisitor):
             self.facts.estimators[found[0]].train_statements.append(node)
             self.allowed.add(id(node.body[0].value.func.value))
 
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.allowed.add(id(node.keyword))  # `config=` names a parameter, not the variable
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.allowed.add(id(node.attr))
+
     def visit_Call(self, node: cst.Call) -> None:
         estimator = self.facts.estimator_for_call(node)
         if estimator is None:
@@ -314,20 +327,34 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
     if not estimator.train_statements:
         estimator.problems.append(f"`{estimator.variable}` is never trained with .train(...)")
     for statement in estimator.train_statements:
-        estimator.problems.extend(_train_problems(statement.body[0].value, facts, resolver))
+        estimator.problems.extend(_train_problems(statement.body[0].value, estimator, facts, resolver))
 
 
-def _train_problems(call: cst.Call, facts: ProgramFacts, resolver: ApiResolver) -> list[str]:
+def numpy_input_fn_problems(call: cst.Call) -> list[str]:
+    """Why a numpy_input_fn call cannot become a tf.data pipeline (empty when it can)."""
+    kwargs, problems = keyword_args(call)
+    supported = ("x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads")
+    problems += [f"numpy_input_fn({key}=...) is not migrated yet" for key in kwargs if key not in supported]
+    if not isinstance(kwargs.get("x"), cst.Dict):
+        problems.append("numpy_input_fn(x=...) must be a dict literal of feature arrays")
+    shuffle = kwargs.get("shuffle")
+    if not (isinstance(shuffle, cst.Name) and shuffle.value in ("True", "False")):
+        problems.append("numpy_input_fn(shuffle=...) must be a literal True or False")
+    return problems
+
+
+def _train_problems(call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver) -> list[str]:
     kwargs, problems = keyword_args(call)
     problems += [f"train({key}=...) is not migrated yet" for key in kwargs if key not in ("input_fn", "hooks", "steps", "max_steps")]
     if ("steps" in kwargs) == ("max_steps" in kwargs):
         problems.append("train() needs exactly one of steps= or max_steps= to be migrated")
     input_fn = kwargs.get("input_fn")
     inline = resolver.call_api(input_fn) if input_fn is not None else None
-    if not (
-        (isinstance(input_fn, cst.Name) and input_fn.value in facts.input_fns)
-        or (inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS))
-    ):
+    if isinstance(input_fn, cst.Name) and input_fn.value in facts.input_fns:
+        problems += numpy_input_fn_problems(facts.input_fns[input_fn.value])
+    elif inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS):
+        problems += numpy_input_fn_problems(input_fn)
+    else:
         problems.append("input_fn= is not a numpy_input_fn this module builds")
     hooks = kwargs.get("hooks")
     if hooks is not None:
@@ -337,6 +364,8 @@ def _train_problems(call: cst.Call, facts: ProgramFacts, resolver: ApiResolver) 
             for element in hooks.elements:
                 hook = element.value
                 name = hook.func.value if isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name) else None
+                if name is not None:
+                    estimator.hook_classes.add(name)
                 if name not in facts.hooks:
                     problems.append("hooks= holds a hook that is not a SessionRunHook class of this module")
                 elif facts.hooks[name].problems:

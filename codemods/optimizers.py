@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.api import ApiResolver
+from codemods.templates import source
 
 # TF1 optimizer -> (its parameters in order, TF1 -> Keras keyword renames, Keras constructor, forced kwargs)
 _OPTIMIZERS = {
@@ -66,10 +67,6 @@ def keras_optimizer(original: cst.Call, updated: cst.Call, resolver: ApiResolver
     api = resolver.call_api(original)
     order, renames, constructor, forced = _OPTIMIZERS[api.path]
     values = _arguments(updated, order)
-    args = [cst.Arg(keyword=cst.Name(renames[key]), value=value) for key, value in values.items() if key in renames]
-    args += [
-        cst.Arg(keyword=cst.Name(key), value=cst.parse_expression(value))
-        for key, value in forced.items()
-        if key not in values
-    ]
-    return cst.Call(func=cst.parse_expression(constructor), args=args), constructor.split(".")[0]
+    args = [f"{renames[key]}={source(value)}" for key, value in values.items() if key in renames]
+    args += [f"{key}={value}" for key, value in forced.items() if key not in values]
+    return cst.parse_expression(f"{constructor}({', '.join(args)})"), constructor.split(".")[0]

@@ -29,12 +29,7 @@ _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 class MigrationResult:
     code: str
     findings: list[Finding]
-
-    @property
-    def changed(self) -> bool:
-        return self._changed
-
-    _changed: bool = False
+    changed: bool
 
 
 class RuleContext:
@@ -43,7 +38,7 @@ class RuleContext:
     def __init__(self, transformer: MigrationTransformer, module: cst.Module, target: str):
         self.target = target
         self._transformer = transformer
-        self.resolver = ApiResolver(lambda provider: transformer.metadata[provider], module)
+        self.resolver = ApiResolver(transformer.get_metadata, module)
         self.facts: ProgramFacts = collect_facts(module, self.resolver)
         self.findings: list[Finding] = []
         self.statement_stack: list[cst.CSTNode] = []
@@ -146,6 +141,5 @@ def migrate_source(source: str, target: str = "keras") -> MigrationResult:
     code = new_module.code
     if code != source:
         cst.parse_module(code)  # never hand back code that does not parse
-    result = MigrationResult(code, sorted(transformer.ctx.findings, key=lambda f: (f.line, f.col, f.rule)))
-    result._changed = code != source
-    return result
+    findings = sorted(transformer.ctx.findings, key=lambda f: (f.line, f.col, f.rule))
+    return MigrationResult(code, findings, changed=code != source)

@@ -1,0 +1,58 @@
+"""`DNNClassifier(...)` -> `canned.dnn_classifier(...)`: the compiled tf_keras model from `compat.canned`.
+
+The builder lives in `compat` so that checkpoint conversion builds exactly the model the rewrite emits.
+The arguments are carried over as written, except: the TF1 optimizer becomes its Keras twin (see
+`codemods.optimizers`), `model_dir` and `config` move to the checkpointing code of the train calls, and
+`loss_reduction` records the head: "sum" for `tf.compat.v1.estimator` (v1 heads sum the loss over the
+batch), "sum_over_batch_size" for `tf.estimator` (v2 heads average it).
+"""
+
+import libcst as cst
+
+from codemods.optimizers import keras_optimizer
+from codemods.registry import Rule, register
+
+_MOVED = ("model_dir", "config")
+
+
+@register
+class CannedDnnRule(Rule):
+    rule_id = "canned-estimator"
+    node_types = (cst.Call,)
+
+    def leave(self, original: cst.Call, updated: cst.Call, ctx):
+        estimator = ctx.facts.estimator_for_call(original)
+        if estimator is None:
+            return updated
+        if not estimator.migratable:
+            for problem in estimator.problems:
+                ctx.todo(original, self.rule_id, f"{estimator.variable}: {problem}")
+            return updated
+
+        args = []
+        for original_arg, arg in zip(original.args, updated.args):
+            key = arg.keyword.value
+            if key in _MOVED:
+                continue
+            if key == "optimizer":
+                optimizer, module = keras_optimizer(original_arg.value, arg.value, ctx.resolver)
+                if module == "tf_keras":
+                    ctx.need_import("tf_keras")
+                arg = arg.with_changes(value=optimizer)
+            args.append(arg)
+        reduction = "sum" if estimator.api.v1 else "sum_over_batch_size"
+        last_comma = updated.args[-1].comma
+        args.append(
+            cst.Arg(
+                keyword=cst.Name("loss_reduction"),
+                value=cst.SimpleString(f'"{reduction}"'),
+                equal=args[-1].equal,
+                comma=last_comma,
+            )
+        )
+        if len(args) > 1 and args[-2].comma is cst.MaybeSentinel.DEFAULT:
+            args[-2] = args[-2].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        ctx.need_import("compat", "canned")
+        head = "v1 head: loss summed over the batch" if estimator.api.v1 else "v2 head: loss averaged"
+        ctx.record(original, self.rule_id, True, f"{estimator.api.path} -> compat.canned.dnn_classifier ({head})")
+        return updated.with_changes(func=cst.parse_expression("canned.dnn_classifier"), args=args)

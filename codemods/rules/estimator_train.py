@@ -1,0 +1,147 @@
+"""`estimator.train(input_fn, hooks, max_steps | steps)` -> checkpointed TF2 training, as a whole statement.
+
+Both targets keep the Estimator's contract with its `model_dir`: training resumes from the latest
+checkpoint there, saves every `save_checkpoints_steps` steps, keeps `keep_checkpoint_max` checkpoints,
+and leaves a final checkpoint (weights, optimizer slots, step) that `tf.train.latest_checkpoint(model_dir)`
+finds. `max_steps` is a total across restarts (run again after it finished: nothing more).
+
+- keras: the latest checkpoint in model_dir is restored, then `fit` runs the remaining steps with
+  `BackupAndRestore(save_freq=save_checkpoints_steps)` first among the callbacks (the Estimator saved its
+  checkpoint before the user's hooks ran), so a crash mid-call resumes at the last backup. `steps=N`
+  counts from the state the call started from: after a crash the re-run completes those N steps.
+- loop: `tf.train.Checkpoint` + `CheckpointManager(checkpoint_interval=save_checkpoints_steps)`, restored
+  with `checkpoint.restore(manager.latest_checkpoint)`, a `tf.function` train step, and the migrated
+  hooks driven through a Keras `CallbackList`. `steps=N` counts from the restored step, as in Estimator.
+"""
+
+import textwrap
+
+import libcst as cst
+
+from codemods.facts import keyword_args, train_call
+from codemods.registry import Rule, register
+from codemods.templates import source, statements
+
+_KERAS_RESTORE = """
+# Estimator.train: resume from the latest checkpoint in model_dir, save the final state there.
+{est}_checkpoint = {tf}.train.Checkpoint(model={est}, optimizer={est}.optimizer)
+{est}_manager = {tf}.train.CheckpointManager({est}_checkpoint, {model_dir}, max_to_keep={keep})
+{est}_checkpoint.restore({est}_manager.latest_checkpoint)
+"""
+
+_MAX_STEPS_GUARD = """if int({est}.optimizer.iterations) < {limit}:  # max_steps is a total across restarts
+"""
+
+_KERAS_FIT = """
+{est}.fit(
+    {dataset},
+    epochs=1,
+    steps_per_epoch={steps_per_epoch},
+    callbacks=[
+        tf_keras.callbacks.BackupAndRestore(os.path.join({model_dir}, "backup"), save_freq={save_steps}),
+        tf_keras.callbacks.TensorBoard({model_dir}, update_freq={summary_steps}),{hooks}
+    ],
+)
+{est}_manager.save(checkpoint_number={est}.optimizer.iterations)
+"""
+
+_LOOP = """
+# Estimator.train as a custom loop: resume from model_dir, checkpoint every save_checkpoints_steps steps.
+{est}_step = {est}.optimizer.iterations
+{est}_checkpoint = {tf}.train.Checkpoint(model={est}, optimizer={est}.optimizer, step={est}_step)
+{est}_manager = {tf}.train.CheckpointManager(
+    {est}_checkpoint, {model_dir}, max_to_keep={keep}, step_counter={est}_step, checkpoint_interval={save_steps}
+)
+{est}_checkpoint.restore({est}_manager.latest_checkpoint)
+{est}_last_step = {last_step}
+{est}_callbacks = tf_keras.callbacks.CallbackList([{hooks}], model={est})
+{est}_summaries = {tf}.summary.create_file_writer({model_dir})
+
+@{tf}.function
+def {est}_train_step(features, labels):
+    with {tf}.GradientTape() as tape:
+        loss = {est}.compute_loss(features, labels, {est}(features, training=True))
+    gradients = tape.gradient(loss, {est}.trainable_variables)
+    {est}.optimizer.apply_gradients(zip(gradients, {est}.trainable_variables))
+    return loss
+
+{est}_manager.save(checkpoint_number={est}_step)
+{est}_callbacks.on_train_begin()
+for {est}_features, {est}_labels in {dataset}.take(max(0, {est}_last_step - int({est}_step))):
+    {est}_batch = int({est}_step)
+    {est}_callbacks.on_train_batch_begin({est}_batch)
+    {est}_loss = {est}_train_step({est}_features, {est}_labels)
+    if int({est}_step) % {summary_steps} == 0:
+        with {est}_summaries.as_default():
+            {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
+    {est}_manager.save(checkpoint_number={est}_step)
+    {est}_callbacks.on_train_batch_end({est}_batch, {{"loss": {est}_loss}})
+    if {est}.stop_training:
+        break
+{est}_manager.save(checkpoint_number={est}_step, check_interval=False)
+{est}_callbacks.on_train_end()
+"""
+
+
+def _dataset(input_fn: cst.BaseExpression) -> str:
+    """The dataset expression: the input_fn called, or the body of an inline input_fn lambda."""
+    if isinstance(input_fn, cst.Lambda) and not input_fn.params.params:
+        return source(input_fn.body)
+    return source(input_fn) + "()"
+
+
+def _indented(text: str, indent: str) -> str:
+    return text.replace("\n", "\n" + indent)
+
+
+@register
+class EstimatorTrainRule(Rule):
+    rule_id = "estimator-train"
+    node_types = (cst.SimpleStatementLine,)
+
+    def leave(self, original, updated, ctx):
+        estimator = ctx.facts.estimator_for_train(original)
+        if estimator is None:
+            return updated
+        if not estimator.migratable:
+            ctx.todo(original, self.rule_id,
+                     f"kept: estimator `{estimator.variable}` is not migrated (see the TODOs at its constructor)")
+            return updated
+        kwargs, _ = keyword_args(train_call(updated)[1])
+        hooks = [source(element.value) for element in kwargs["hooks"].elements] if "hooks" in kwargs else []
+        limit = "max_steps" if "max_steps" in kwargs else "steps"
+        values = {
+            "est": estimator.variable,
+            "tf": ctx.need_tensorflow(),
+            "model_dir": source(estimator.model_dir),
+            "keep": source(estimator.run_config_value("keep_checkpoint_max")),
+            "save_steps": source(estimator.run_config_value("save_checkpoints_steps")),
+            "summary_steps": source(estimator.run_config_value("save_summary_steps")),
+            "dataset": _dataset(kwargs["input_fn"]),
+            "limit": source(kwargs[limit]),
+        }
+        ctx.need_import("tf_keras")
+        if ctx.target == "keras":
+            ctx.need_import("os")
+            values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)
+            if limit == "max_steps":
+                values["steps_per_epoch"] = f"{values['limit']} - int({values['est']}.optimizer.iterations)"
+                fit = textwrap.indent(_KERAS_FIT.strip().format(**values), "    ")
+                code = _KERAS_RESTORE.format(**values) + _MAX_STEPS_GUARD.format(**values) + fit
+            else:
+                values["steps_per_epoch"] = values["limit"]
+                code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
+            target = "fit + BackupAndRestore"
+        else:
+            values["hooks"] = ", ".join(hooks)
+            values["last_step"] = (
+                values["limit"] if limit == "max_steps" else f"int({values['est']}_step) + {values['limit']}"
+            )
+            code = _LOOP.format(**values)
+            target = "custom loop + CheckpointManager"
+        new = statements(code)
+        new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
+        ctx.record(original, self.rule_id, True,
+                   f"{estimator.variable}.train({limit}=...) -> {target}, checkpoints in model_dir "
+                   f"every {values['save_steps']} steps")
+        return cst.FlattenSentinel(new)

@@ -1,0 +1,52 @@
+"""`numpy_input_fn(x={...}, y, batch_size, num_epochs, shuffle)` -> a zero-argument function returning a
+`tf.data.Dataset` of (features, labels), so it still works wherever an input_fn was called.
+
+Order of operations follows the Estimator's feeding queue: epochs are concatenated before batching
+(`repeat(num_epochs).batch(batch_size)`), so a batch can span two epochs and only the very last batch is
+short. `num_epochs=None` repeats forever. With `shuffle=True` each epoch is shuffled through a buffer of
+`queue_capacity` (default 1000) examples; numpy_input_fn took no seed, so its order was never reproducible
+and neither order is "the" order.
+"""
+
+import libcst as cst
+
+from codemods.facts import NUMPY_INPUT_FN_APIS, keyword_args, numpy_input_fn_problems
+from codemods.registry import Rule, register
+from codemods.templates import source
+
+_DEFAULT_BATCH_SIZE = "128"
+_DEFAULT_QUEUE_CAPACITY = "1000"
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+@register
+class NumpyInputFnRule(Rule):
+    rule_id = "numpy-input-fn"
+    node_types = (cst.Call,)
+
+    def leave(self, original: cst.Call, updated: cst.Call, ctx):
+        api = ctx.resolver.call_api(original)
+        if api is None or not api.is_one_of(*NUMPY_INPUT_FN_APIS):
+            return updated
+        problems = numpy_input_fn_problems(original)
+        if problems:
+            for problem in problems:
+                ctx.todo(original, self.rule_id, problem)
+            return updated
+        kwargs, _ = keyword_args(updated)
+        x, y = source(kwargs["x"]), kwargs.get("y")
+        lines = [f"{ctx.need_tensorflow()}.data.Dataset.from_tensor_slices("
+                 + (x if y is None or _is_none(y) else f"({x}, {source(y)})") + ")"]
+        if kwargs["shuffle"].value == "True":
+            lines.append(f".shuffle({source(kwargs.get('queue_capacity', cst.Integer(_DEFAULT_QUEUE_CAPACITY)))})")
+        num_epochs = kwargs.get("num_epochs", cst.Integer("1"))
+        lines.append(".repeat()" if _is_none(num_epochs) else f".repeat({source(num_epochs)})")
+        lines.append(f".batch({source(kwargs.get('batch_size', cst.Integer(_DEFAULT_BATCH_SIZE)))})")
+        body = "".join("\n    " + line for line in lines)
+        dataset = cst.parse_expression(f"lambda: ({body}\n)")
+        ctx.record(original, self.rule_id, True, "numpy_input_fn -> tf.data.Dataset pipeline")
+        return dataset
+

@@ -1,0 +1,51 @@
+"""`config = RunConfig(...)` -> nothing left at that line but the random seed, if any.
+
+The RunConfig's values live on where they act: `model_dir`, `save_checkpoints_steps`, `keep_checkpoint_max`
+and `save_summary_steps` go into the checkpointing code that the train rule writes for each estimator
+using this config (the expressions are carried over as written, so flags keep working), and
+`tf_random_seed` becomes `tf.random.set_seed(seed)` here: TensorFlow's global seed, as the Estimator's
+graph-level seed was (numpy and Python's `random` stay untouched, as they were).
+"""
+
+import libcst as cst
+
+from codemods.api import ApiResolver
+from codemods.facts import RUNCONFIG_APIS, single_assignment
+from codemods.registry import Rule, register
+
+
+def is_run_config_statement(statement, resolver: ApiResolver) -> bool:
+    assignment = single_assignment(statement)
+    api = resolver.call_api(assignment[1]) if assignment else None
+    return api is not None and api.is_one_of(*RUNCONFIG_APIS)
+
+
+@register
+class RunConfigRule(Rule):
+    rule_id = "runconfig-checkpointing"
+    node_types = (cst.SimpleStatementLine,)
+
+    def leave(self, original, updated, ctx):
+        if not is_run_config_statement(original, ctx.resolver):
+            return updated
+        name = single_assignment(original)[0]
+        config = ctx.facts.run_configs.get(name)
+        users = [e for e in ctx.facts.estimators.values() if config is not None and e.config is config]
+        if not users:
+            ctx.todo(original, self.rule_id,
+                     f"RunConfig `{name}` is not passed to an estimator this module migrates; "
+                     "carry its checkpoint settings over by hand")
+            return updated
+        blocked = [e.variable for e in users if not e.migratable]
+        if blocked:
+            ctx.todo(original, self.rule_id, f"kept: estimator(s) {', '.join(blocked)} not migrated")
+            return updated
+        seed = config.kwargs.get("tf_random_seed")
+        ctx.record(original, self.rule_id, True,
+                   f"RunConfig `{name}` -> checkpoint settings of {', '.join(e.variable for e in users)}"
+                   + ("; tf_random_seed -> tf.random.set_seed" if seed is not None else ""))
+        if seed is None:
+            return cst.RemovalSentinel.REMOVE
+        tf = ctx.need_tensorflow()
+        call = cst.Expr(cst.Call(func=cst.parse_expression(f"{tf}.random.set_seed"), args=[cst.Arg(seed)]))
+        return updated.with_changes(body=[call])

@@ -1,0 +1,32 @@
+"""Emitting new code: templates are Python text, filled with the source text of the original expressions.
+
+Text (rather than hand-built nodes) keeps emitted code readable and formatted like code a person writes;
+expressions are inserted as their own source text, so the user's spelling, comments and flags survive.
+Code is written at column 0: LibCST indents statements and bracketed continuation lines to the block
+they land in.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+
+_MODULE = cst.Module([])
+
+
+def source(node: cst.CSTNode) -> str:
+    """The source text of a node."""
+    return _MODULE.code_for_node(node)
+
+
+def statements(code: str) -> list[cst.BaseStatement]:
+    """Parse `code` (a template already filled in) as statements."""
+    # A leading `pass` keeps a first comment line attached to the first statement, not the module header.
+    body = cst.parse_module("pass\n" + textwrap.dedent(code).strip("\n") + "\n").body[1:]
+    return [_without_indented_blank_lines(statement) for statement in body]
+
+
+def _without_indented_blank_lines(statement: cst.BaseStatement) -> cst.BaseStatement:
+    lines = [line.with_changes(indent=False) if line.comment is None else line for line in statement.leading_lines]
+    return statement.with_changes(leading_lines=lines)
