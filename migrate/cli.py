@@ -1,0 +1,131 @@
+"""`migrate scan` and `migrate rewrite`: the command line (contract in DESIGN.md).
+
+Exit codes: 0 nothing left to do; 1 `--check` found files that would change, or some file failed;
+2 usage error or abnormal termination.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from codemods.transformer import TARGETS
+from migrate import __version__
+from migrate.discovery import SourceFile, discover
+from migrate.files import atomic_write, encode_source
+from migrate.report import summary_line, write_report
+from migrate.runner import FileResult, process_all
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ABNORMAL = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="migrate", description="Migrate TF1 Estimator programs to TensorFlow 2.")
+    parser.add_argument("--version", action="version", version=f"migrate {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def common(sub):
+        sub.add_argument("paths", nargs="+", metavar="PATH", help="files or directories (searched recursively)")
+        sub.add_argument("--target", choices=TARGETS, default="keras",
+                         help="keras: Model.fit + BackupAndRestore; loop: custom loop + CheckpointManager")
+        sub.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
+        sub.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="processes to use")
+
+    common(commands.add_parser("scan", help="list what would be migrated; writes nothing"))
+    rewrite = commands.add_parser("rewrite", help="rewrite files in place, or into --out DIR")
+    common(rewrite)
+    mode = rewrite.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff; write nothing")
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
+    mode.add_argument("--out", type=Path, metavar="DIR", help="write the rewritten tree under DIR")
+    return parser
+
+
+def _collect(paths: list[str], parser: argparse.ArgumentParser) -> list[SourceFile]:
+    files = []
+    for path in paths:
+        if not os.path.lexists(path):
+            parser.error(f"{path}: no such file or directory")
+        files.extend(discover(path))
+    return files
+
+
+def _print_findings(result: FileResult, everything: bool) -> None:
+    """`scan` lists every finding on stdout; `rewrite` only what needs a person, on stderr."""
+    if result.status in ("error", "skipped"):
+        print(f"{result.file.path}: {result.status}: {result.error}", file=sys.stderr)
+    for finding in result.findings:
+        if everything or not finding.migrated:
+            kind = "migrated" if finding.migrated else "manual"
+            print(f"{result.file.path}:{finding.line}:{finding.col + 1}: {finding.rule} [{kind}] {finding.message}",
+                  file=sys.stdout if everything else sys.stderr)
+
+
+def _diff(result: FileResult) -> str:
+    name = result.file.relative
+    return "".join(
+        difflib.unified_diff(
+            result.old_code.splitlines(keepends=True),
+            result.new_code.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+        )
+    )
+
+
+def _write_out(out: Path, files: list[SourceFile], results: dict[Path, FileResult]) -> None:
+    """The rewritten tree under `out`: changed files rewritten, every other regular file copied."""
+    for file in files:
+        destination = out / file.relative
+        result = results.get(file.path)
+        if file.path.is_symlink() or (result is not None and result.status == "error"):
+            continue
+        if result is not None and result.status == "changed":
+            atomic_write(destination, encode_source(result.new_code, result.bom), mode_from=file.path)
+        else:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(file.path, destination)
+
+
+def run(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    files = _collect(args.paths, parser)
+    python_files = [file for file in files if file.is_python]
+    results = process_all(python_files, args.target, args.jobs)
+
+    rewriting = args.command == "rewrite" and not (args.diff or args.check)
+    for result in results:
+        _print_findings(result, everything=args.command == "scan")
+        if args.command == "rewrite" and args.diff and result.status == "changed":
+            sys.stdout.write(_diff(result))
+        if rewriting and args.out is None and result.status == "changed":
+            atomic_write(result.file.path, encode_source(result.new_code, result.bom))
+    if rewriting and args.out is not None:
+        _write_out(args.out, files, {result.file.path: result for result in results})
+    if args.report is not None:
+        write_report(args.report, results, args.target)
+
+    verb = "rewritten" if rewriting else "would change"
+    print(f"migrate: {summary_line(results, verb)}", file=sys.stderr)
+    failed = any(result.status == "error" for result in results)
+    would_change = args.command == "rewrite" and args.check and any(r.status == "changed" for r in results)
+    return EXIT_FINDINGS if failed or would_change else EXIT_OK
+
+
+def main() -> None:
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        print("migrate: interrupted", file=sys.stderr)
+        code = EXIT_ABNORMAL
+    except Exception as error:  # abnormal termination: say so in one line, exit 2
+        print(f"migrate: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        code = EXIT_ABNORMAL
+    sys.exit(code)

@@ -1,0 +1,83 @@
+"""Runs the codemods over files, in parallel over processes; every file's outcome is a typed `FileResult`.
+
+A file is never half-processed: it is read strictly, transformed in memory, the output re-parsed (inside
+`migrate_source`), and only then may the caller write it. One bad file never stops the others.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.findings import Finding
+from codemods.transformer import migrate_source
+from migrate.discovery import SourceFile, symlink_problem
+from migrate.files import BadSource, read_source
+
+# Files that never name TensorFlow or an Estimator are left alone without being parsed.
+_MAY_NEED_MIGRATION = re.compile(r"tensorflow|estimator|SessionRunHook")
+PROGRESS_THRESHOLD = 200  # files; below this a progress line is noise
+
+
+@dataclass
+class FileResult:
+    file: SourceFile
+    status: str  # changed | unchanged | error | skipped
+    error: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    old_code: str | None = None
+    new_code: str | None = None
+    bom: bool = False
+
+
+def process_file(file: SourceFile, target: str) -> FileResult:
+    """Migrate one file in memory; never raises for a problem with the file itself."""
+    problem = symlink_problem(file)
+    if problem:
+        return FileResult(file, problem[0], error=problem[1])
+    try:
+        code, bom = read_source(file.path)
+    except BadSource as error:
+        return FileResult(file, "error", error=str(error))
+    if not _MAY_NEED_MIGRATION.search(code):
+        return FileResult(file, "unchanged", old_code=code, bom=bom)
+    try:
+        result = migrate_source(code, target)
+    except cst.ParserSyntaxError as error:
+        message = f"not valid Python 3 (line {error.raw_line}, column {error.raw_column}): {error.message}"
+        return FileResult(file, "error", error=" ".join(message.split()))
+    except Exception as error:  # a bug in a rule must not take the other files down
+        return FileResult(file, "error", error=f"internal error in the rewrite: {type(error).__name__}: {error}")
+    status = "changed" if result.changed else "unchanged"
+    return FileResult(file, status, findings=result.findings, old_code=code, new_code=result.code, bom=bom)
+
+
+def _process_star(args):
+    return process_file(*args)
+
+
+def process_all(files: list[SourceFile], target: str, jobs: int) -> list[FileResult]:
+    """`process_file` over every file, with `jobs` processes; results in the order of `files`."""
+    show_progress = len(files) >= PROGRESS_THRESHOLD
+    results = []
+    work = [(file, target) for file in files]
+    if jobs <= 1 or len(files) < 2:
+        iterator = map(_process_star, work)
+        pool = None
+    else:
+        pool = ProcessPoolExecutor(max_workers=jobs)
+        iterator = pool.map(_process_star, work, chunksize=max(1, len(work) // (jobs * 8)))
+    try:
+        for count, result in enumerate(iterator, 1):
+            results.append(result)
+            if show_progress and (count % 100 == 0 or count == len(files)):
+                end = "\r" if sys.stderr.isatty() and count < len(files) else "\n"
+                print(f"migrate: {count}/{len(files)} files", end=end, file=sys.stderr, flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return results
