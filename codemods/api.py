@@ -59,6 +59,7 @@ class ApiResolver:
 
     def __init__(self, get_metadata, module: cst.Module):
         self._get_metadata = get_metadata  # a MetadataDependent's get_metadata
+        self._aliases: dict[str, str] = {}
         self._aliases = self._module_aliases(module)
 
     def _qualified(self, node: cst.CSTNode) -> set[str]:

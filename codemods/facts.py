@@ -77,6 +77,7 @@ class EstimatorFacts:
     config: RunConfigFacts | None
     train_statements: list[cst.SimpleStatementLine] = field(default_factory=list)
     hook_classes: set[str] = field(default_factory=set)  # SessionRunHook classes its train calls use
+    input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -107,6 +108,10 @@ class ProgramFacts:
     def hook_blocked_by(self, hook: str) -> list[str]:
         """Estimators that train with `hook` but stay Estimators (so the hook must stay a hook)."""
         return [e.variable for e in self.estimators.values() if hook in e.hook_classes and not e.migratable]
+
+    def input_fn_blocked(self, call: cst.Call) -> bool:
+        """Whether a numpy_input_fn call feeds an estimator that stays an Estimator."""
+        return any(any(c is call for c in e.input_fn_calls) for e in self.estimators.values() if not e.migratable)
 
     def estimator_for_call(self, call: cst.Call) -> EstimatorFacts | None:
         for facts in self.estimators.values():
@@ -319,7 +324,9 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
             estimator.problems.append("assign the RunConfig to a variable to carry tf_random_seed over")
     if estimator.model_dir is None:
         estimator.problems.append("no model_dir: checkpoints would go to a temporary directory; set model_dir")
-    if estimator.run_config_value("save_checkpoints_steps") is None:
+    if estimator.run_config_value("save_checkpoints_steps") is None and not (
+        config and "save_checkpoints_secs" in config.kwargs
+    ):
         estimator.problems.append(
             "checkpointing every 600 s (the default) has no step-based equivalent yet; "
             "set RunConfig(save_checkpoints_steps=...)"
@@ -351,8 +358,10 @@ def _train_problems(call: cst.Call, estimator: EstimatorFacts, facts: ProgramFac
     input_fn = kwargs.get("input_fn")
     inline = resolver.call_api(input_fn) if input_fn is not None else None
     if isinstance(input_fn, cst.Name) and input_fn.value in facts.input_fns:
+        estimator.input_fn_calls.append(facts.input_fns[input_fn.value])
         problems += numpy_input_fn_problems(facts.input_fns[input_fn.value])
     elif inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS):
+        estimator.input_fn_calls.append(input_fn)
         problems += numpy_input_fn_problems(input_fn)
     else:
         problems.append("input_fn= is not a numpy_input_fn this module builds")

@@ -41,17 +41,20 @@ class CannedDnnRule(Rule):
                 arg = arg.with_changes(value=optimizer)
             args.append(arg)
         reduction = "sum" if estimator.api.v1 else "sum_over_batch_size"
-        last_comma = updated.args[-1].comma
+        last = updated.args[-1]
+        separator = updated.args[0].comma if len(updated.args) > 1 else cst.MaybeSentinel.DEFAULT
+        if not isinstance(separator, cst.Comma):
+            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args[-1] = args[-1].with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace(""))
         args.append(
             cst.Arg(
                 keyword=cst.Name("loss_reduction"),
                 value=cst.SimpleString(f'"{reduction}"'),
                 equal=args[-1].equal,
-                comma=last_comma,
+                comma=last.comma,
+                whitespace_after_arg=last.whitespace_after_arg,
             )
         )
-        if len(args) > 1 and args[-2].comma is cst.MaybeSentinel.DEFAULT:
-            args[-2] = args[-2].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         ctx.need_import("compat", "canned")
         head = "v1 head: loss summed over the batch" if estimator.api.v1 else "v2 head: loss averaged"
         ctx.record(original, self.rule_id, True, f"{estimator.api.path} -> compat.canned.dnn_classifier ({head})")

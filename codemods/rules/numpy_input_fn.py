@@ -31,6 +31,8 @@ class NumpyInputFnRule(Rule):
         api = ctx.resolver.call_api(original)
         if api is None or not api.is_one_of(*NUMPY_INPUT_FN_APIS):
             return updated
+        if ctx.facts.input_fn_blocked(original):
+            return updated  # its estimator stays an Estimator, so the input_fn stays as it was
         problems = numpy_input_fn_problems(original)
         if problems:
             for problem in problems:

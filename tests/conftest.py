@@ -1,0 +1,38 @@
+"""Shared helpers: the two environments, running programs as real processes, reading checkpoints."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODERN_PYTHON = Path(sys.executable)
+LEGACY_PYTHON = ROOT / ".venv-legacy" / "bin" / "python"
+MIGRATE = MODERN_PYTHON.parent / "migrate"
+EXAMPLE = ROOT / "examples" / "digits_estimator.py"
+QUIET_TF = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONPATH": str(ROOT)}
+
+
+def run(command: list, check_codes=(0,), **kwargs) -> subprocess.CompletedProcess:
+    """Run a real process; fail the test with its stderr when it exits with an unexpected code."""
+    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True, env=QUIET_TF, **kwargs)
+    if completed.returncode not in check_codes:
+        pytest.fail(f"{command} exited {completed.returncode}:\n{completed.stderr[-4000:]}")
+    return completed
+
+
+@pytest.fixture(scope="session")
+def legacy_python() -> Path:
+    if not LEGACY_PYTHON.exists():
+        pytest.fail(".venv-legacy is missing: run `make env-legacy` (make test builds it)")
+    return LEGACY_PYTHON
+
+
+def migrate_file(source: Path, out_dir: Path, target: str) -> Path:
+    """`migrate rewrite --out` on one program; returns the rewritten program's path."""
+    run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir])
+    return out_dir / source.name
