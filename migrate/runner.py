@@ -6,6 +6,7 @@ A file is never half-processed: it is read strictly, transformed in memory, the 
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -48,12 +49,20 @@ def process_file(file: SourceFile, target: str) -> FileResult:
     try:
         result = migrate_source(code, target)
     except cst.ParserSyntaxError as error:
-        message = f"not valid Python 3 (line {error.raw_line}, column {error.raw_column}): {error.message}"
-        return FileResult(file, "error", error=" ".join(message.split()))
+        return FileResult(file, "error", error=_syntax_error(code, error))
     except Exception as error:  # a bug in a rule must not take the other files down
         return FileResult(file, "error", error=f"internal error in the rewrite: {type(error).__name__}: {error}")
     status = "changed" if result.changed else "unchanged"
     return FileResult(file, status, findings=result.findings, old_code=code, new_code=result.code, bom=bom)
+
+
+def _syntax_error(code: str, error: cst.ParserSyntaxError) -> str:
+    """One line saying where the file stops being Python 3, in CPython's words when it has some."""
+    try:
+        ast.parse(code)
+    except SyntaxError as syntax:
+        return f"not valid Python 3 (line {syntax.lineno}): {syntax.msg}"
+    return " ".join(f"LibCST cannot parse it (line {error.raw_line}): {error.message}".split())
 
 
 def _process_star(args):

@@ -1,0 +1,168 @@
+"""The `migrate` command as users run it: real files written and read back, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+
+import pytest
+
+from migrate.files import BadSource, read_source
+from tests.conftest import EXAMPLE, MIGRATE, run
+
+SYNTAX_ERROR = "def broken(:\n    import tensorflow\n"
+PYTHON2 = "import tensorflow as tf\nprint 'estimator'\n"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A small project: the bundled Estimator program plus files that must not change."""
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    shutil.copy2(EXAMPLE, root / "pkg" / "train.py")
+    os.chmod(root / "pkg" / "train.py", 0o755)
+    (root / "pkg" / "util.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "README.txt").write_text("not python\n")
+    (root / ".venv" / "lib").mkdir(parents=True)
+    shutil.copy2(EXAMPLE, root / ".venv" / "lib" / "excluded.py")
+    return root
+
+
+def snapshot(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_check_exits_1_before_and_0_after_rewriting(tree):
+    assert run([MIGRATE, "rewrite", "--check", tree], check_codes=(1,)).returncode == 1
+    run([MIGRATE, "rewrite", tree])
+    assert run([MIGRATE, "rewrite", "--check", tree]).returncode == 0
+
+
+def test_rewrite_in_place_keeps_mode_bits_and_leaves_no_temp_files(tree):
+    before = snapshot(tree)
+    run([MIGRATE, "rewrite", tree])
+    after = snapshot(tree)
+    assert set(after) == set(before)
+    assert after["pkg/train.py"] != before["pkg/train.py"]
+    assert b"BackupAndRestore" in after["pkg/train.py"]
+    assert stat.S_IMODE((tree / "pkg" / "train.py").stat().st_mode) == 0o755
+    unchanged = ("pkg/util.py", "README.txt", ".venv/lib/excluded.py")
+    assert {k: after[k] for k in unchanged} == {k: before[k] for k in unchanged}
+
+
+def test_second_rewrite_changes_nothing(tree):
+    run([MIGRATE, "rewrite", tree])
+    once = snapshot(tree)
+    run([MIGRATE, "rewrite", tree])
+    assert snapshot(tree) == once
+
+
+def test_diff_and_check_write_nothing(tree):
+    before = snapshot(tree)
+    diff = run([MIGRATE, "rewrite", "--diff", tree]).stdout
+    assert diff.startswith("--- a/pkg/train.py\n+++ b/pkg/train.py\n")
+    assert "+class InterruptHook(tf_keras.callbacks.Callback):" in diff
+    run([MIGRATE, "rewrite", "--check", tree], check_codes=(1,))
+    assert snapshot(tree) == before
+
+
+def test_out_writes_the_tree_and_never_touches_the_input(tree, tmp_path):
+    before = snapshot(tree)
+    out = tmp_path / "out"
+    run([MIGRATE, "rewrite", tree, "--target", "loop", "--out", out])
+    assert snapshot(tree) == before
+    written = snapshot(out)
+    assert set(written) == {"pkg/train.py", "pkg/util.py", "README.txt"}
+    assert b"tf.train.CheckpointManager(" in written["pkg/train.py"]
+    assert written["pkg/util.py"] == before["pkg/util.py"]
+
+
+def test_report_follows_the_schema(tree, tmp_path):
+    report = tmp_path / "report.json"
+    run([MIGRATE, "rewrite", "--check", tree, "--report", report], check_codes=(1,))
+    data = json.loads(report.read_text())
+    assert data["version"] == 1 and data["tool"].startswith("migrate ") and data["target"] == "keras"
+    files = {entry["path"]: entry for entry in data["files"]}
+    assert set(files) == {"pkg/train.py", "pkg/util.py"}
+    assert files["pkg/util.py"] == {"path": "pkg/util.py", "status": "unchanged", "findings": []}
+    rules = [(f["rule"], f["line"], f["migrated"]) for f in files["pkg/train.py"]["findings"]]
+    assert rules == [
+        ("session-run-hook", 21, True),
+        ("runconfig-checkpointing", 58, True),
+        ("canned-estimator", 60, True),
+        ("numpy-input-fn", 70, True),
+        ("estimator-train", 77, True),
+    ]
+    assert data["summary"] == {"files": 2, "changed": 1, "unchanged": 1, "errors": 0, "skipped": 0,
+                               "findings": 5, "migrated": 5, "manual": 0}
+
+
+def test_parallel_run_gives_the_same_result(tree, tmp_path):
+    for i in range(30):
+        shutil.copy2(EXAMPLE, tree / "pkg" / f"copy_{i}.py")
+    reports = []
+    for jobs in ("1", "2"):
+        out, report = tmp_path / f"out{jobs}", tmp_path / f"report{jobs}.json"
+        run([MIGRATE, "rewrite", tree, "--out", out, "--jobs", jobs, "--report", report])
+        reports.append((snapshot(out), json.loads(report.read_text())))
+    assert reports[0] == reports[1]
+
+
+BAD_FILES = {
+    "syntax.py": (SYNTAX_ERROR.encode(), "error", "not valid Python 3 (line 1"),
+    "python2.py": (PYTHON2.encode(), "error", "not valid Python 3 (line 2"),
+    "latin1.py": ("# estimator\nname = 'caf\xe9'\n".encode("latin-1"), "error", "not UTF-8"),
+    "binary.py": (b"\x00\x01tensorflow\x02", "error", "binary file"),
+}
+
+
+def test_bad_files_are_reported_untouched_and_the_rest_is_migrated(tree, tmp_path):
+    for name, (data, _, _) in BAD_FILES.items():
+        (tree / name).write_bytes(data)
+    outside = tmp_path / "outside.py"
+    outside.write_text("import tensorflow\n")
+    (tree / "link_out.py").symlink_to(outside)
+    (tree / "link_in.py").symlink_to(tree / "pkg" / "util.py")
+    report = tmp_path / "report.json"
+    completed = run([MIGRATE, "rewrite", tree, "--report", report], check_codes=(1,))
+
+    entries = {e["path"]: e for e in json.loads(report.read_text())["files"]}
+    for name, (data, status, message) in BAD_FILES.items():
+        assert entries[name]["status"] == status
+        assert message in entries[name]["error"]
+        assert (tree / name).read_bytes() == data
+        assert any(line.startswith(f"{tree / name}: error: {message}") for line in completed.stderr.splitlines())
+    assert entries["link_out.py"]["status"] == "error" and "leaving the tree" in entries["link_out.py"]["error"]
+    assert entries["link_in.py"]["status"] == "skipped"
+    assert (tree / "link_out.py").is_symlink() and (tree / "link_in.py").is_symlink()
+    assert outside.read_text() == "import tensorflow\n"
+    assert entries["pkg/train.py"]["status"] == "changed"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_is_an_error(tmp_path):
+    secret = tmp_path / "secret.py"
+    secret.write_text("import tensorflow\n")
+    secret.chmod(0)
+    completed = run([MIGRATE, "rewrite", "--check", tmp_path], check_codes=(1,))
+    assert f"{secret}: error: cannot read: Permission denied" in completed.stderr
+
+
+def test_read_failure_is_one_line_naming_the_reason(tmp_path):
+    with pytest.raises(BadSource, match="^cannot read: Is a directory$"):
+        read_source(tmp_path)
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert run([MIGRATE, "rewrite", tmp_path / "missing"], check_codes=(2,)).returncode == 2
+    assert run([MIGRATE, "rewrite", "--diff", "--check", tmp_path], check_codes=(2,)).returncode == 2
+    assert run([MIGRATE, "rewrite", "--target", "jax", tmp_path], check_codes=(2,)).returncode == 2
+
+
+def test_scan_lists_findings_and_writes_nothing(tree):
+    before = snapshot(tree)
+    completed = run([MIGRATE, "scan", tree])
+    assert f"{tree / 'pkg' / 'train.py'}:77:5: estimator-train [migrated]" in completed.stdout
+    assert snapshot(tree) == before
