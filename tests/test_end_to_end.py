@@ -1,0 +1,95 @@
+"""The spine, end to end: the real Estimator (legacy env) against the programs `migrate rewrite` makes.
+
+1. Resume: each program is SIGKILLed right after its checkpoint of step 6 (by its own hook, a real
+   signal to a real process) and run again; the migrated programs must stop and resume at the steps the
+   Estimator does, and do nothing more when run once more after finishing.
+2. Step equivalence: from the Estimator's own initial weights (`model.ckpt-0`) and the same unshuffled
+   batches, 20 steps of the migrated program give the Estimator's `model.ckpt-20` weights within 1e-5.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tf_keras
+
+from compat import canned
+from compat.legacy_checkpoint import dnn_weight_names, load_dnn_weights
+from migrate.demo import checkpoint_step
+from tests.conftest import EXAMPLE, MODERN_PYTHON, ROOT, migrate_file, run
+
+pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+KILLED = -signal.SIGKILL
+EQUIVALENCE_PROGRAM = ROOT / "tests" / "legacy" / "equivalence_program.py"
+
+
+def crash_and_resume(python: Path, program: Path, model_dir: Path, step_dir: Path) -> list:
+    """[exit of run 1, step saved before the kill, exit of run 2, final step, final step after run 3]."""
+    flags = ["--model_dir", model_dir, "--max_steps", "10", "--interrupt_at", "5"]
+    first = run([python, program, *flags], check_codes=(KILLED,)).returncode
+    saved = checkpoint_step(step_dir)
+    second = run([python, program, *flags]).returncode
+    final = checkpoint_step(model_dir)
+    run([python, program, *flags])
+    return [first, saved, second, final, checkpoint_step(model_dir)]
+
+
+@pytest.fixture(scope="module")
+def estimator_resume(legacy_python, tmp_path_factory):
+    model_dir = tmp_path_factory.mktemp("estimator") / "model"
+    return crash_and_resume(legacy_python, EXAMPLE, model_dir, model_dir)
+
+
+def test_estimator_reference_is_the_seed_scenario(estimator_resume):
+    assert estimator_resume == [KILLED, 6, 0, 10, 10]
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_program_resumes_like_the_estimator(target, estimator_resume, tmp_path):
+    program = migrate_file(EXAMPLE, tmp_path / "migrated", target)
+    model_dir = tmp_path / "model"
+    step_dir = model_dir / "backup" / "chief" if target == "keras" else model_dir
+    assert crash_and_resume(MODERN_PYTHON, program, model_dir, step_dir) == estimator_resume
+
+
+def build_equivalence_model() -> tf_keras.Model:
+    """The model the rewrite makes of tests/legacy/equivalence_program.py."""
+    columns = [tf.compat.v1.feature_column.numeric_column("x", shape=[8, 8])]
+    optimizer = tf_keras.optimizers.Adam(learning_rate=0.01, epsilon=1e-08)
+    return canned.dnn_classifier(columns, [32, 16], n_classes=10, optimizer=optimizer, loss_reduction="sum")
+
+
+@pytest.fixture(scope="module")
+def estimator_steps(legacy_python, tmp_path_factory):
+    model_dir = tmp_path_factory.mktemp("estimator_equivalence")
+    run([legacy_python, EQUIVALENCE_PROGRAM, "--model_dir", model_dir, "--max_steps", "20"])
+    return model_dir
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_steps_equal_estimator_steps(target, estimator_steps, tmp_path):
+    model_dir = tmp_path / "model"
+    start = build_equivalence_model()
+    assert load_dnn_weights(str(estimator_steps / "model.ckpt-0"), start) == 0
+    tf.train.CheckpointManager(
+        tf.train.Checkpoint(model=start, optimizer=start.optimizer), str(model_dir), max_to_keep=1
+    ).save(checkpoint_number=0)
+
+    program = migrate_file(EQUIVALENCE_PROGRAM, tmp_path / "migrated", target)
+    run([MODERN_PYTHON, program, "--model_dir", model_dir, "--max_steps", "20"])
+
+    final = build_equivalence_model()
+    tf.train.Checkpoint(model=final, optimizer=final.optimizer).restore(
+        tf.train.latest_checkpoint(str(model_dir))
+    ).expect_partial()
+    assert int(final.optimizer.iterations) == 20
+    reference = tf.train.load_checkpoint(str(estimator_steps / "model.ckpt-20"))
+    initial = tf.train.load_checkpoint(str(estimator_steps / "model.ckpt-0"))
+    for name, variable in dnn_weight_names(final).items():
+        expected = reference.get_tensor(name)
+        assert not np.allclose(expected, initial.get_tensor(name)), f"{name} did not train"
+        np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=name)
