@@ -39,7 +39,6 @@ test-fast: env-modern
 
 lint: env-modern
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check .
 
 clean:
 	rm -rf $(VENV) $(LEGACY) build *.egg-info .pytest_cache

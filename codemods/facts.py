@@ -111,7 +111,9 @@ class ProgramFacts:
 
     def input_fn_blocked(self, call: cst.Call) -> bool:
         """Whether a numpy_input_fn call feeds an estimator that stays an Estimator."""
-        return any(any(c is call for c in e.input_fn_calls) for e in self.estimators.values() if not e.migratable)
+        return any(
+            any(c is call for c in e.input_fn_calls) for e in self.estimators.values() if not e.migratable
+        )
 
     def estimator_for_call(self, call: cst.Call) -> EstimatorFacts | None:
         for facts in self.estimators.values():
@@ -131,7 +133,11 @@ def single_assignment(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] 
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     small = statement.body[0]
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+    if (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+    ):
         return small.targets[0].target.value, small.value
     return None
 
@@ -178,16 +184,15 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) 
     class Uses(cst.CSTVisitor):
         def visit_Call(self, call: cst.Call) -> bool:
             func = call.func
-            if (
+            is_request_stop = (
                 run_context
                 and isinstance(func, cst.Attribute)
                 and isinstance(func.value, cst.Name)
                 and func.value.value == run_context
                 and func.attr.value == "request_stop"
                 and not call.args
-            ):
-                return False  # run_context.request_stop() -> self.model.stop_training = True
-            return True
+            )
+            return not is_request_stop  # run_context.request_stop() -> self.model.stop_training = True
 
         def visit_Name(self, node: cst.Name) -> None:
             if node.value in params:
@@ -197,10 +202,14 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) 
                 )
 
         def visit_Return(self, node: cst.Return) -> None:
-            if name == "before_run" and node.value is not None and not (
-                isinstance(node.value, cst.Name) and node.value.value == "None"
+            if (
+                name == "before_run"
+                and node.value is not None
+                and not (isinstance(node.value, cst.Name) and node.value.value == "None")
             ):
-                problems.append("before_run() returns SessionRunArgs; fetch from `logs` in the callback instead")
+                problems.append(
+                    "before_run() returns SessionRunArgs; fetch from `logs` in the callback instead"
+                )
 
     method.body.visit(Uses())
     return sorted(set(problems))
@@ -208,7 +217,9 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) 
 
 def run_config_facts(call: cst.Call, variable: str | None) -> RunConfigFacts:
     kwargs, problems = keyword_args(call)
-    problems += [f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in RUNCONFIG_SUPPORTED]
+    problems += [
+        f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in RUNCONFIG_SUPPORTED
+    ]
     return RunConfigFacts(call, kwargs, problems, variable)
 
 
@@ -219,7 +230,9 @@ class _Collector(cst.CSTVisitor):
         self.assigned = defaultdict(int)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if any((api := self.resolver.api(base.value)) and api.is_one_of(*HOOK_BASE_APIS) for base in node.bases):
+        if any(
+            (api := self.resolver.api(base.value)) and api.is_one_of(*HOOK_BASE_APIS) for base in node.bases
+        ):
             self.facts.hooks[node.name.value] = HookFacts(node.name.value, node, analyze_hook(node))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
@@ -238,7 +251,6 @@ class _Collector(cst.CSTVisitor):
         elif api.is_one_of(*CANNED_ESTIMATORS):
             kwargs, problems = keyword_args(value)
             self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
-
 
 
 class _UseChecker(cst.CSTVisitor):
@@ -295,14 +307,24 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     for name, estimator in facts.estimators.items():
         _check_estimator(estimator, facts, resolver, collector.assigned, checker.misused)
         if name in checker.misused:
-            estimator.problems.append(f"`{name}` is used other than by .train(...); only training is migrated yet")
+            estimator.problems.append(
+                f"`{name}` is used other than by .train(...); only training is migrated yet"
+            )
     return facts
 
 
 def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
     from codemods.optimizers import optimizer_problem
 
-    supported = {"feature_columns", "hidden_units", "n_classes", "optimizer", "dropout", "model_dir", "config"}
+    supported = {
+        "feature_columns",
+        "hidden_units",
+        "n_classes",
+        "optimizer",
+        "dropout",
+        "model_dir",
+        "config",
+    }
     for key in estimator.kwargs:
         if key not in supported:
             estimator.problems.append(f"{estimator.api.path}({key}=...) is not migrated yet")
@@ -323,7 +345,9 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         if config.variable is None and "tf_random_seed" in config.kwargs:
             estimator.problems.append("assign the RunConfig to a variable to carry tf_random_seed over")
     if estimator.model_dir is None:
-        estimator.problems.append("no model_dir: checkpoints would go to a temporary directory; set model_dir")
+        estimator.problems.append(
+            "no model_dir: checkpoints would go to a temporary directory; set model_dir"
+        )
     if estimator.run_config_value("save_checkpoints_steps") is None and not (
         config and "save_checkpoints_secs" in config.kwargs
     ):
@@ -350,9 +374,15 @@ def numpy_input_fn_problems(call: cst.Call) -> list[str]:
     return problems
 
 
-def _train_problems(call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver) -> list[str]:
+def _train_problems(
+    call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
+) -> list[str]:
     kwargs, problems = keyword_args(call)
-    problems += [f"train({key}=...) is not migrated yet" for key in kwargs if key not in ("input_fn", "hooks", "steps", "max_steps")]
+    problems += [
+        f"train({key}=...) is not migrated yet"
+        for key in kwargs
+        if key not in ("input_fn", "hooks", "steps", "max_steps")
+    ]
     if ("steps" in kwargs) == ("max_steps" in kwargs):
         problems.append("train() needs exactly one of steps= or max_steps= to be migrated")
     input_fn = kwargs.get("input_fn")
@@ -372,7 +402,11 @@ def _train_problems(call: cst.Call, estimator: EstimatorFacts, facts: ProgramFac
         else:
             for element in hooks.elements:
                 hook = element.value
-                name = hook.func.value if isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name) else None
+                name = (
+                    hook.func.value
+                    if isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name)
+                    else None
+                )
                 if name is not None:
                     estimator.hook_classes.add(name)
                 if name not in facts.hooks:

@@ -28,5 +28,7 @@ def statements(code: str) -> list[cst.BaseStatement]:
 
 
 def _without_indented_blank_lines(statement: cst.BaseStatement) -> cst.BaseStatement:
-    lines = [line.with_changes(indent=False) if line.comment is None else line for line in statement.leading_lines]
+    lines = [
+        line.with_changes(indent=False) if line.comment is None else line for line in statement.leading_lines
+    ]
     return statement.with_changes(leading_lines=lines)

@@ -119,7 +119,11 @@ class MigrationTransformer(ContextAwareTransformer):
 def _with_comments(statement, comments: list[str]):
     present = {line.comment.value for line in statement.leading_lines if line.comment}
     new_lines = [cst.EmptyLine(comment=cst.Comment(text)) for text in comments if text not in present]
-    return statement.with_changes(leading_lines=[*statement.leading_lines, *new_lines]) if new_lines else statement
+    return (
+        statement.with_changes(leading_lines=[*statement.leading_lines, *new_lines])
+        if new_lines
+        else statement
+    )
 
 
 _RULES: list[Rule] | None = None

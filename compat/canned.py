@@ -40,7 +40,9 @@ def feature_inputs(feature_columns: Sequence) -> dict[str, tf_keras.Input]:
 
 def estimator_adagrad(learning_rate: float = DNN_DEFAULT_LEARNING_RATE) -> tf_keras.optimizers.Optimizer:
     """TF1 `AdagradOptimizer`: accumulators start at 0.1 and the update has no epsilon term."""
-    return tf_keras.optimizers.Adagrad(learning_rate=learning_rate, initial_accumulator_value=0.1, epsilon=0.0)
+    return tf_keras.optimizers.Adagrad(
+        learning_rate=learning_rate, initial_accumulator_value=0.1, epsilon=0.0
+    )
 
 
 def dnn_classifier(

@@ -24,16 +24,26 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ABNORMAL = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="migrate", description="Migrate TF1 Estimator programs to TensorFlow 2.")
+    parser = argparse.ArgumentParser(
+        prog="migrate", description="Migrate TF1 Estimator programs to TensorFlow 2."
+    )
     parser.add_argument("--version", action="version", version=f"migrate {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub):
-        sub.add_argument("paths", nargs="+", metavar="PATH", help="files or directories (searched recursively)")
-        sub.add_argument("--target", choices=TARGETS, default="keras",
-                         help="keras: Model.fit + BackupAndRestore; loop: custom loop + CheckpointManager")
+        sub.add_argument(
+            "paths", nargs="+", metavar="PATH", help="files or directories (searched recursively)"
+        )
+        sub.add_argument(
+            "--target",
+            choices=TARGETS,
+            default="keras",
+            help="keras: Model.fit + BackupAndRestore; loop: custom loop + CheckpointManager",
+        )
         sub.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
-        sub.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="processes to use")
+        sub.add_argument(
+            "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="processes to use"
+        )
 
     common(commands.add_parser("scan", help="list what would be migrated; writes nothing"))
     rewrite = commands.add_parser("rewrite", help="rewrite files in place, or into --out DIR")
@@ -61,8 +71,10 @@ def _print_findings(result: FileResult, everything: bool) -> None:
     for finding in result.findings:
         if everything or not finding.migrated:
             kind = "migrated" if finding.migrated else "manual"
-            print(f"{result.file.path}:{finding.line}:{finding.col + 1}: {finding.rule} [{kind}] {finding.message}",
-                  file=sys.stdout if everything else sys.stderr)
+            print(
+                f"{result.file.path}:{finding.line}:{finding.col + 1}: {finding.rule} [{kind}] {finding.message}",
+                file=sys.stdout if everything else sys.stderr,
+            )
 
 
 def _diff(result: FileResult) -> str:

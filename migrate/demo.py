@@ -58,7 +58,9 @@ def accuracy_of_final_checkpoint(model_dir: Path) -> tuple[int, float]:
     digits = load_digits()
     columns = [tf.compat.v1.feature_column.numeric_column("x", shape=[8, 8])]
     optimizer = tf_keras.optimizers.Adam(learning_rate=0.001, epsilon=1e-08)
-    model = canned.dnn_classifier(columns, hidden_units=[256, 32], n_classes=10, dropout=0.2, optimizer=optimizer)
+    model = canned.dnn_classifier(
+        columns, hidden_units=[256, 32], n_classes=10, dropout=0.2, optimizer=optimizer
+    )
     tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
         tf.train.latest_checkpoint(str(model_dir))
     ).expect_partial()
@@ -70,10 +72,17 @@ def scenario(name: str, python: Path, program: Path, model_dir: Path, flags: lis
     first = run_program(python, program, model_dir, flags)
     resumed_from = checkpoint_step(backup)
     second = run_program(python, program, model_dir, flags)
-    row = {"name": name, "first_exit": first, "resumed_from": resumed_from,
-           "final_step": checkpoint_step(model_dir), "second_exit": second}
-    print(f"  {name:<34} run 1 exit {first} (SIGKILL = -9), latest checkpoint at step {resumed_from}; "
-          f"run 2 exit {second}, final checkpoint at step {row['final_step']}")
+    row = {
+        "name": name,
+        "first_exit": first,
+        "resumed_from": resumed_from,
+        "final_step": checkpoint_step(model_dir),
+        "second_exit": second,
+    }
+    print(
+        f"  {name:<34} run 1 exit {first} (SIGKILL = -9), latest checkpoint at step {resumed_from}; "
+        f"run 2 exit {second}, final checkpoint at step {row['final_step']}"
+    )
     return row
 
 
@@ -92,25 +101,52 @@ def main() -> None:
 
     print(f"1. migrate rewrite {EXAMPLE.relative_to(ROOT)} (targets keras and loop)")
     for target in ("keras", "loop"):
-        subprocess.run([str(MIGRATE), "rewrite", str(source), "--target", target,
-                        "--out", str(args.workdir / target), "--report", str(args.workdir / f"{target}.json")],
-                       check=True)
+        subprocess.run(
+            [
+                str(MIGRATE),
+                "rewrite",
+                str(source),
+                "--target",
+                target,
+                "--out",
+                str(args.workdir / target),
+                "--report",
+                str(args.workdir / f"{target}.json"),
+            ],
+            check=True,
+        )
     diff = subprocess.run([str(MIGRATE), "rewrite", "--diff", str(source)], capture_output=True, text=True)
     print("\n".join("   " + line for line in diff.stdout.splitlines()[:40]) + "\n   ...")
 
-    print(f"\n2. train to step {args.max_steps}, SIGKILL after checkpoint {args.interrupt_at + 1}, run again:")
+    print(
+        f"\n2. train to step {args.max_steps}, SIGKILL after checkpoint {args.interrupt_at + 1}, run again:"
+    )
     rows = []
     if LEGACY_PYTHON.exists():
         model_dir = args.workdir / "model_estimator"
-        rows.append(scenario("Estimator (TF 2.15, original)", LEGACY_PYTHON, source / EXAMPLE.name,
-                             model_dir, flags, model_dir))
+        rows.append(
+            scenario(
+                "Estimator (TF 2.15, original)",
+                LEGACY_PYTHON,
+                source / EXAMPLE.name,
+                model_dir,
+                flags,
+                model_dir,
+            )
+        )
     else:
         print("  (no .venv-legacy: skipping the original Estimator run; `make env-legacy` builds it)")
-    for target, label in (("keras", "migrated, keras (fit+BackupAndRestore)"), ("loop", "migrated, loop (CheckpointManager)")):
+    for target, label in (
+        ("keras", "migrated, keras (fit+BackupAndRestore)"),
+        ("loop", "migrated, loop (CheckpointManager)"),
+    ):
         model_dir = args.workdir / f"model_{target}"
         backup = model_dir / "backup" / "chief" if target == "keras" else model_dir
-        rows.append(scenario(label, Path(sys.executable), args.workdir / target / EXAMPLE.name,
-                             model_dir, flags, backup))
+        rows.append(
+            scenario(
+                label, Path(sys.executable), args.workdir / target / EXAMPLE.name, model_dir, flags, backup
+            )
+        )
 
     print("\n3. final state of the migrated runs (all 1797 digits):")
     for target in ("keras", "loop"):

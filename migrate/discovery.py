@@ -7,8 +7,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 EXCLUDED_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".venv", "venv", ".venv-legacy", "env", "__pycache__", ".tox", ".nox", "build", "dist",
-     "node_modules", "site-packages", ".eggs", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".venv-legacy",
+        "env",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        "build",
+        "dist",
+        "node_modules",
+        "site-packages",
+        ".eggs",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".ipynb_checkpoints",
+    }
 )
 
 
@@ -53,4 +72,7 @@ def symlink_problem(file: SourceFile) -> tuple[str, str] | None:
         target.relative_to(file.root.resolve())
     except ValueError:
         return "error", f"symlink leaving the tree (to {target}); not followed"
-    return "skipped", f"symlink to {target.relative_to(file.root.resolve()).as_posix()} (rewritten there, if listed)"
+    return (
+        "skipped",
+        f"symlink to {target.relative_to(file.root.resolve()).as_posix()} (rewritten there, if listed)",
+    )

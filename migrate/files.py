@@ -26,7 +26,7 @@ def read_source(path: Path) -> tuple[str, bool]:
     try:
         return data[len(_BOM) if bom else 0 :].decode("utf-8"), bom
     except UnicodeDecodeError as error:
-        raise BadSource(f"not UTF-8 (byte {error.start}: {data[error.start:error.start + 1]!r})") from error
+        raise BadSource(f"not UTF-8 (byte {error.start}: {data[error.start : error.start + 1]!r})") from error
 
 
 def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None:

@@ -51,7 +51,9 @@ def process_file(file: SourceFile, target: str) -> FileResult:
     except cst.ParserSyntaxError as error:
         return FileResult(file, "error", error=_syntax_error(code, error))
     except Exception as error:  # a bug in a rule must not take the other files down
-        return FileResult(file, "error", error=f"internal error in the rewrite: {type(error).__name__}: {error}")
+        return FileResult(
+            file, "error", error=f"internal error in the rewrite: {type(error).__name__}: {error}"
+        )
     status = "changed" if result.changed else "unchanged"
     return FileResult(file, status, findings=result.findings, old_code=code, new_code=result.code, bom=bom)
 

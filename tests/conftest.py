@@ -19,7 +19,9 @@ QUIET_TF = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONPATH": str(ROOT)}
 
 def run(command: list, check_codes=(0,), **kwargs) -> subprocess.CompletedProcess:
     """Run a real process; fail the test with its stderr when it exits with an unexpected code."""
-    completed = subprocess.run([str(c) for c in command], capture_output=True, text=True, env=QUIET_TF, **kwargs)
+    completed = subprocess.run(
+        [str(c) for c in command], capture_output=True, text=True, env=QUIET_TF, **kwargs
+    )
     if completed.returncode not in check_codes:
         pytest.fail(f"{command} exited {completed.returncode}:\n{completed.stderr[-4000:]}")
     return completed

@@ -95,8 +95,16 @@ def test_report_follows_the_schema(tree, tmp_path):
         ("numpy-input-fn", 70, True),
         ("estimator-train", 77, True),
     ]
-    assert data["summary"] == {"files": 2, "changed": 1, "unchanged": 1, "errors": 0, "skipped": 0,
-                               "findings": 5, "migrated": 5, "manual": 0}
+    assert data["summary"] == {
+        "files": 2,
+        "changed": 1,
+        "unchanged": 1,
+        "errors": 0,
+        "skipped": 0,
+        "findings": 5,
+        "migrated": 5,
+        "manual": 0,
+    }
 
 
 def test_parallel_run_gives_the_same_result(tree, tmp_path):
@@ -133,8 +141,12 @@ def test_bad_files_are_reported_untouched_and_the_rest_is_migrated(tree, tmp_pat
         assert entries[name]["status"] == status
         assert message in entries[name]["error"]
         assert (tree / name).read_bytes() == data
-        assert any(line.startswith(f"{tree / name}: error: {message}") for line in completed.stderr.splitlines())
-    assert entries["link_out.py"]["status"] == "error" and "leaving the tree" in entries["link_out.py"]["error"]
+        assert any(
+            line.startswith(f"{tree / name}: error: {message}") for line in completed.stderr.splitlines()
+        )
+    assert (
+        entries["link_out.py"]["status"] == "error" and "leaving the tree" in entries["link_out.py"]["error"]
+    )
     assert entries["link_in.py"]["status"] == "skipped"
     assert (tree / "link_out.py").is_symlink() and (tree / "link_in.py").is_symlink()
     assert outside.read_text() == "import tensorflow\n"

@@ -57,5 +57,7 @@ class CannedDnnRule(Rule):
         )
         ctx.need_import("compat", "canned")
         head = "v1 head: loss summed over the batch" if estimator.api.v1 else "v2 head: loss averaged"
-        ctx.record(original, self.rule_id, True, f"{estimator.api.path} -> compat.canned.dnn_classifier ({head})")
+        ctx.record(
+            original, self.rule_id, True, f"{estimator.api.path} -> compat.canned.dnn_classifier ({head})"
+        )
         return updated.with_changes(func=cst.parse_expression("canned.dnn_classifier"), args=args)

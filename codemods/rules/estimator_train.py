@@ -104,8 +104,11 @@ class EstimatorTrainRule(Rule):
         if estimator is None:
             return updated
         if not estimator.migratable:
-            ctx.todo(original, self.rule_id,
-                     f"kept: estimator `{estimator.variable}` is not migrated (see the TODOs at its constructor)")
+            ctx.todo(
+                original,
+                self.rule_id,
+                f"kept: estimator `{estimator.variable}` is not migrated (see the TODOs at its constructor)",
+            )
             return updated
         kwargs, _ = keyword_args(train_call(updated)[1])
         hooks = [source(element.value) for element in kwargs["hooks"].elements] if "hooks" in kwargs else []
@@ -141,7 +144,11 @@ class EstimatorTrainRule(Rule):
             target = "custom loop + CheckpointManager"
         new = statements(code)
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
-        ctx.record(original, self.rule_id, True,
-                   f"{estimator.variable}.train({limit}=...) -> {target}, checkpoints in model_dir "
-                   f"every {values['save_steps']} steps")
+        ctx.record(
+            original,
+            self.rule_id,
+            True,
+            f"{estimator.variable}.train({limit}=...) -> {target}, checkpoints in model_dir "
+            f"every {values['save_steps']} steps",
+        )
         return cst.FlattenSentinel(new)

@@ -40,10 +40,15 @@ class NumpyInputFnRule(Rule):
             return updated
         kwargs, _ = keyword_args(updated)
         x, y = source(kwargs["x"]), kwargs.get("y")
-        lines = [f"{ctx.need_tensorflow()}.data.Dataset.from_tensor_slices("
-                 + (x if y is None or _is_none(y) else f"({x}, {source(y)})") + ")"]
+        lines = [
+            f"{ctx.need_tensorflow()}.data.Dataset.from_tensor_slices("
+            + (x if y is None or _is_none(y) else f"({x}, {source(y)})")
+            + ")"
+        ]
         if kwargs["shuffle"].value == "True":
-            lines.append(f".shuffle({source(kwargs.get('queue_capacity', cst.Integer(_DEFAULT_QUEUE_CAPACITY)))})")
+            lines.append(
+                f".shuffle({source(kwargs.get('queue_capacity', cst.Integer(_DEFAULT_QUEUE_CAPACITY)))})"
+            )
         num_epochs = kwargs.get("num_epochs", cst.Integer("1"))
         lines.append(".repeat()" if _is_none(num_epochs) else f".repeat({source(num_epochs)})")
         lines.append(f".batch({source(kwargs.get('batch_size', cst.Integer(_DEFAULT_BATCH_SIZE)))})")
@@ -51,4 +56,3 @@ class NumpyInputFnRule(Rule):
         dataset = cst.parse_expression(f"lambda: ({body}\n)")
         ctx.record(original, self.rule_id, True, "numpy_input_fn -> tf.data.Dataset pipeline")
         return dataset
-

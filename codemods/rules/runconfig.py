@@ -32,18 +32,25 @@ class RunConfigRule(Rule):
         config = ctx.facts.run_configs.get(name)
         users = [e for e in ctx.facts.estimators.values() if config is not None and e.config is config]
         if not users:
-            ctx.todo(original, self.rule_id,
-                     f"RunConfig `{name}` is not passed to an estimator this module migrates; "
-                     "carry its checkpoint settings over by hand")
+            ctx.todo(
+                original,
+                self.rule_id,
+                f"RunConfig `{name}` is not passed to an estimator this module migrates; "
+                "carry its checkpoint settings over by hand",
+            )
             return updated
         blocked = [e.variable for e in users if not e.migratable]
         if blocked:
             ctx.todo(original, self.rule_id, f"kept: estimator(s) {', '.join(blocked)} not migrated")
             return updated
         seed = config.kwargs.get("tf_random_seed")
-        ctx.record(original, self.rule_id, True,
-                   f"RunConfig `{name}` -> checkpoint settings of {', '.join(e.variable for e in users)}"
-                   + ("; tf_random_seed -> tf.random.set_seed" if seed is not None else ""))
+        ctx.record(
+            original,
+            self.rule_id,
+            True,
+            f"RunConfig `{name}` -> checkpoint settings of {', '.join(e.variable for e in users)}"
+            + ("; tf_random_seed -> tf.random.set_seed" if seed is not None else ""),
+        )
         if seed is None:
             return cst.RemovalSentinel.REMOVE
         tf = ctx.need_tensorflow()

@@ -13,7 +13,6 @@ from codemods.facts import HOOK_BASE_APIS, HOOK_METHODS
 from codemods.registry import Rule, register
 
 
-
 def _params(keras_method: str) -> cst.Parameters:
     names = ["batch", "logs"] if "batch" in keras_method else ["logs"]
     params = [cst.Param(cst.Name("self"))]
@@ -63,9 +62,12 @@ class SessionRunHookRule(Rule):
             return updated
         blocked = ctx.facts.hook_blocked_by(hook.name)
         if blocked:
-            ctx.todo(original, self.rule_id,
-                     f"kept as a SessionRunHook: it is used by estimator(s) {', '.join(blocked)}, not migrated",
-                     statement=original)
+            ctx.todo(
+                original,
+                self.rule_id,
+                f"kept as a SessionRunHook: it is used by estimator(s) {', '.join(blocked)}, not migrated",
+                statement=original,
+            )
             return updated
 
         bases = []
@@ -76,8 +78,7 @@ class SessionRunHookRule(Rule):
             bases.append(base)
         ctx.need_import("tf_keras")
         body = [self._method(statement) for statement in updated.body.body]
-        ctx.record(original, self.rule_id, True,
-                   f"SessionRunHook {hook.name} -> tf_keras.callbacks.Callback")
+        ctx.record(original, self.rule_id, True, f"SessionRunHook {hook.name} -> tf_keras.callbacks.Callback")
         return updated.with_changes(bases=bases, body=updated.body.with_changes(body=body))
 
     @staticmethod
