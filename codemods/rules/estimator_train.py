@@ -149,6 +149,11 @@ class EstimatorTrainRule(Rule):
             self.rule_id,
             True,
             f"{estimator.variable}.train({limit}=...) -> {target}, checkpoints in model_dir "
-            f"every {values['save_steps']} steps",
+            f"every {values['save_steps']} steps"
+            + (
+                "; after a crash, fit completes the interrupted call's steps (Estimator: N more from the restore)"
+                if ctx.target == "keras" and limit == "steps"
+                else ""
+            ),
         )
         return cst.FlattenSentinel(new)
