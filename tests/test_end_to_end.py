@@ -18,7 +18,9 @@ import tensorflow as tf
 import tf_keras
 
 from compat import canned
-from compat.legacy_checkpoint import dnn_weight_names, load_dnn_weights
+from compat.convert import convert_checkpoint, weight_sources
+from compat.legacy_checkpoint import LegacyCheckpoint
+from compat.recognise import recognise
 from migrate.demo import checkpoint_step
 from tests.conftest import EXAMPLE, MODERN_PYTHON, ROOT, migrate_file, run
 
@@ -72,12 +74,9 @@ def estimator_steps(legacy_python, tmp_path_factory):
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_migrated_steps_equal_estimator_steps(target, estimator_steps, tmp_path):
+    """Start the migrated program from the Estimator's converted step 0; 20 steps later, same weights."""
     model_dir = tmp_path / "model"
-    start = build_equivalence_model()
-    assert load_dnn_weights(str(estimator_steps / "model.ckpt-0"), start) == 0
-    tf.train.CheckpointManager(
-        tf.train.Checkpoint(model=start, optimizer=start.optimizer), str(model_dir), max_to_keep=1
-    ).save(checkpoint_number=0)
+    convert_checkpoint(estimator_steps / "model.ckpt-0", out=model_dir)
 
     program = migrate_file(EQUIVALENCE_PROGRAM, tmp_path / "migrated", target)
     run([MODERN_PYTHON, program, "--model_dir", model_dir, "--max_steps", "20"])
@@ -87,9 +86,10 @@ def test_migrated_steps_equal_estimator_steps(target, estimator_steps, tmp_path)
         tf.train.latest_checkpoint(str(model_dir))
     ).expect_partial()
     assert int(final.optimizer.iterations) == 20
-    reference = tf.train.load_checkpoint(str(estimator_steps / "model.ckpt-20"))
-    initial = tf.train.load_checkpoint(str(estimator_steps / "model.ckpt-0"))
-    for name, variable in dnn_weight_names(final).items():
-        expected = reference.get_tensor(name)
-        assert not np.allclose(expected, initial.get_tensor(name)), f"{name} did not train"
+    reference = LegacyCheckpoint(estimator_steps / "model.ckpt-20")
+    initial = LegacyCheckpoint(estimator_steps / "model.ckpt-0")
+    estimator = recognise(reference)
+    for variable, (name,) in weight_sources(estimator, final):
+        expected = reference.read(name)
+        assert not np.allclose(expected, initial.read(name)), f"{name} did not train"
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=name)

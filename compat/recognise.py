@@ -1,0 +1,225 @@
+"""Recognising a canned Estimator from its checkpoint: family, head, layers, features, optimizer and slots.
+
+Everything comes from variable names and shapes, plus the meta graph the Estimator saved beside the
+checkpoint (`compat.legacy_graph`) for what names cannot tell: feature names and shapes of a DNN,
+classifier or regressor, the hidden activation, TF1 optimizers' hyperparameters.
+
+Optimizer state has two spellings. TF1 optimizers (v1 heads) keep slots beside the variable:
+`<var>/Adam`, `<var>/t_0/Adagrad`, `<var>/part_0/Ftrl_1`, and non-slot state such as `dnn/head/beta1_power`.
+Keras optimizers (v2 heads) keep them under `training/<Optimizer>/<var>/<slot>` with hyperparameters as
+variables (`training/Adam/learning_rate`); their step is the Estimator's `global_step`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from compat.legacy_graph import GraphFacts, read_graph_facts
+
+# TF1 slot name -> (optimizer, the tf_keras slot it becomes). `Momentum` is scaled by -learning_rate.
+V1_SLOTS = {
+    "Adagrad": ("Adagrad", "accumulator"),
+    "Adam": ("Adam", "m"),
+    "Adam_1": ("Adam", "v"),
+    "Ftrl": ("Ftrl", "accumulator"),
+    "Ftrl_1": ("Ftrl", "linear"),
+    "Momentum": ("Momentum", "m"),
+}
+# Keras (v2 head) slot name -> the tf_keras slot it becomes.
+V2_SLOTS = {"m": "m", "v": "v", "accumulator": "accumulator", "linear": "linear", "momentum": "m"}
+V1_OPTIMIZER_SCOPES = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "Momentum",
+                       "SGD": "GradientDescent"}
+_V1_SLOT = re.compile(r"^(?P<var>.+?)(?:/(?:t|part)_\d+)?/(?P<slot>Adagrad|Adam|Adam_1|Ftrl|Ftrl_1|Momentum)$")
+_V2_VAR = re.compile(r"^training/(?P<opt>(?P<kind>[A-Za-z]+)(?:_\d+)?)/(?P<rest>.+)$")
+_HIDDEN = re.compile(r"^dnn/hiddenlayer_(\d+)/kernel$")
+_LINEAR_WEIGHTS = re.compile(r"^linear/linear_model/(?P<key>[^/]+)/weights$")
+_UNSUPPORTED = (
+    (re.compile(r"/batchnorm_\d+/"), "batch normalisation in the hidden layers"),
+    (re.compile(r"embedding_weights$"), "embedding feature columns"),
+    (re.compile(r"^(boosted_trees|kmeans|rnn)"), "this estimator family"),
+)
+
+
+@dataclass
+class OptimizerState:
+    """One optimizer of the Estimator: its kind, hyperparameters and where each slot lives."""
+
+    kind: str  # Adagrad | Adam | Ftrl | Momentum | SGD
+    part: str  # dnn | linear
+    hyper: dict[str, float] = field(default_factory=dict)
+    # legacy weight name -> {tf_keras slot name: legacy slot variable name}
+    slots: dict[str, dict[str, str]] = field(default_factory=dict)
+    non_slot: dict[str, str] = field(default_factory=dict)  # e.g. beta1_power -> its legacy name
+
+
+@dataclass
+class CannedEstimator:
+    """A recognised canned Estimator checkpoint."""
+
+    family: str  # dnn | linear | dnn_linear_combined
+    task: str  # classifier | regressor
+    head: str  # v1 | v2
+    logits_units: int
+    features: dict[str, dict[str, tuple[int, ...]]]  # part (dnn|linear) -> feature name -> shape
+    hidden_units: list[int]
+    activation: str
+    optimizers: dict[str, OptimizerState]  # part -> its optimizer
+    global_step: int
+
+    @property
+    def estimator_name(self) -> str:
+        family = {"dnn": "DNN", "linear": "Linear", "dnn_linear_combined": "DNNLinearCombined"}[self.family]
+        module = "tf.compat.v1.estimator" if self.head == "v1" else "tf.estimator"
+        return f"{module}.{family}{self.task.capitalize()}"
+
+    @property
+    def n_classes(self) -> int | None:
+        if self.task != "classifier":
+            return None
+        return 2 if self.logits_units == 1 else self.logits_units
+
+    @property
+    def label_dimension(self) -> int | None:
+        return self.logits_units if self.task == "regressor" else None
+
+
+def _part(name: str) -> str:
+    return "linear" if name.startswith("linear/") else "dnn"
+
+
+def _weights(checkpoint: LegacyCheckpoint) -> list[str]:
+    return sorted(
+        n for n in checkpoint.shapes
+        if (n.startswith("dnn/") or n.startswith("linear/")) and not _V1_SLOT.match(n)
+        and "/head/" not in n and n.rsplit("/", 1)[-1] in ("kernel", "bias", "weights", "bias_weights")
+    )
+
+
+def _v1_optimizers(checkpoint: LegacyCheckpoint, weights: list[str], graph: GraphFacts | None):
+    states: dict[str, OptimizerState] = {}
+    for name in checkpoint.shapes:
+        match = _V1_SLOT.match(name)
+        if not match:
+            continue
+        kind, keras_slot = V1_SLOTS[match["slot"]]
+        state = states.setdefault(_part(match["var"]), OptimizerState(kind, _part(match["var"])))
+        state.slots.setdefault(match["var"], {})[keras_slot] = name
+    for part in {_part(w) for w in weights}:
+        states.setdefault(part, OptimizerState("SGD", part))
+    # The Estimator builds the dnn optimizer first; a second optimizer of the same kind gets a "_1" scope.
+    ordered = sorted(states.values(), key=lambda s: s.part)
+    seen: dict[str, int] = {}
+    for state in ordered:
+        count = seen[state.kind] = seen.get(state.kind, -1) + 1
+        suffix = f"_{count}" if count else ""
+        head_scope = f"{state.part}/head/" if len(ordered) == 1 else "head/"
+        scope = f"{head_scope}{V1_OPTIMIZER_SCOPES[state.kind]}{suffix}/"
+        if graph is not None:
+            for const, value in graph.constants.items():
+                if const.startswith(scope):
+                    state.hyper[const[len(scope):]] = value
+        if state.kind == "Adam":
+            for power in ("beta1_power", "beta2_power"):
+                if f"{head_scope}{power}{suffix}" in checkpoint.shapes:
+                    state.non_slot[power] = f"{head_scope}{power}{suffix}"
+    return states
+
+
+def _v2_optimizers(checkpoint: LegacyCheckpoint, weights: list[str]):
+    by_name: dict[str, OptimizerState] = {}
+    hyper: dict[str, dict[str, str]] = {}
+    for name in checkpoint.shapes:
+        match = _V2_VAR.match(name)
+        if not match:
+            continue
+        rest = match["rest"]
+        if "/" not in rest:
+            hyper.setdefault(match["opt"], {})[rest] = name
+            continue
+        var, _, slot = rest.rpartition("/")
+        state = by_name.setdefault(match["opt"], OptimizerState(match["kind"], _part(var)))
+        state.slots.setdefault(var, {})[V2_SLOTS.get(slot, slot)] = name
+    for opt_name, values in hyper.items():
+        state = by_name.get(opt_name)
+        if state is None:  # no slots: plain SGD; which part it trains is told by the other optimizer
+            kind = _V2_VAR.match(f"training/{opt_name}/x")["kind"]
+            parts = {_part(w) for w in weights} - {s.part for s in by_name.values()}
+            state = by_name[opt_name] = OptimizerState(kind, sorted(parts)[0] if parts else "dnn")
+        for key, name in values.items():
+            if key not in ("iter", "decay"):
+                state.hyper[key] = float(checkpoint.read(name))
+    states = {}
+    for state in by_name.values():
+        if state.kind == "SGD" and state.hyper.get("momentum", 0.0):
+            state.kind = "Momentum"
+        states[state.part] = state
+    return states
+
+
+def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
+    """Identify the canned Estimator behind `checkpoint`, or raise a CheckpointError saying why not."""
+    names = checkpoint.shapes
+    for pattern, what in _UNSUPPORTED:
+        hit = next((n for n in names if pattern.search(n)), None)
+        if hit:
+            raise CheckpointError(f"{checkpoint.prefix}: {what} ({hit}) cannot be converted")
+    has_dnn = "dnn/logits/kernel" in names
+    has_linear = "linear/linear_model/bias_weights" in names
+    if not (has_dnn or has_linear):
+        raise CheckpointError(
+            f"{checkpoint.prefix}: no canned Estimator variables (dnn/logits/kernel or "
+            "linear/linear_model/bias_weights); for a custom model_fn use compat.load_legacy_checkpoint"
+        )
+    family = "dnn_linear_combined" if has_dnn and has_linear else ("dnn" if has_dnn else "linear")
+    head = "v2" if any(n.startswith("training/") for n in names) else "v1"
+    graph = read_graph_facts(checkpoint.meta_graph_file, keras_scopes=head == "v2")
+    if graph is None:
+        raise CheckpointError(
+            f"{checkpoint.prefix}: no {checkpoint.meta_graph_file.name} beside the checkpoint; the Estimator "
+            "writes it with every checkpoint and it names the features and the head"
+        )
+    weights = _weights(checkpoint)
+    logits_units = names["dnn/logits/kernel"][-1] if has_dnn else names["linear/linear_model/bias_weights"][-1]
+    hidden = sorted((int(m[1]), n) for n in names if (m := _HIDDEN.match(n)))
+    features = {}
+    if has_linear:
+        keys = sorted(m["key"] for n in names if (m := _LINEAR_WEIGHTS.match(n)))
+        linear_features = graph.features.get("linear", {})
+        unknown = [k for k in keys if k not in linear_features]
+        if unknown:
+            raise CheckpointError(
+                f"{checkpoint.prefix}: linear feature(s) {', '.join(unknown)} are not numeric columns; "
+                "only numeric_column features can be converted"
+            )
+        features["linear"] = {k: linear_features[k] for k in keys}
+    if has_dnn:
+        dnn_features = graph.features.get("dnn", {})
+        width = names["dnn/hiddenlayer_0/kernel"][0] if hidden else names["dnn/logits/kernel"][0]
+        if sum(_size(s) for s in dnn_features.values()) != width:
+            raise CheckpointError(
+                f"{checkpoint.prefix}: the graph's numeric features ({dnn_features}) do not add up to the "
+                f"DNN input width {width}; only numeric_column features can be converted"
+            )
+        features["dnn"] = dict(sorted(dnn_features.items()))
+    optimizers = (_v1_optimizers(checkpoint, weights, graph) if head == "v1"
+                  else _v2_optimizers(checkpoint, weights))
+    return CannedEstimator(
+        family=family,
+        task="classifier" if graph.classifier else "regressor",
+        head=head,
+        logits_units=int(logits_units),
+        features=features,
+        hidden_units=[int(names[n][1]) for _, n in hidden],
+        activation=graph.activation or "relu",
+        optimizers=optimizers,
+        global_step=checkpoint.global_step or 0,
+    )
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    size = 1
+    for dim in shape:
+        size *= dim
+    return size
