@@ -89,7 +89,8 @@ def _classifier_units(n_classes: int) -> int:
     return 1 if n_classes == 2 else n_classes
 
 
-def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None, label_dimension=None):
+def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None, label_dimension=None,
+             variables=None):
     """Attach the Estimator head's loss and the optimizer, and create the optimizer's slots now."""
     if loss_reduction not in (V1_HEAD_REDUCTION, V2_HEAD_REDUCTION):
         raise ValueError(f"loss_reduction must be {V1_HEAD_REDUCTION!r} or {V2_HEAD_REDUCTION!r}")
@@ -107,7 +108,7 @@ def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None
             # Keras averages the squared error over the label dimension; a v1 head sums every element.
             loss_weight = float(label_dimension)
     model.compile(optimizer=optimizer, loss=loss, loss_weights=[loss_weight], metrics=metrics)
-    model.optimizer.build(model.trainable_variables)
+    model.optimizer.build(model.trainable_variables if variables is None else variables)
     return model
 
 
@@ -172,3 +173,111 @@ def linear_regressor(
     model = tf_keras.Model(inputs=inputs, outputs=logits, name="linear")
     optimizer = optimizer or _default_linear_optimizer(feature_columns)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
+
+
+class DNNLinearCombinedModel(tf_keras.Model):
+    """A functional model trained by two optimizers, as `DNNLinearCombined*` estimators are.
+
+    `optimizer` (from `compile`) trains the DNN; `linear_optimizer` trains the `linear_model` layer. Both
+    are tracked by the model, so `tf.train.Checkpoint(model=model, optimizer=model.optimizer)` holds both.
+    Save it with `inference_model(model).save(...)`: Keras cannot re-create a functional subclass from
+    its config, and the training state belongs in a TF2 checkpoint anyway.
+    """
+
+    def __init__(self, *args, linear_optimizer=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.linear_optimizer = linear_optimizer
+
+    @property
+    def linear_variables(self) -> list[tf.Variable]:
+        return self.get_layer("linear_model").trainable_variables
+
+    @property
+    def dnn_variables(self) -> list[tf.Variable]:
+        linear = {id(v) for v in self.linear_variables}
+        return [v for v in self.trainable_variables if id(v) not in linear]
+
+    def train_step(self, data):
+        x, y, sample_weight = tf_keras.utils.unpack_x_y_sample_weight(data)
+        with tf.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        dnn_variables, linear_variables = self.dnn_variables, self.linear_variables
+        dnn_gradients, linear_gradients = tape.gradient(loss, [dnn_variables, linear_variables])
+        self.optimizer.apply_gradients(zip(dnn_gradients, dnn_variables))
+        self.linear_optimizer.apply_gradients(zip(linear_gradients, linear_variables))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+
+def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden_units, units,
+                         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, head):
+    if not linear_feature_columns or not dnn_feature_columns:
+        raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
+    inputs = feature_inputs(list(linear_feature_columns) + [
+        c for c in dnn_feature_columns if c.key not in {k.key for k in linear_feature_columns}
+    ])
+    dnn = _dnn_logits({c.key: inputs[c.key] for c in dnn_feature_columns}, dnn_feature_columns,
+                      dnn_hidden_units, units, dnn_activation_fn, dnn_dropout)
+    linear = _linear_logits({c.key: inputs[c.key] for c in linear_feature_columns}, linear_feature_columns, units)
+    logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
+    model = DNNLinearCombinedModel(
+        inputs=inputs, outputs=logits, name="dnn_linear_combined",
+        linear_optimizer=linear_optimizer or _default_linear_optimizer(linear_feature_columns),
+    )
+    _compile(model, dnn_optimizer or _default_dnn_optimizer(loss_reduction), loss_reduction,
+             variables=model.dnn_variables, **head)
+    model.linear_optimizer.build(model.linear_variables)
+    return model
+
+
+def dnn_linear_combined_classifier(
+    linear_feature_columns: Sequence,
+    dnn_feature_columns: Sequence,
+    dnn_hidden_units: Sequence[int],
+    n_classes: int = 2,
+    linear_optimizer: tf_keras.optimizers.Optimizer | None = None,
+    dnn_optimizer: tf_keras.optimizers.Optimizer | None = None,
+    dnn_activation_fn=tf.nn.relu,
+    dnn_dropout: float | None = None,
+    loss_reduction: str = V2_HEAD_REDUCTION,
+) -> DNNLinearCombinedModel:
+    """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits."""
+    return _dnn_linear_combined(
+        linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes),
+        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, {"n_classes": n_classes},
+    )
+
+
+def dnn_linear_combined_regressor(
+    linear_feature_columns: Sequence,
+    dnn_feature_columns: Sequence,
+    dnn_hidden_units: Sequence[int],
+    label_dimension: int = 1,
+    linear_optimizer: tf_keras.optimizers.Optimizer | None = None,
+    dnn_optimizer: tf_keras.optimizers.Optimizer | None = None,
+    dnn_activation_fn=tf.nn.relu,
+    dnn_dropout: float | None = None,
+    loss_reduction: str = V2_HEAD_REDUCTION,
+) -> DNNLinearCombinedModel:
+    """A compiled model equivalent to a canned `DNNLinearCombinedRegressor`: DNN logits + linear logits."""
+    return _dnn_linear_combined(
+        linear_feature_columns, dnn_feature_columns, dnn_hidden_units, label_dimension,
+        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction,
+        {"label_dimension": label_dimension},
+    )
+
+
+def inference_model(model: tf_keras.Model) -> tf_keras.Model:
+    """What `model.keras` holds: the model itself, or for a two-optimizer model a plain functional model
+    on the same layers (features dict -> logits), which `tf_keras.models.load_model` re-creates as is."""
+    if isinstance(model, DNNLinearCombinedModel):
+        return tf_keras.Model(model.inputs, model.outputs, name=model.name)
+    return model
+
+
+def model_optimizers(model: tf_keras.Model) -> dict[str, tf_keras.optimizers.Optimizer]:
+    """The optimizer of each part of a canned model: {"dnn": ...} / {"linear": ...} / both."""
+    if isinstance(model, DNNLinearCombinedModel):
+        return {"dnn": model.optimizer, "linear": model.linear_optimizer}
+    part = "linear" if model.name == "linear" else "dnn"
+    return {part: model.optimizer}

@@ -53,6 +53,11 @@ def feature_columns(features: dict[str, tuple[int, ...]]) -> list:
 def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Optimizer:
     """The tf_keras optimizer that continues `state` with the same update rule and hyperparameters."""
     hyper = state.hyper
+    if hyper.get("decay", 0.0):
+        raise CheckpointError(
+            f"the {state.part} optimizer decays its learning rate (decay={hyper['decay']:g}); "
+            "tf_keras optimizers have no `decay`: convert with a LearningRateSchedule by hand"
+        )
     lr = hyper.get("learning_rate", DEFAULT_LEARNING_RATE[state.kind])
     if state.kind == "Adagrad":
         return canned.estimator_adagrad(lr, epsilon=0.0 if head == "v1" else canned.KERAS_ADAGRAD_EPSILON)
@@ -69,6 +74,7 @@ def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Opt
             learning_rate_power=hyper.get("learning_rate_power", -0.5),
             l1_regularization_strength=hyper.get("l1_regularization_strength", 0.0),
             l2_regularization_strength=hyper.get("l2_regularization_strength", 0.0),
+            l2_shrinkage_regularization_strength=hyper.get("l2_shrinkage_regularization_strength", 0.0),
             beta=hyper.get("beta", 0.0),
         )
     if state.kind == "Momentum":
@@ -77,19 +83,21 @@ def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Opt
 
 
 def build_model(estimator: CannedEstimator) -> tf_keras.Model:
-    """The `compat.canned` model `migrate rewrite` emits for this Estimator, with its optimizer."""
-    if estimator.family == "dnn_linear_combined":
-        raise CheckpointError(
-            f"{estimator.estimator_name}: converting DNNLinearCombined checkpoints is not supported yet"
-        )
-    part = estimator.family
-    optimizer = build_optimizer(estimator.optimizers[part], estimator.head)
+    """The `compat.canned` model `migrate rewrite` emits for this Estimator, with its optimizer(s)."""
+    optimizers = {part: build_optimizer(state, estimator.head) for part, state in estimator.optimizers.items()}
     reduction = canned.V1_HEAD_REDUCTION if estimator.head == "v1" else canned.V2_HEAD_REDUCTION
-    columns = feature_columns(estimator.features[part])
     head = ({"n_classes": estimator.n_classes} if estimator.task == "classifier"
             else {"label_dimension": estimator.label_dimension})
-    builder = getattr(canned, f"{part}_{estimator.task}")
-    if part == "dnn":
+    builder = getattr(canned, f"{estimator.family}_{estimator.task}")
+    if estimator.family == "dnn_linear_combined":
+        return builder(
+            feature_columns(estimator.features["linear"]), feature_columns(estimator.features["dnn"]),
+            estimator.hidden_units, linear_optimizer=optimizers["linear"], dnn_optimizer=optimizers["dnn"],
+            dnn_activation_fn=estimator.activation, loss_reduction=reduction, **head,
+        )
+    columns = feature_columns(estimator.features[estimator.family])
+    optimizer = optimizers[estimator.family]
+    if estimator.family == "dnn":
         return builder(columns, estimator.hidden_units, optimizer=optimizer, loss_reduction=reduction,
                        activation_fn=estimator.activation, **head)
     return builder(columns, optimizer=optimizer, loss_reduction=reduction, **head)
@@ -97,6 +105,7 @@ def build_model(estimator: CannedEstimator) -> tf_keras.Model:
 
 def weight_sources(estimator: CannedEstimator, model: tf_keras.Model) -> list[tuple[tf.Variable, list[str]]]:
     """Each model variable with the legacy variables it is made of (concatenated along the first axis).
+    A variable of the `linear_model` layer belongs to the linear part, every other one to the DNN.
 
     The linear model keeps one weight per feature; the Keras layer one kernel over the features
     concatenated in sorted-name order, as `DenseFeatures` (and the Estimator's input layer) orders them.
@@ -151,10 +160,11 @@ def _check_adam_step(checkpoint: LegacyCheckpoint, state: OptimizerState, step: 
 def assign_state(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, model: tf_keras.Model) -> list[str]:
     """Copy weights, optimizer slots and the step into `model`; returns notes for the user."""
     notes: list[str] = []
-    state = estimator.optimizers[estimator.family]
-    optimizer = model.optimizer
+    optimizers = canned.model_optimizers(model)
     for variable, names in weight_sources(estimator, model):
         variable.assign(_read_concatenated(checkpoint, names, variable))
+        part = "linear" if names[0].startswith("linear/") else "dnn"
+        state, optimizer = estimator.optimizers[part], optimizers[part]
         for keras_slot in {s for name in names for s in state.slots.get(name, {})}:
             slot_names = [state.slots[name][keras_slot] for name in names]
             value = _read_concatenated(checkpoint, slot_names, variable)
@@ -162,14 +172,16 @@ def assign_state(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, model
                 # TF1 accumulates gradients (w -= lr * a); Keras accumulates updates (w += m): m = -lr * a.
                 value = -optimizer.learning_rate.numpy() * value
             _keras_slot(optimizer, variable, keras_slot).assign(value)
-    optimizer.iterations.assign(estimator.global_step)
-    if state.kind == "Adam":
-        _check_adam_step(checkpoint, state, estimator.global_step, notes)
+    for part, optimizer in optimizers.items():
+        optimizer.iterations.assign(estimator.global_step)
+        if estimator.optimizers[part].kind == "Adam":
+            _check_adam_step(checkpoint, estimator.optimizers[part], estimator.global_step, notes)
     return notes
 
 
 def load_canned(path: str | os.PathLike) -> Conversion:
     """Recognise the canned Estimator checkpoint at `path` and return a model holding its full state."""
+    tf.get_logger().setLevel("ERROR")  # feature columns' deprecation warnings say nothing to act on here
     checkpoint = LegacyCheckpoint(path)
     estimator = recognise(checkpoint)
     model = build_model(estimator)
@@ -187,12 +199,12 @@ def _write_training_checkpoint(model: tf_keras.Model, directory: Path) -> str:
 def _provenance(source: Path, conversion: Conversion, checkpoint_prefix: str) -> str:
     estimator = conversion.estimator
     return json.dumps({
-        "source": str(source),
+        "source": str(source.absolute()),
         "estimator": estimator.estimator_name,
         "global_step": estimator.global_step,
         "checkpoint": os.path.basename(checkpoint_prefix),
-        "optimizer": estimator.optimizers[estimator.family].kind,
-        "features": {k: list(v) for k, v in estimator.features[estimator.family].items()},
+        "optimizers": {part: state.kind for part, state in estimator.optimizers.items()},
+        "features": {part: {k: list(v) for k, v in f.items()} for part, f in estimator.features.items()},
         "notes": conversion.notes,
     }, indent=1) + "\n"
 
@@ -218,7 +230,7 @@ def _write_new_directory(out: Path, source: Path, conversion: Conversion) -> Pat
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         prefix = _write_training_checkpoint(conversion.model, staging)
-        conversion.model.save(staging / MODEL_FILE)
+        canned.inference_model(conversion.model).save(staging / MODEL_FILE)
         (staging / PROVENANCE_FILE).write_text(_provenance(source, conversion, prefix))
         if out.exists():
             out.rmdir()
@@ -233,7 +245,7 @@ def _write_in_place(model_dir: Path, source: Path, conversion: Conversion) -> Pa
     staging = Path(tempfile.mkdtemp(prefix=".convert-checkpoint.", dir=model_dir))
     try:
         prefix = _write_training_checkpoint(conversion.model, staging)
-        conversion.model.save(staging / MODEL_FILE)
+        canned.inference_model(conversion.model).save(staging / MODEL_FILE)
         (staging / PROVENANCE_FILE).write_text(_provenance(source, conversion, prefix))
         state = staging / STATE_FILE
         backup = model_dir / ESTIMATOR_STATE_BACKUP

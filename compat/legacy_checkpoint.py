@@ -42,6 +42,7 @@ class CheckpointState:
 
 def read_state(model_dir: Path) -> CheckpointState:
     """Parse `model_dir/checkpoint` (a text protocol buffer), resolving relative paths against model_dir."""
+    model_dir = model_dir.absolute()
     state_file = model_dir / STATE_FILE
     if not model_dir.is_dir():
         raise CheckpointError(f"{model_dir}: no such directory")
@@ -54,17 +55,15 @@ def read_state(model_dir: Path) -> CheckpointState:
     if state is None or not state.model_checkpoint_path:
         raise CheckpointError(f"{state_file}: names no checkpoint")
 
-    def resolve(path: str) -> Path:
-        return Path(path) if os.path.isabs(path) else model_dir / path
-
+    # get_checkpoint_state has already joined relative paths onto the directory it was given.
     return CheckpointState(
-        model_dir, resolve(state.model_checkpoint_path), tuple(resolve(p) for p in state.all_model_checkpoint_paths)
+        model_dir, Path(state.model_checkpoint_path), tuple(Path(p) for p in state.all_model_checkpoint_paths)
     )
 
 
 def resolve_prefix(path: str | os.PathLike) -> Path:
     """The checkpoint prefix for a model_dir (its latest checkpoint), a prefix, or one of its files."""
-    path = Path(path)
+    path = Path(path).absolute()
     if path.is_dir():
         return read_state(path).latest
     prefix = path.with_name(_SUFFIX.sub("", path.name))

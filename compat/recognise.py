@@ -29,6 +29,9 @@ V1_SLOTS = {
 }
 # Keras (v2 head) slot name -> the tf_keras slot it becomes.
 V2_SLOTS = {"m": "m", "v": "v", "accumulator": "accumulator", "linear": "linear", "momentum": "m"}
+HYPERPARAMETERS = {"learning_rate", "beta1", "beta2", "epsilon", "momentum", "learning_rate_power", "beta",
+                   "l1_regularization_strength", "l2_regularization_strength",
+                   "l2_shrinkage_regularization_strength", "beta_1", "beta_2", "decay"}
 V1_OPTIMIZER_SCOPES = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "Momentum",
                        "SGD": "GradientDescent"}
 _V1_SLOT = re.compile(r"^(?P<var>.+?)(?:/(?:t|part)_\d+)?/(?P<slot>Adagrad|Adam|Adam_1|Ftrl|Ftrl_1|Momentum)$")
@@ -118,7 +121,7 @@ def _v1_optimizers(checkpoint: LegacyCheckpoint, weights: list[str], graph: Grap
         scope = f"{head_scope}{V1_OPTIMIZER_SCOPES[state.kind]}{suffix}/"
         if graph is not None:
             for const, value in graph.constants.items():
-                if const.startswith(scope):
+                if const.startswith(scope) and const[len(scope):] in HYPERPARAMETERS:
                     state.hyper[const[len(scope):]] = value
         if state.kind == "Adam":
             for power in ("beta1_power", "beta2_power"):
@@ -148,7 +151,7 @@ def _v2_optimizers(checkpoint: LegacyCheckpoint, weights: list[str]):
             parts = {_part(w) for w in weights} - {s.part for s in by_name.values()}
             state = by_name[opt_name] = OptimizerState(kind, sorted(parts)[0] if parts else "dnn")
         for key, name in values.items():
-            if key not in ("iter", "decay"):
+            if key in HYPERPARAMETERS:
                 state.hyper[key] = float(checkpoint.read(name))
     states = {}
     for state in by_name.values():

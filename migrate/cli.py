@@ -1,4 +1,4 @@
-"""`migrate scan` and `migrate rewrite`: the command line (contract in DESIGN.md).
+"""The `migrate` command line (contract in DESIGN.md): scan, rewrite, inspect-checkpoint, convert-checkpoint.
 
 Exit codes: 0 nothing left to do; 1 `--check` found files that would change, or some file failed;
 2 usage error or abnormal termination.
@@ -52,6 +52,19 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--diff", action="store_true", help="print a unified diff; write nothing")
     mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
     mode.add_argument("--out", type=Path, metavar="DIR", help="write the rewritten tree under DIR")
+
+    inspect = commands.add_parser(
+        "inspect-checkpoint", help="list an Estimator checkpoint's variables and what they were recognised as"
+    )
+    inspect.add_argument("path", metavar="PATH", help="a model_dir or a model.ckpt-N prefix")
+    inspect.add_argument("--json", action="store_true", help="print the inspection as JSON")
+    convert = commands.add_parser(
+        "convert-checkpoint", help="turn a canned Estimator's model.ckpt-N into model.keras + a TF2 checkpoint"
+    )
+    convert.add_argument("path", metavar="MODEL_DIR", help="a model_dir (its latest checkpoint) or a prefix")
+    convert.add_argument(
+        "--out", metavar="DIR", help="a new directory to write; default: into MODEL_DIR, legacy files kept"
+    )
     return parser
 
 
@@ -106,6 +119,8 @@ def _write_out(out: Path, files: list[SourceFile], results: dict[Path, FileResul
 def run(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command in ("inspect-checkpoint", "convert-checkpoint"):
+        return _checkpoint_command(args)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     files = _collect(args.paths, parser)
@@ -129,6 +144,20 @@ def run(argv: list[str] | None = None) -> int:
     failed = any(result.status == "error" for result in results)
     would_change = args.command == "rewrite" and args.check and any(r.status == "changed" for r in results)
     return EXIT_FINDINGS if failed or would_change else EXIT_OK
+
+
+def _checkpoint_command(args: argparse.Namespace) -> int:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from compat.legacy_checkpoint import CheckpointError
+    from migrate.checkpoints import convert_command, inspect_command
+
+    try:
+        if args.command == "inspect-checkpoint":
+            return inspect_command(args.path, args.json)
+        return convert_command(args.path, args.out)
+    except CheckpointError as error:
+        print(f"migrate: error: {error}", file=sys.stderr)
+        return EXIT_FINDINGS
 
 
 def main() -> None:

@@ -38,3 +38,27 @@ def migrate_file(source: Path, out_dir: Path, target: str) -> Path:
     """`migrate rewrite --out` on one program; returns the rewritten program's path."""
     run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir])
     return out_dir / source.name
+
+
+CANNED_SCRIPT = ROOT / "tests" / "legacy" / "make_canned_checkpoints.py"
+
+
+@pytest.fixture(scope="session")
+def canned_checkpoints(legacy_python) -> Path:
+    """Real canned-Estimator checkpoints (tests/legacy/make_canned_checkpoints.py), made once per version
+    of that script and cached under .cache/ (git-ignored); a lock keeps parallel workers from racing."""
+    import fcntl
+    import hashlib
+    import shutil
+
+    digest = hashlib.sha256(CANNED_SCRIPT.read_bytes()).hexdigest()[:12]
+    cache = ROOT / ".cache" / f"canned-checkpoints-{digest}"
+    cache.parent.mkdir(exist_ok=True)
+    with open(cache.parent / "canned-checkpoints.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not cache.is_dir():
+            staging = cache.with_name(cache.name + ".partial")
+            shutil.rmtree(staging, ignore_errors=True)
+            run([legacy_python, CANNED_SCRIPT, staging], timeout=900)
+            staging.rename(cache)
+    return cache

@@ -30,7 +30,7 @@ FAMILIES = ("dnn", "linear", "dnn_linear_combined")
 TASKS = ("classifier", "regressor")
 OPTIMIZERS = ("Adagrad", "Adam", "Ftrl", "Momentum", "SGD")
 HEADS = ("v1", "v2")
-LEARNING_RATES = {"Adagrad": 0.05, "Adam": 0.01, "Ftrl": 0.1, "Momentum": 0.05, "SGD": 0.1}
+LEARNING_RATES = {"Adagrad": 0.05, "Adam": 0.01, "Ftrl": 0.1, "Momentum": 0.01, "SGD": 0.02}
 # Declared in this order on purpose: the Estimator's input layer concatenates them sorted by name.
 SEVERAL_FEATURES = {"wide": 3, "age": 2}
 ONE_FEATURE = {"x": 4}
