@@ -19,6 +19,8 @@ import tensorflow as tf
 
 STATE_FILE = "checkpoint"
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+# What TensorFlow's checkpoint reader raises on damaged files (IndexError: a data file shorter than its index says).
+_READ_ERRORS = (tf.errors.OpError, ValueError, RuntimeError, IndexError, OSError)
 _SUFFIX = re.compile(r"\.(index|meta|data-\d{5}-of-\d{5})$")
 
 
@@ -86,7 +88,7 @@ class LegacyCheckpoint:
             self._reader = tf.train.load_checkpoint(str(self.prefix))
             self.shapes = {k: tuple(v) for k, v in self._reader.get_variable_to_shape_map().items()}
             self.dtypes = {k: v.base_dtype for k, v in self._reader.get_variable_to_dtype_map().items()}
-        except (tf.errors.OpError, ValueError, RuntimeError) as error:
+        except _READ_ERRORS as error:
             raise CheckpointError(f"{index}: not a readable checkpoint index ({_first_line(error)})") from None
         if OBJECT_GRAPH_KEY in self.shapes:
             raise CheckpointError(
@@ -106,7 +108,7 @@ class LegacyCheckpoint:
             raise CheckpointError(f"{self.prefix}: no variable {name}")
         try:
             return self._reader.get_tensor(name)
-        except (tf.errors.OpError, ValueError, RuntimeError) as error:
+        except _READ_ERRORS as error:
             raise CheckpointError(f"{self.prefix}: cannot read {name} ({_first_line(error)})") from None
 
     def nbytes(self, name: str) -> int:

@@ -8,6 +8,7 @@ same batch gives the weights of the Estimator's own next step.
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ import tf_keras
 from compat.convert import build_model, convert_checkpoint, weight_sources
 from compat.legacy_checkpoint import LegacyCheckpoint
 from compat.recognise import recognise
+from tests.conftest import MIGRATE, run
 from tests.legacy.make_canned_checkpoints import case_names
 
 pytestmark = pytest.mark.legacy
@@ -62,3 +64,93 @@ def test_converted_model_gives_estimator_logits_and_next_step(case, canned_check
         changed.append(np.abs(expected - previous).max() > 10 * TOLERANCE)
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=TOLERANCE, err_msg=str(names))
     assert sum(changed) >= 2, "the Estimator's step barely moved the weights: the comparison would prove nothing"
+
+
+# --- bad input: one line naming the file, exit 1, nothing written -------------------------------------
+
+SOURCE_CASE = "dnn_classifier_adam_v1"
+
+
+@pytest.fixture
+def model_dir(canned_checkpoints, tmp_path):
+    """A private copy of one real Estimator model_dir, free to be damaged."""
+    copy = tmp_path / "model_dir"
+    shutil.copytree(canned_checkpoints / SOURCE_CASE / "before", copy)
+    return copy
+
+
+def truncate_data(model_dir):
+    data = next(model_dir.glob("model.ckpt-3.data-*"))
+    data.write_bytes(data.read_bytes()[:100])
+
+
+def corrupt_index(model_dir):
+    index = model_dir / "model.ckpt-3.index"
+    index.write_bytes(b"\x00garbage" * 40)
+
+
+def object_based(model_dir):
+    shutil.rmtree(model_dir)
+    convert_checkpoint(model_dir.parent / "source", model_dir)
+
+
+BAD_INPUTS = {
+    # name: (damage to the model_dir copy, the path given to the command, what the error line says)
+    "missing_dir": (None, "nowhere", "no such checkpoint or directory"),
+    "no_state_file": (lambda d: (d / "checkpoint").unlink(), ".", "no `checkpoint` state file"),
+    "state_names_missing_checkpoint": (
+        lambda d: [p.unlink() for p in d.glob("model.ckpt-3.*")], ".", "model.ckpt-3.index is missing"
+    ),
+    "truncated_data": (truncate_data, ".", "cannot read"),
+    "corrupted_index": (corrupt_index, ".", "not a readable checkpoint index"),
+    "not_a_checkpoint": (lambda d: (d / "notes.txt").write_text("hello\n"), "notes.txt", "not a checkpoint"),
+    "tf2_checkpoint": (object_based, ".", "TF2 object-based checkpoint"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_input_is_one_line_and_leaves_nothing(case, model_dir, canned_checkpoints, tmp_path):
+    damage, argument, message = BAD_INPUTS[case]
+    shutil.copytree(canned_checkpoints / SOURCE_CASE / "before", tmp_path / "source")
+    if damage is not None:
+        damage(model_dir)
+    before = sorted(p.name for p in model_dir.iterdir())
+    out = tmp_path / "out"
+    target = model_dir / argument if argument != "." else model_dir
+    completed = run([MIGRATE, "convert-checkpoint", target, "--out", out], check_codes=(1,))
+    errors = [line for line in completed.stderr.splitlines() if line.startswith("migrate:")]
+    assert len(errors) == 1, completed.stderr
+    assert message in errors[0] and str(model_dir.name) in errors[0], errors[0]
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == [], "staging left behind"
+    assert sorted(p.name for p in model_dir.iterdir()) == before
+
+
+def test_existing_out_directory_is_refused(canned_checkpoints, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine\n")
+    completed = run(
+        [MIGRATE, "convert-checkpoint", canned_checkpoints / SOURCE_CASE / "before", "--out", out], check_codes=(1,)
+    )
+    assert "already exists and is not empty" in completed.stderr
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_inspect_reports_what_was_recognised(canned_checkpoints):
+    path = canned_checkpoints / "dnn_linear_combined_regressor_adagrad_v2" / "before"
+    report = json.loads(run([MIGRATE, "inspect-checkpoint", path, "--json"]).stdout)
+    assert report["global_step"] == 3
+    assert report["state_file"] == {"latest": "model.ckpt-3", "all": ["model.ckpt-0", "model.ckpt-3"]}
+    recognised = report["recognised"]
+    assert recognised["estimator"] == "tf.estimator.DNNLinearCombinedRegressor"
+    assert recognised["label_dimension"] == 2 and recognised["hidden_units"] == [5, 4]
+    assert recognised["features"]["dnn"] == {"age": [2], "wide": [3]}
+    assert {p: o["kind"] for p, o in recognised["optimizers"].items()} == {"dnn": "Adagrad", "linear": "Adagrad"}
+    assert recognised["optimizers"]["dnn"]["hyper"]["learning_rate"] == pytest.approx(0.05)
+    names = {v["name"]: v for v in report["variables"]}
+    assert names["training/Adagrad/dnn/logits/kernel/accumulator"] == {
+        "name": "training/Adagrad/dnn/logits/kernel/accumulator", "shape": [4, 2], "dtype": "float32"
+    }
+    text = run([MIGRATE, "inspect-checkpoint", path]).stdout
+    assert "recognised: tf.estimator.DNNLinearCombinedRegressor (v2 head, loss averaged), label_dimension 2" in text

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from compat.convert import convert_checkpoint, weight_sources
 from compat.legacy_checkpoint import LegacyCheckpoint
 from compat.recognise import recognise
 from migrate.demo import checkpoint_step
-from tests.conftest import EXAMPLE, MODERN_PYTHON, ROOT, migrate_file, run
+from tests.conftest import EXAMPLE, MIGRATE, MODERN_PYTHON, ROOT, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 KILLED = -signal.SIGKILL
@@ -93,3 +94,34 @@ def test_migrated_steps_equal_estimator_steps(target, estimator_steps, tmp_path)
         expected = reference.read(name)
         assert not np.allclose(expected, initial.read(name)), f"{name} did not train"
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def interrupted_estimator_dir(legacy_python, tmp_path_factory):
+    """The Estimator example SIGKILLed right after its checkpoint of step 6: model.ckpt-6 is the latest."""
+    model_dir = tmp_path_factory.mktemp("interrupted_estimator") / "model"
+    flags = ["--model_dir", model_dir, "--max_steps", "10", "--interrupt_at", "5"]
+    run([legacy_python, EXAMPLE, *flags], check_codes=(KILLED,))
+    assert checkpoint_step(model_dir) == 6
+    return model_dir
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_program_continues_after_in_place_conversion(target, interrupted_estimator_dir, tmp_path):
+    """convert-checkpoint MODEL_DIR, then the migrated program on the same model_dir continues at step 7."""
+    model_dir = tmp_path / "model"
+    shutil.copytree(interrupted_estimator_dir, model_dir)
+    legacy = {p.name: p.read_bytes() for p in model_dir.iterdir() if p.name.startswith("model.ckpt-")}
+    run([MIGRATE, "convert-checkpoint", model_dir])
+    assert {n: (model_dir / n).read_bytes() for n in legacy} == legacy, "legacy files must stay untouched"
+    assert "model.ckpt-6" in (model_dir / "checkpoint.estimator").read_text()
+    assert tf.train.latest_checkpoint(str(model_dir)).endswith("ckpt-6")
+
+    program = migrate_file(EXAMPLE, tmp_path / "migrated", target)
+    flags = ["--model_dir", model_dir, "--max_steps", "10"]
+    # Killed after its 2nd step: a program that resumed has saved step 8; one that started over, step 2.
+    run([MODERN_PYTHON, program, *flags, "--interrupt_at", "1"], check_codes=(KILLED,))
+    step_dir = model_dir / "backup" / "chief" if target == "keras" else model_dir
+    assert checkpoint_step(step_dir) == 8
+    run([MODERN_PYTHON, program, *flags])
+    assert checkpoint_step(model_dir) == 10
