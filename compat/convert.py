@@ -27,6 +27,7 @@ import tf_keras
 
 from compat import canned
 from compat.legacy_checkpoint import STATE_FILE, CheckpointError, LegacyCheckpoint
+from compat.optimizer_state import assign_slot
 from compat.recognise import CannedEstimator, OptimizerState, recognise
 
 MODEL_FILE = "model.keras"
@@ -135,14 +136,6 @@ def _read_concatenated(checkpoint: LegacyCheckpoint, names: list[str], target: t
     return value
 
 
-def _keras_slot(optimizer, variable: tf.Variable, slot: str) -> tf.Variable:
-    wanted = f"{slot}/{variable.name}"
-    for candidate in optimizer.variables:
-        if candidate.name == wanted:
-            return candidate
-    raise CheckpointError(f"{type(optimizer).__name__} has no {slot!r} slot for {variable.name}")
-
-
 def _check_adam_step(checkpoint: LegacyCheckpoint, state: OptimizerState, step: int, notes: list[str]):
     """TF1 Adam's bias correction lives in beta1_power; Keras derives it from iterations. They must agree."""
     name = state.non_slot.get("beta1_power")
@@ -168,10 +161,8 @@ def assign_state(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, model
         for keras_slot in {s for name in names for s in state.slots.get(name, {})}:
             slot_names = [state.slots[name][keras_slot] for name in names]
             value = _read_concatenated(checkpoint, slot_names, variable)
-            if state.kind == "Momentum" and estimator.head == "v1":
-                # TF1 accumulates gradients (w -= lr * a); Keras accumulates updates (w += m): m = -lr * a.
-                value = -optimizer.learning_rate.numpy() * value
-            _keras_slot(optimizer, variable, keras_slot).assign(value)
+            tf1_momentum = state.kind == "Momentum" and estimator.head == "v1"
+            assign_slot(optimizer, variable, keras_slot, value, tf1_momentum)
     for part, optimizer in optimizers.items():
         optimizer.iterations.assign(estimator.global_step)
         if estimator.optimizers[part].kind == "Adam":

@@ -17,25 +17,13 @@ from dataclasses import dataclass, field
 
 from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from compat.legacy_graph import GraphFacts, read_graph_facts
+from compat.optimizer_state import V1_SLOT, V1_SLOTS, V2_SLOTS, V2_VARIABLE
 
-# TF1 slot name -> (optimizer, the tf_keras slot it becomes). `Momentum` is scaled by -learning_rate.
-V1_SLOTS = {
-    "Adagrad": ("Adagrad", "accumulator"),
-    "Adam": ("Adam", "m"),
-    "Adam_1": ("Adam", "v"),
-    "Ftrl": ("Ftrl", "accumulator"),
-    "Ftrl_1": ("Ftrl", "linear"),
-    "Momentum": ("Momentum", "m"),
-}
-# Keras (v2 head) slot name -> the tf_keras slot it becomes.
-V2_SLOTS = {"m": "m", "v": "v", "accumulator": "accumulator", "linear": "linear", "momentum": "m"}
 HYPERPARAMETERS = {"learning_rate", "beta1", "beta2", "epsilon", "momentum", "learning_rate_power", "beta",
                    "l1_regularization_strength", "l2_regularization_strength",
                    "l2_shrinkage_regularization_strength", "beta_1", "beta_2", "decay"}
 V1_OPTIMIZER_SCOPES = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "Momentum",
                        "SGD": "GradientDescent"}
-_V1_SLOT = re.compile(r"^(?P<var>.+?)(?:/(?:t|part)_\d+)?/(?P<slot>Adagrad|Adam|Adam_1|Ftrl|Ftrl_1|Momentum)$")
-_V2_VAR = re.compile(r"^training/(?P<opt>(?P<kind>[A-Za-z]+)(?:_\d+)?)/(?P<rest>.+)$")
 _HIDDEN = re.compile(r"^dnn/hiddenlayer_(\d+)/kernel$")
 _LINEAR_WEIGHTS = re.compile(r"^linear/linear_model/(?P<key>[^/]+)/weights$")
 _UNSUPPORTED = (
@@ -95,7 +83,7 @@ def _part(name: str) -> str:
 def _weights(checkpoint: LegacyCheckpoint) -> list[str]:
     return sorted(
         n for n in checkpoint.shapes
-        if (n.startswith("dnn/") or n.startswith("linear/")) and not _V1_SLOT.match(n)
+        if (n.startswith("dnn/") or n.startswith("linear/")) and not V1_SLOT.match(n)
         and "/head/" not in n and n.rsplit("/", 1)[-1] in ("kernel", "bias", "weights", "bias_weights")
     )
 
@@ -103,7 +91,7 @@ def _weights(checkpoint: LegacyCheckpoint) -> list[str]:
 def _v1_optimizers(checkpoint: LegacyCheckpoint, weights: list[str], graph: GraphFacts | None):
     states: dict[str, OptimizerState] = {}
     for name in checkpoint.shapes:
-        match = _V1_SLOT.match(name)
+        match = V1_SLOT.match(name)
         if not match:
             continue
         kind, keras_slot = V1_SLOTS[match["slot"]]
@@ -134,7 +122,7 @@ def _v2_optimizers(checkpoint: LegacyCheckpoint, weights: list[str]):
     by_name: dict[str, OptimizerState] = {}
     hyper: dict[str, dict[str, str]] = {}
     for name in checkpoint.shapes:
-        match = _V2_VAR.match(name)
+        match = V2_VARIABLE.match(name)
         if not match:
             continue
         rest = match["rest"]
@@ -147,7 +135,7 @@ def _v2_optimizers(checkpoint: LegacyCheckpoint, weights: list[str]):
     for opt_name, values in hyper.items():
         state = by_name.get(opt_name)
         if state is None:  # no slots: plain SGD; which part it trains is told by the other optimizer
-            kind = _V2_VAR.match(f"training/{opt_name}/x")["kind"]
+            kind = V2_VARIABLE.match(f"training/{opt_name}/x")["kind"]
             parts = {_part(w) for w in weights} - {s.part for s in by_name.values()}
             state = by_name[opt_name] = OptimizerState(kind, sorted(parts)[0] if parts else "dnn")
         for key, name in values.items():

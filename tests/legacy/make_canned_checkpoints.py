@@ -36,7 +36,11 @@ SEVERAL_FEATURES = {"wide": 3, "age": 2}
 ONE_FEATURE = {"x": 4}
 
 
+CUSTOM_CASE = "custom_model_fn_adam_v1"
+
+
 def case_names() -> list[str]:
+    """The canned cases; CUSTOM_CASE (a model_fn Estimator for compat.load_legacy_checkpoint) comes too."""
     return [
         f"{family}_{task}_{optimizer.lower()}_{head}"
         for family in FAMILIES
@@ -138,11 +142,41 @@ def make_case(case: dict, out: Path) -> None:
     (out / "case.json").write_text(json.dumps(case, indent=1))
 
 
+def custom_model_fn(features, labels, mode):
+    """A typical hand-written model_fn: tf.compat.v1.layers, a TF1 Adam, a mean cross-entropy."""
+    hidden = tf1.layers.dense(features["x"], 6, activation=tf.nn.relu, name="hidden")
+    logits = tf1.layers.dense(hidden, 3, name="logits")
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+    loss = tf1.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = tf1.train.AdamOptimizer(0.01).minimize(loss, global_step=tf1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def make_custom_case(out: Path) -> None:
+    case = {"name": CUSTOM_CASE, "features": {"x": 4}, "task": "classifier", "n_classes": 3, "steps": STEPS}
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    config = tf.estimator.RunConfig(tf_random_seed=7, save_checkpoints_steps=STEPS)
+    estimator = tf.estimator.Estimator(custom_model_fn, model_dir=str(out / "work"), config=config)
+    estimator.train(numpy_input(*make_data(case, BATCH * STEPS, seed=1)), max_steps=STEPS)
+    shutil.copytree(out / "work", out / "before")
+    features, labels = make_data(case, BATCH, seed=2)
+    logits = np.stack([p["logits"] for p in estimator.predict(numpy_input(features, epochs=1))])
+    estimator.train(numpy_input(features, labels), steps=1)
+    (out / "work").rename(out / "after")
+    np.savez(out / "batch.npz", labels=labels, logits=logits, **{f"feature_{k}": v for k, v in features.items()})
+    (out / "case.json").write_text(json.dumps(case, indent=1))
+
+
 def main(argv: list[str]) -> None:
     out_dir = Path(argv[0])
     tf1.logging.set_verbosity(tf1.logging.ERROR)
-    for name in argv[1:] or case_names():
-        make_case(describe(name), out_dir / name)
+    for name in argv[1:] or [*case_names(), CUSTOM_CASE]:
+        if name == CUSTOM_CASE:
+            make_custom_case(out_dir / name)
+        else:
+            make_case(describe(name), out_dir / name)
 
 
 if __name__ == "__main__":

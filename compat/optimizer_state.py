@@ -1,0 +1,76 @@
+"""Optimizer state in legacy checkpoints and where it goes in a tf_keras optimizer.
+
+TF1 optimizers (v1 heads, custom model_fns) keep slots beside the variable: `<var>/Adam`, `<var>/Adam_1`,
+`<var>/t_0/Adagrad`, `<var>/part_0/Ftrl_1`, `<var>/Momentum`. Keras optimizers inside v2 Estimators keep
+them under `training/<Optimizer>/<var>/<slot>`. Both map onto tf_keras slot variables; the one update rule
+that differs is momentum: TF1 accumulates gradients (w -= lr * a), Keras accumulates updates (w += m), so
+m = -lr * a.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from compat.legacy_checkpoint import CheckpointError
+
+# TF1 slot name -> (optimizer kind, the tf_keras slot it becomes).
+V1_SLOTS = {
+    "Adagrad": ("Adagrad", "accumulator"),
+    "Adam": ("Adam", "m"),
+    "Adam_1": ("Adam", "v"),
+    "Ftrl": ("Ftrl", "accumulator"),
+    "Ftrl_1": ("Ftrl", "linear"),
+    "Momentum": ("Momentum", "m"),
+}
+# Keras (v2 Estimator) slot name -> the tf_keras slot it becomes.
+V2_SLOTS = {"m": "m", "v": "v", "accumulator": "accumulator", "linear": "linear", "momentum": "m"}
+V1_SLOT = re.compile(r"^(?P<var>.+?)(?:/(?:t|part)_\d+)?/(?P<slot>Adagrad|Adam|Adam_1|Ftrl|Ftrl_1|Momentum)$")
+V2_VARIABLE = re.compile(r"^training/(?P<opt>(?P<kind>[A-Za-z]+)(?:_\d+)?)/(?P<rest>.+)$")
+
+
+def legacy_slots(checkpoint) -> dict[str, dict[str, str]]:
+    """legacy weight name -> {tf_keras slot name: legacy slot variable name}, for both spellings."""
+    slots: dict[str, dict[str, str]] = {}
+    for name in checkpoint.shapes:
+        if match := V1_SLOT.match(name):
+            slots.setdefault(match["var"], {})[V1_SLOTS[match["slot"]][1]] = name
+        elif (match := V2_VARIABLE.match(name)) and "/" in match["rest"]:
+            variable, _, slot = match["rest"].rpartition("/")
+            if slot in V2_SLOTS:
+                slots.setdefault(variable, {})[V2_SLOTS[slot]] = name
+    return slots
+
+
+def legacy_optimizer_kind(checkpoint) -> str:
+    """Adagrad | Adam | Ftrl | Momentum | SGD, from the slots a single-optimizer checkpoint holds."""
+    kinds = set()
+    for name in checkpoint.shapes:
+        if match := V1_SLOT.match(name):
+            kinds.add(V1_SLOTS[match["slot"]][0])
+        elif match := V2_VARIABLE.match(name):
+            kind = match["kind"]
+            kinds.add("Momentum" if kind == "SGD" and name.endswith("/momentum") and "/" in match["rest"]
+                      else kind)
+    if len(kinds) > 1:  # a slot-less SGD beside a real optimizer is the other part's plain SGD
+        kinds.discard("SGD")
+    if len(kinds) > 1:
+        raise CheckpointError(f"{checkpoint.prefix}: state of several optimizers ({', '.join(sorted(kinds))})")
+    return kinds.pop() if kinds else "SGD"
+
+
+def keras_slot(optimizer, variable, slot: str):
+    """The tf_keras optimizer's `slot` variable for `variable` (named `<slot>/<variable name>`)."""
+    wanted = f"{slot}/{variable.name}"
+    for candidate in optimizer.variables:
+        if candidate.name == wanted:
+            return candidate
+    raise CheckpointError(f"{type(optimizer).__name__} has no {slot!r} slot for {variable.name}")
+
+
+def assign_slot(optimizer, variable, slot: str, value: np.ndarray, tf1_momentum: bool) -> None:
+    """Assign one legacy slot value; `tf1_momentum` converts a TF1 Momentum accumulator to Keras's."""
+    if tf1_momentum:
+        value = -optimizer.learning_rate.numpy() * value
+    keras_slot(optimizer, variable, slot).assign(value)
