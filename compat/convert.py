@@ -219,6 +219,9 @@ def _write_new_directory(out: Path, source: Path, conversion: Conversion) -> Pat
         raise CheckpointError(f"{out}: already exists and is not empty; choose a new --out directory")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result is an ordinary directory
     try:
         prefix = _write_training_checkpoint(conversion.model, staging)
         canned.inference_model(conversion.model).save(staging / MODEL_FILE)
