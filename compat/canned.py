@@ -268,11 +268,9 @@ def dnn_linear_combined_regressor(
 
 
 def inference_model(model: tf_keras.Model) -> tf_keras.Model:
-    """What `model.keras` holds: the model itself, or for a two-optimizer model a plain functional model
-    on the same layers (features dict -> logits), which `tf_keras.models.load_model` re-creates as is."""
-    if isinstance(model, DNNLinearCombinedModel):
-        return tf_keras.Model(model.inputs, model.outputs, name=model.name)
-    return model
+    """A plain functional model on the same layers (features dict -> logits), without optimizer: what
+    `convert-checkpoint` saves as model.keras, which `tf_keras.models.load_model` re-creates as is."""
+    return tf_keras.Model(model.inputs, model.outputs, name=model.name)
 
 
 def model_optimizers(model: tf_keras.Model) -> dict[str, tf_keras.optimizers.Optimizer]:

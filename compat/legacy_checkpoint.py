@@ -111,6 +111,18 @@ class LegacyCheckpoint:
         except _READ_ERRORS as error:
             raise CheckpointError(f"{self.prefix}: cannot read {name} ({_first_line(error)})") from None
 
+    def read_tensor(self, name: str) -> tf.Tensor:
+        """One tensor as a TensorFlow tensor, read by RestoreV2 without a NumPy copy (for streaming)."""
+        if name not in self.shapes:
+            raise CheckpointError(f"{self.prefix}: no variable {name}")
+        try:
+            (tensor,) = tf.raw_ops.RestoreV2(
+                prefix=str(self.prefix), tensor_names=[name], shape_and_slices=[""], dtypes=[self.dtypes[name]]
+            )
+        except _READ_ERRORS as error:
+            raise CheckpointError(f"{self.prefix}: cannot read {name} ({_first_line(error)})") from None
+        return tensor
+
     def nbytes(self, name: str) -> int:
         return int(np.prod(self.shapes[name], dtype=np.int64)) * self.dtypes[name].size
 

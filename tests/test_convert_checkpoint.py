@@ -15,8 +15,9 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat.convert import build_model, convert_checkpoint, weight_sources
+from compat.convert import convert_checkpoint
 from compat.legacy_checkpoint import LegacyCheckpoint
+from compat.rebuild import build_model, weight_sources
 from compat.recognise import recognise
 from tests.conftest import MIGRATE, run
 from tests.legacy.make_canned_checkpoints import case_names

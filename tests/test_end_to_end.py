@@ -19,8 +19,9 @@ import tensorflow as tf
 import tf_keras
 
 from compat import canned
-from compat.convert import convert_checkpoint, weight_sources
+from compat.convert import convert_checkpoint
 from compat.legacy_checkpoint import LegacyCheckpoint
+from compat.rebuild import weight_sources
 from compat.recognise import recognise
 from migrate.demo import checkpoint_step
 from tests.conftest import EXAMPLE, MIGRATE, MODERN_PYTHON, ROOT, migrate_file, run

@@ -1,0 +1,109 @@
+"""The tf_keras model (and optimizers) for a recognised canned Estimator, and where its weights come from.
+
+`migrate rewrite` emits `compat.canned` builders; this module calls the same builders with what
+`compat.recognise` read from the checkpoint, so a converted checkpoint and a migrated program agree on
+every layer, variable and slot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+import tf_keras
+
+from compat import canned
+from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from compat.recognise import CannedEstimator, OptimizerState
+
+# Optimizer defaults the checkpoint cannot tell: TF1 Adam's epsilon is 1e-8, Keras's 1e-7.
+ADAM_EPSILON = {"v1": 1e-8, "v2": 1e-7}
+DEFAULT_LEARNING_RATE = {"Adagrad": 0.05, "Adam": 0.001, "Ftrl": 0.2, "Momentum": 0.01, "SGD": 0.01}
+
+
+def feature_columns(features: dict[str, tuple[int, ...]]) -> list:
+    return [tf.feature_column.numeric_column(key, shape=list(shape)) for key, shape in features.items()]
+
+
+def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Optimizer:
+    """The tf_keras optimizer that continues `state` with the same update rule and hyperparameters."""
+    hyper = state.hyper
+    if hyper.get("decay", 0.0):
+        raise CheckpointError(
+            f"the {state.part} optimizer decays its learning rate (decay={hyper['decay']:g}); "
+            "tf_keras optimizers have no `decay`: convert with a LearningRateSchedule by hand"
+        )
+    lr = hyper.get("learning_rate", DEFAULT_LEARNING_RATE[state.kind])
+    if state.kind == "Adagrad":
+        return canned.estimator_adagrad(lr, epsilon=0.0 if head == "v1" else canned.KERAS_ADAGRAD_EPSILON)
+    if state.kind == "Adam":
+        return tf_keras.optimizers.Adam(
+            lr,
+            beta_1=hyper.get("beta1", hyper.get("beta_1", 0.9)),
+            beta_2=hyper.get("beta2", hyper.get("beta_2", 0.999)),
+            epsilon=hyper.get("epsilon", ADAM_EPSILON[head]),
+        )
+    if state.kind == "Ftrl":
+        return tf_keras.optimizers.Ftrl(
+            lr,
+            learning_rate_power=hyper.get("learning_rate_power", -0.5),
+            l1_regularization_strength=hyper.get("l1_regularization_strength", 0.0),
+            l2_regularization_strength=hyper.get("l2_regularization_strength", 0.0),
+            l2_shrinkage_regularization_strength=hyper.get("l2_shrinkage_regularization_strength", 0.0),
+            beta=hyper.get("beta", 0.0),
+        )
+    if state.kind == "Momentum":
+        return tf_keras.optimizers.SGD(lr, momentum=hyper.get("momentum", 0.9))
+    return tf_keras.optimizers.SGD(lr)
+
+
+def build_model(estimator: CannedEstimator) -> tf_keras.Model:
+    """The `compat.canned` model `migrate rewrite` emits for this Estimator, with its optimizer(s)."""
+    optimizers = {part: build_optimizer(state, estimator.head) for part, state in estimator.optimizers.items()}
+    reduction = canned.V1_HEAD_REDUCTION if estimator.head == "v1" else canned.V2_HEAD_REDUCTION
+    head = ({"n_classes": estimator.n_classes} if estimator.task == "classifier"
+            else {"label_dimension": estimator.label_dimension})
+    builder = getattr(canned, f"{estimator.family}_{estimator.task}")
+    if estimator.family == "dnn_linear_combined":
+        return builder(
+            feature_columns(estimator.features["linear"]), feature_columns(estimator.features["dnn"]),
+            estimator.hidden_units, linear_optimizer=optimizers["linear"], dnn_optimizer=optimizers["dnn"],
+            dnn_activation_fn=estimator.activation, loss_reduction=reduction, **head,
+        )
+    columns = feature_columns(estimator.features[estimator.family])
+    optimizer = optimizers[estimator.family]
+    if estimator.family == "dnn":
+        return builder(columns, estimator.hidden_units, optimizer=optimizer, loss_reduction=reduction,
+                       activation_fn=estimator.activation, **head)
+    return builder(columns, optimizer=optimizer, loss_reduction=reduction, **head)
+
+
+def weight_sources(estimator: CannedEstimator, model: tf_keras.Model) -> list[tuple[tf.Variable, list[str]]]:
+    """Each model variable with the legacy variables it is made of (concatenated along the first axis).
+    A variable of the `linear_model` layer belongs to the linear part, every other one to the DNN.
+
+    The linear model keeps one weight per feature; the Keras layer one kernel over the features
+    concatenated in sorted-name order, as `DenseFeatures` (and the Estimator's input layer) orders them.
+    """
+    sources = []
+    for layer in model.layers:
+        if not isinstance(layer, tf_keras.layers.Dense):
+            continue
+        if layer.name == "linear_model":
+            keys = estimator.features["linear"]
+            sources.append((layer.kernel, [f"linear/linear_model/{k}/weights" for k in keys]))
+            sources.append((layer.bias, ["linear/linear_model/bias_weights"]))
+        else:
+            sources.append((layer.kernel, [f"dnn/{layer.name}/kernel"]))
+            sources.append((layer.bias, [f"dnn/{layer.name}/bias"]))
+    return sources
+
+
+def read_concatenated(checkpoint: LegacyCheckpoint, names: list[str], target: tf.Variable) -> np.ndarray:
+    parts = [checkpoint.read(name) for name in names]
+    value = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    if tuple(value.shape) != tuple(target.shape):
+        raise CheckpointError(
+            f"{checkpoint.prefix}: {' + '.join(names)} has shape {value.shape}, "
+            f"the model's {target.name} has {tuple(target.shape)}"
+        )
+    return value

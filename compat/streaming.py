@@ -1,0 +1,120 @@
+"""Writing the converted TF2 training checkpoint one tensor at a time.
+
+A `tf.train.Checkpoint` of a full-size model needs every weight and slot in memory at once. Its layout,
+though (the object graph and the key of every tensor), does not depend on sizes. So a miniature model
+of the same architecture (every feature and hidden layer one unit wide) is built, each of its weights and
+slots is filled with a unique marker value and written once; its checkpoint gives the object graph and
+tells which key holds which weight or slot. The real checkpoint is then written key by key with
+`SaveV2`, each tensor read from the legacy checkpoint (concatenated or rescaled as the mapping says) just
+before it is written, and the shards are merged with `MergeV2Checkpoints`, which renames data files
+rather than copying them. Memory stays bounded by the largest tensor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+from compat import canned
+from compat.legacy_checkpoint import LegacyCheckpoint
+from compat.optimizer_state import keras_slot
+from compat.rebuild import build_model, build_optimizer, weight_sources
+from compat.recognise import CannedEstimator
+
+_FIRST_MARKER = 1000.5  # marker values are far from any learning rate or step a checkpoint holds
+
+
+@dataclasses.dataclass(frozen=True)
+class _Recipe:
+    """How to make one tensor of the real checkpoint from the legacy one."""
+
+    names: tuple[str, ...]  # legacy weights, concatenated along the first axis
+    part: str  # dnn | linear
+    slot: str | None = None  # None: the weight itself; else the tf_keras slot of that weight
+
+
+def miniature(estimator: CannedEstimator) -> CannedEstimator:
+    """The same Estimator with every feature and hidden layer one unit wide."""
+    return dataclasses.replace(
+        estimator,
+        features={part: {key: (1,) for key in features} for part, features in estimator.features.items()},
+        hidden_units=[1] * len(estimator.hidden_units),
+    )
+
+
+def _layout(estimator: CannedEstimator, directory: Path) -> tuple[str, dict[float, _Recipe]]:
+    """Write the miniature model's checkpoint; return its prefix and marker value -> recipe."""
+    small = miniature(estimator)
+    model = build_model(small)
+    optimizers = canned.model_optimizers(model)
+    recipes: dict[float, _Recipe] = {}
+    marker = _FIRST_MARKER
+    for variable, names in weight_sources(small, model):
+        part = "linear" if names[0].startswith("linear/") else "dnn"
+        targets = [(variable, None)]
+        for candidate in optimizers[part].variables:
+            slot, _, owner = candidate.name.partition("/")
+            if owner == variable.name:
+                targets.append((keras_slot(optimizers[part], variable, slot), slot))
+        for target, slot in targets:
+            target.assign(tf.fill(target.shape, tf.constant(marker, target.dtype)))
+            recipes[marker] = _Recipe(tuple(names), part, slot)
+            marker += 1.0
+    for optimizer in optimizers.values():
+        optimizer.iterations.assign(estimator.global_step)
+    step = model.optimizer.iterations
+    # save(), not write(): a CheckpointManager-made checkpoint holds save_counter too
+    prefix = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=step).save(str(directory / "small"))
+    return prefix, recipes
+
+
+def _real_tensor(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, recipe: _Recipe,
+                 learning_rate: float) -> tf.Tensor:
+    state = estimator.optimizers[recipe.part]
+    if recipe.slot is None:
+        names = recipe.names
+    elif all(recipe.slot in state.slots.get(name, {}) for name in recipe.names):
+        names = tuple(state.slots[name][recipe.slot] for name in recipe.names)
+    else:  # a slot the legacy optimizer does not keep (plain SGD's momentum): it starts at zero
+        shape = (sum(checkpoint.shapes[n][0] for n in recipe.names), *checkpoint.shapes[recipe.names[0]][1:])
+        return tf.zeros(shape, checkpoint.dtypes[recipe.names[0]])
+    parts = [checkpoint.read_tensor(name) for name in names]
+    value = parts[0] if len(parts) == 1 else tf.concat(parts, axis=0)
+    if recipe.slot is not None and state.kind == "Momentum" and estimator.head == "v1":
+        value = -learning_rate * value  # TF1 accumulates gradients, Keras updates (compat.optimizer_state)
+    return value
+
+
+def write_training_checkpoint(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, prefix: Path) -> str:
+    """Write `prefix` (e.g. OUT/ckpt-N): the TF2 checkpoint `tf.train.Checkpoint(model=, optimizer=,
+    step=)` of the converted model would write, tensor by tensor. Returns the prefix written."""
+    scratch = Path(tempfile.mkdtemp(prefix=".streaming.", dir=prefix.parent))
+    try:
+        small_prefix, recipes = _layout(estimator, scratch)
+        small = tf.train.load_checkpoint(small_prefix)
+        learning_rates = {part: canned_learning_rate(estimator, part) for part in estimator.optimizers}
+        shards = []
+        for index, key in enumerate(sorted(small.get_variable_to_shape_map())):
+            value = small.get_tensor(key)  # the object graph comes back as bytes, numbers as arrays
+            floating = isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size
+            recipe = recipes.get(float(np.ravel(value)[0])) if floating else None
+            if recipe is not None:
+                value = _real_tensor(checkpoint, estimator, recipe, learning_rates[recipe.part])
+            shard = str(scratch / f"shard-{index}")
+            tensor = value if isinstance(value, tf.Tensor) else tf.constant(value)
+            tf.raw_ops.SaveV2(prefix=shard, tensor_names=[key], shape_and_slices=[""], tensors=[tensor])
+            shards.append(shard)
+            del value, tensor
+        tf.raw_ops.MergeV2Checkpoints(checkpoint_prefixes=shards, destination_prefix=str(prefix))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return str(prefix)
+
+
+def canned_learning_rate(estimator: CannedEstimator, part: str) -> float:
+    return float(build_optimizer(estimator.optimizers[part], estimator.head).learning_rate.numpy())
