@@ -30,7 +30,7 @@ from compat.legacy_checkpoint import STATE_FILE, CheckpointError, LegacyCheckpoi
 from compat.optimizer_state import assign_slot
 from compat.rebuild import build_model, read_concatenated, weight_sources
 from compat.recognise import CannedEstimator, OptimizerState, recognise
-from compat.streaming import write_training_checkpoint
+from compat.streaming import write_model_file, write_training_checkpoint
 
 MODEL_FILE = "model.keras"
 ESTIMATOR_STATE_BACKUP = "checkpoint.estimator"
@@ -40,11 +40,11 @@ PROVENANCE_FILE = "conversion.json"
 
 @dataclass
 class Conversion:
-    """The recognised Estimator, a model holding its weights (and, from `load_canned`, its optimizer
-    state), and anything the user should know."""
+    """The recognised Estimator, the model holding its full state (from `load_canned`), and anything the
+    user should know."""
 
     estimator: CannedEstimator
-    model: tf_keras.Model
+    model: tf_keras.Model | None  # None when the conversion streamed everything to files
     notes: list[str] = field(default_factory=list)
 
 
@@ -102,19 +102,14 @@ def _adam_notes(checkpoint: LegacyCheckpoint, estimator: CannedEstimator) -> lis
 
 
 def _write_outputs(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, directory: Path) -> Conversion:
-    """Write model.keras, ckpt-N and its state file into `directory`; the model holds weights only."""
-    model = build_model(estimator)
-    for variable, names in weight_sources(estimator, model):
-        variable.assign(read_concatenated(checkpoint, names, variable))
-    inference = canned.inference_model(model)
-    inference.save(directory / MODEL_FILE)
-    del model
+    """Write model.keras, ckpt-N and its state file into `directory`, streaming every tensor."""
+    write_model_file(checkpoint, estimator, directory / MODEL_FILE)
     prefix = f"ckpt-{estimator.global_step}"
     write_training_checkpoint(checkpoint, estimator, directory / prefix)
     (directory / STATE_FILE).write_text(
         f'model_checkpoint_path: "{prefix}"\nall_model_checkpoint_paths: "{prefix}"\n'
     )
-    conversion = Conversion(estimator, inference, _adam_notes(checkpoint, estimator))
+    conversion = Conversion(estimator, None, _adam_notes(checkpoint, estimator))
     (directory / PROVENANCE_FILE).write_text(_provenance(checkpoint.prefix, conversion, prefix))
     return conversion
 
@@ -135,9 +130,8 @@ def _provenance(source: Path, conversion: Conversion, checkpoint_prefix: str) ->
 def convert_checkpoint(path: str | os.PathLike, out: str | os.PathLike | None = None) -> tuple[Conversion, Path]:
     """Convert the Estimator checkpoint at `path` into `out` (a new directory) or, with None, in place.
 
-    Tensors are streamed: memory holds the model's weights (for model.keras) and one tensor at a time.
-    Returns the conversion (its model: the inference model saved as model.keras) and the directory
-    written. Nothing is left half-written: `out` appears only when complete, and in place the state
+    Tensors are streamed: memory holds about one tensor at a time, never the model. Returns the
+    conversion (without a model: load model.keras or restore the checkpoint) and the directory written. Nothing is left half-written: `out` appears only when complete, and in place the state
     file is switched last, in one rename.
     """
     tf.get_logger().setLevel("ERROR")

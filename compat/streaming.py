@@ -13,12 +13,16 @@ rather than copying them. Memory stays bounded by the largest tensor.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import tempfile
+import zipfile
 from pathlib import Path
 
+import h5py
 import numpy as np
 import tensorflow as tf
+import tf_keras
 
 from compat import canned
 from compat.legacy_checkpoint import LegacyCheckpoint
@@ -88,6 +92,62 @@ def _real_tensor(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, recip
     if recipe.slot is not None and state.kind == "Momentum" and estimator.head == "v1":
         value = -learning_rate * value  # TF1 accumulates gradients, Keras updates (compat.optimizer_state)
     return value
+
+
+def _model_file_config(estimator: CannedEstimator) -> str:
+    """The full-size model's config.json, from a model built in a graph: its variables are never
+    initialised, so nothing of their size is allocated."""
+    with tf.Graph().as_default():
+        model = canned.inference_model(build_model(estimator))
+        return json.dumps(tf_keras.saving.serialize_keras_object(model))
+
+
+def write_model_file(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, path: Path) -> None:
+    """Write `path` (model.keras) as `inference_model(model).save(path)` would, one weight at a time.
+
+    A .keras file is a zip of config.json, metadata.json and model.weights.h5. The config comes from the
+    full-size model built in a graph (`_model_file_config`); the weights file's layout from a miniature
+    model saved with marker values; each real weight is read from the legacy checkpoint just before its
+    h5 dataset is written.
+    """
+    scratch = Path(tempfile.mkdtemp(prefix=".model-file.", dir=path.parent))
+    try:
+        small = miniature(estimator)
+        model = build_model(small)
+        recipes: dict[float, _Recipe] = {}
+        for index, (variable, names) in enumerate(weight_sources(small, model)):
+            marker = _FIRST_MARKER + index
+            variable.assign(tf.fill(variable.shape, tf.constant(marker, variable.dtype)))
+            recipes[marker] = _Recipe(tuple(names), "linear" if names[0].startswith("linear/") else "dnn")
+        canned.inference_model(model).save(scratch / "small.keras")
+        weights = scratch / "model.weights.h5"
+        with zipfile.ZipFile(scratch / "small.keras") as small_file:
+            metadata = small_file.read("metadata.json")
+            small_file.extract("model.weights.h5", scratch / "small")
+        with h5py.File(scratch / "small" / "model.weights.h5", "r") as source, h5py.File(weights, "w") as target:
+            def copy(name, item):
+                if isinstance(item, h5py.Group):
+                    target.require_group(name).attrs.update(item.attrs)
+                    return
+                recipe = recipes.get(float(np.ravel(item[()])[0])) if item.size else None
+                if recipe is None:
+                    value = item[()]
+                else:  # read straight into NumPy: one copy of the tensor, not a TF tensor plus a NumPy copy
+                    parts = [checkpoint.read(name) for name in recipe.names]
+                    value = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+                target.create_dataset(name, data=value).attrs.update(item.attrs)
+                del value
+
+            target.attrs.update(source.attrs)
+            source.visititems(copy)
+        staged = scratch / "model.keras"
+        with zipfile.ZipFile(staged, "w") as model_file:  # stored, not deflated, as tf_keras writes it
+            model_file.writestr("metadata.json", metadata)
+            model_file.writestr("config.json", _model_file_config(estimator))
+            model_file.write(weights, "model.weights.h5")
+        staged.rename(path)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def write_training_checkpoint(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, prefix: Path) -> str:
