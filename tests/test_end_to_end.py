@@ -126,3 +126,16 @@ def test_migrated_program_continues_after_in_place_conversion(target, interrupte
     assert checkpoint_step(step_dir) == 8
     run([MODERN_PYTHON, program, *flags])
     assert checkpoint_step(model_dir) == 10
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_program_refuses_an_unconverted_estimator_model_dir(target, interrupted_estimator_dir, tmp_path):
+    """Unconverted, the program would silently start over and its CheckpointManager would later delete
+    the Estimator's checkpoints: it stops at once, says what to run, and leaves every file as it was."""
+    model_dir = tmp_path / "model"
+    shutil.copytree(interrupted_estimator_dir, model_dir)
+    files = {p.name: p.read_bytes() for p in model_dir.iterdir() if p.is_file()}
+    program = migrate_file(EXAMPLE, tmp_path / "migrated", target)
+    completed = run([MODERN_PYTHON, program, "--model_dir", model_dir, "--max_steps", "10"], check_codes=(1,))
+    assert f"convert it first with `migrate convert-checkpoint {model_dir}`" in completed.stderr
+    assert {p.name: p.read_bytes() for p in model_dir.iterdir() if p.is_file()} == files

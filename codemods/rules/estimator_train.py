@@ -3,14 +3,15 @@
 Both targets keep the Estimator's contract with its `model_dir`: training resumes from the latest
 checkpoint there, saves every `save_checkpoints_steps` steps, keeps `keep_checkpoint_max` checkpoints,
 and leaves a final checkpoint (weights, optimizer slots, step) that `tf.train.latest_checkpoint(model_dir)`
-finds. `max_steps` is a total across restarts (run again after it finished: nothing more).
+finds. `max_steps` is a total across restarts (run again after it finished: nothing more). Restoring goes
+through `compat.resume.restore_latest`, which refuses an unconverted Estimator model_dir.
 
 - keras: the latest checkpoint in model_dir is restored, then `fit` runs the remaining steps with
   `BackupAndRestore(save_freq=save_checkpoints_steps)` first among the callbacks (the Estimator saved its
   checkpoint before the user's hooks ran), so a crash mid-call resumes at the last backup. `steps=N`
   counts from the state the call started from: after a crash the re-run completes those N steps.
 - loop: `tf.train.Checkpoint` + `CheckpointManager(checkpoint_interval=save_checkpoints_steps)`, restored
-  with `checkpoint.restore(manager.latest_checkpoint)`, a `tf.function` train step, and the migrated
+  with `resume.restore_latest(checkpoint, manager)`, a `tf.function` train step, and the migrated
   hooks driven through a Keras `CallbackList`. `steps=N` counts from the restored step, as in Estimator.
 """
 
@@ -26,7 +27,7 @@ _KERAS_RESTORE = """
 # Estimator.train: resume from the latest checkpoint in model_dir, save the final state there.
 {est}_checkpoint = {tf}.train.Checkpoint(model={est}, optimizer={est}.optimizer)
 {est}_manager = {tf}.train.CheckpointManager({est}_checkpoint, {model_dir}, max_to_keep={keep})
-{est}_checkpoint.restore({est}_manager.latest_checkpoint)
+resume.restore_latest({est}_checkpoint, {est}_manager)
 """
 
 _MAX_STEPS_GUARD = """if int({est}.optimizer.iterations) < {limit}:  # max_steps is a total across restarts
@@ -52,7 +53,7 @@ _LOOP = """
 {est}_manager = {tf}.train.CheckpointManager(
     {est}_checkpoint, {model_dir}, max_to_keep={keep}, step_counter={est}_step, checkpoint_interval={save_steps}
 )
-{est}_checkpoint.restore({est}_manager.latest_checkpoint)
+resume.restore_latest({est}_checkpoint, {est}_manager)
 {est}_last_step = {last_step}
 {est}_callbacks = tf_keras.callbacks.CallbackList([{hooks}], model={est})
 {est}_summaries = {tf}.summary.create_file_writer({model_dir})
@@ -124,6 +125,7 @@ class EstimatorTrainRule(Rule):
             "limit": source(kwargs[limit]),
         }
         ctx.need_import("tf_keras")
+        ctx.need_import("compat", "resume")
         if ctx.target == "keras":
             ctx.need_import("os")
             values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)
