@@ -1,0 +1,73 @@
+"""The tutorials: committed notebooks are the generator's output (no outputs in git), and each one runs
+top to bottom in the environment it names and computes what it teaches."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import LEGACY_PYTHON, MODERN_PYTHON, ROOT, run
+from tutorials.build_notebooks import NOTEBOOKS, build
+
+TUTORIALS = ROOT / "tutorials"
+RUNNER = ROOT / "tests" / "run_notebook.py"
+PYTHON = {"legacy": LEGACY_PYTHON, "modern": MODERN_PYTHON}
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOKS))
+def test_committed_notebook_is_generated_and_has_no_outputs(name):
+    committed = (TUTORIALS / name).read_text()
+    assert committed == build(name), f"run `python tutorials/build_notebooks.py` after editing the cells of {name}"
+    cells = json.loads(committed)["cells"]
+    assert all(not cell.get("outputs") for cell in cells)
+    assert "colab.research.google.com/assets/colab-badge.svg" in "".join(cells[0]["source"])
+
+
+def execute(name: str, work_dir) -> dict:
+    environment = NOTEBOOKS[name][1]
+    run([PYTHON[environment], RUNNER, TUTORIALS / name, work_dir], timeout=300)
+    return json.loads((work_dir / "runs" / "results" / name.replace(".ipynb", ".json")).read_text())
+
+
+def steps(points, attempt=None):
+    return [point[0] for point in points if attempt is None or point[2] == attempt]
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+def test_estimator_tutorial_crashes_and_resumes_from_its_checkpoint(legacy_python, tmp_path):
+    results = execute("01_estimator.ipynb", tmp_path)
+    assert results["killed_exit_code"] == -9
+    assert results["step_after_kill"] == 3  # saved every 3 steps; killed after step 5
+    assert "model.ckpt-3.index" in results["files_after_kill"]
+    assert not any(f.startswith("model.ckpt-4") or f.startswith("model.ckpt-5") for f in results["files_after_kill"])
+    assert results["final_step"] == 20
+    assert steps(results["curves"]["uninterrupted"]) == list(range(1, 21))
+    assert steps(results["curves"]["interrupted"])[-17:] == list(range(4, 21))  # the re-run: from step 4
+
+
+@pytest.mark.slow
+def test_keras_tutorial_shows_what_backup_and_restore_restores(tmp_path):
+    results = execute("02_keras_backup_and_restore.ipynb", tmp_path)
+    assert results["resumed_at"] == {"epoch": 4, "steps": 3}  # end of epoch 1; the last save_freq=3 backup
+    assert results["final_step"] == {"epoch": 20, "steps": 20}
+    curves = results["curves"]
+    assert steps(curves["save_freq=3"], "after the restore") == list(range(4, 21))
+    assert steps(curves["save_freq=epoch"], "after the restore") == list(range(5, 21))
+    # The data of the resumed epoch restarts, so neither run ends where the uninterrupted one does.
+    assert min(results["max_weight_difference"].values()) > 1e-3
+
+
+@pytest.mark.slow
+def test_loop_tutorial_resumes_bit_exactly_with_the_iterator_in_the_checkpoint(tmp_path):
+    results = execute("03_custom_loop_checkpoint_manager.ipynb", tmp_path)
+    assert results["resumed_at"] == 4  # checkpoints at steps 1, 4, 7, ...: the latest before the crash
+    assert results["final_step"] == 20
+    assert results["max_weight_difference"] == 0.0
+    # The restarted manager saves at its first step (5), then every 3 (..., 17) and at the end (20);
+    # max_to_keep=2 keeps the last two.
+    assert results["kept_checkpoints"] == ["ckpt-17.index", "ckpt-20.index"]
+    uninterrupted = {point[0]: point[1] for point in results["curves"]["uninterrupted"]}
+    resumed = [point for point in results["curves"]["interrupted"] if point[2] == "after the restore"]
+    assert [point[1] for point in resumed] == [uninterrupted[point[0]] for point in resumed]
