@@ -33,10 +33,10 @@ demo: env
 	$(VENV)/bin/python -m migrate.demo
 
 test: env
-	$(VENV)/bin/python -m pytest -n 2 tests
+	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup tests
 
 test-fast: env-modern
-	$(VENV)/bin/python -m pytest -n 2 -m "not slow and not legacy" tests
+	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup -m "not slow and not legacy" tests
 
 lint: env-modern
 	$(VENV)/bin/ruff check .

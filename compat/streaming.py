@@ -30,6 +30,7 @@ from compat.optimizer_state import keras_slot
 from compat.rebuild import build_model, build_optimizer, weight_sources
 from compat.recognise import CannedEstimator
 
+SHARD_BYTES = 64 * 1024**2  # smallest group of tensors per data file
 _FIRST_MARKER = 1000.5  # marker values are far from any learning rate or step a checkpoint holds
 
 
@@ -152,28 +153,47 @@ def write_model_file(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, p
 
 def write_training_checkpoint(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, prefix: Path) -> str:
     """Write `prefix` (e.g. OUT/ckpt-N): the TF2 checkpoint `tf.train.Checkpoint(model=, optimizer=,
-    step=)` of the converted model would write, tensor by tensor. Returns the prefix written."""
+    step=)` of the converted model would write, streamed. Returns the prefix written.
+
+    Tensors are written in groups of at most one largest tensor's bytes (at least SHARD_BYTES), one
+    `SaveV2` shard per group: a small model gets one data file, and memory holds one group at a time.
+    """
     scratch = Path(tempfile.mkdtemp(prefix=".streaming.", dir=prefix.parent))
+    budget = max(SHARD_BYTES, max(checkpoint.nbytes(name) for name in checkpoint.shapes))
     try:
         small_prefix, recipes = _layout(estimator, scratch)
         small = tf.train.load_checkpoint(small_prefix)
         learning_rates = {part: canned_learning_rate(estimator, part) for part in estimator.optimizers}
-        shards = []
-        for index, key in enumerate(sorted(small.get_variable_to_shape_map())):
+        shards: list[str] = []
+        group: list[tuple[str, tf.Tensor]] = []
+
+        def flush():
+            shard = str(scratch / f"shard-{len(shards)}")
+            tf.raw_ops.SaveV2(prefix=shard, tensor_names=[k for k, _ in group],
+                              shape_and_slices=[""] * len(group), tensors=[t for _, t in group])
+            shards.append(shard)
+            group.clear()
+
+        for key in sorted(small.get_variable_to_shape_map()):
             value = small.get_tensor(key)  # the object graph comes back as bytes, numbers as arrays
             floating = isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size
             recipe = recipes.get(float(np.ravel(value)[0])) if floating else None
             if recipe is not None:
                 value = _real_tensor(checkpoint, estimator, recipe, learning_rates[recipe.part])
-            shard = str(scratch / f"shard-{index}")
             tensor = value if isinstance(value, tf.Tensor) else tf.constant(value)
-            tf.raw_ops.SaveV2(prefix=shard, tensor_names=[key], shape_and_slices=[""], tensors=[tensor])
-            shards.append(shard)
+            if group and sum(_bytes(t) for _, t in group) + _bytes(tensor) > budget:
+                flush()
+            group.append((key, tensor))
             del value, tensor
+        flush()
         tf.raw_ops.MergeV2Checkpoints(checkpoint_prefixes=shards, destination_prefix=str(prefix))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return str(prefix)
+
+
+def _bytes(tensor: tf.Tensor) -> int:
+    return 0 if tensor.dtype == tf.string else tensor.shape.num_elements() * tensor.dtype.size
 
 
 def canned_learning_rate(estimator: CannedEstimator, part: str) -> float:

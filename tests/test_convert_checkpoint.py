@@ -43,6 +43,7 @@ def test_converted_model_gives_estimator_logits_and_next_step(case, canned_check
     assert conversion.estimator.head == description["head"]
     assert {s.kind for s in conversion.estimator.optimizers.values()} == {description["optimizer"]}
 
+    assert len(list(out.glob("ckpt-3.data-*"))) == 1, "a small model's tensors belong in one data file"
     loaded = tf_keras.models.load_model(out / "model.keras")
     np.testing.assert_allclose(loaded(features).numpy(), estimator_logits, rtol=0, atol=TOLERANCE)
 

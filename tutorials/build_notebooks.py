@@ -172,8 +172,10 @@ import tensorflow as tf
 latest_after_kill = tf.train.latest_checkpoint("runs/estimator/interrupted")
 step_after_kill = int(tf.train.load_checkpoint(latest_after_kill).get_tensor("global_step"))
 print(latest_after_kill, "global_step =", step_after_kill)"""),
-        md("Run the same command again: the Estimator restores `model.ckpt-3` and trains to step 20."),
+        md("Run the same command again: the Estimator restores `model.ckpt-3` and trains to step 20. "
+           "(A copy of the directory as the crash left it is kept for notebook 4, which converts it.)"),
         code("""\
+shutil.copytree("runs/estimator/interrupted", "runs/estimator/after_kill")
 print("re-run exit code:", train("runs/estimator/interrupted"))
 final = tf.train.load_checkpoint(tf.train.latest_checkpoint("runs/estimator/interrupted"))
 print("final global_step:", final.get_tensor("global_step"))"""),
@@ -196,9 +198,17 @@ def logged_losses(model_dir):
 curves = {name: logged_losses(f"runs/estimator/{name}") for name in ("uninterrupted", "interrupted")}
 for name, points in curves.items():
     print(name, [step for step, _ in points])"""),
+        md("The resumed run re-reads its input from the start (`numpy_input_fn` restarts), so its final "
+           "weights differ from the uninterrupted run's:"),
+        code("""\
+reference = tf.train.load_checkpoint(tf.train.latest_checkpoint("runs/estimator/uninterrupted"))
+weights = [n for n in reference.get_variable_to_shape_map() if n.startswith("dnn/") and "Adam" not in n]
+difference = max(float(abs(final.get_tensor(n) - reference.get_tensor(n)).max()) for n in weights)
+print("max |w - w_uninterrupted| =", difference)"""),
         code("""\
 results = {
     "killed_exit_code": killed,
+    "max_weight_difference": difference,
     "step_after_kill": step_after_kill,
     "final_step": int(final.get_tensor("global_step")),
     "files_after_kill": files_after_kill,
@@ -426,10 +436,148 @@ results = {
     ]
 
 
+SIDE_BY_SIDE_CONTINUE = """\
+import numpy as np, tensorflow as tf
+from sklearn.datasets import load_digits
+from compat.convert import load_canned
+
+digits = load_digits()
+images = (digits.images / 16.0).astype(np.float32)
+labels = digits.target.astype(np.int32)
+
+conversion = load_canned("runs/estimator/after_kill")   # the model with weights, Adam slots and step
+model = conversion.model
+print(conversion.estimator.estimator_name, "-> continuing at step", int(model.optimizer.iterations) + 1)
+batches = iter(tf.data.Dataset.from_tensor_slices(({"x": images}, labels))
+               .shuffle(len(images), seed=0).repeat().batch(BATCH))
+migrated_points = []
+while int(model.optimizer.iterations) < TOTAL_STEPS:
+    features, batch_labels = next(batches)
+    loss = model.train_on_batch(features, batch_labels, return_dict=True)["loss"]   # v1 head: summed over the batch
+    migrated_points.append([int(model.optimizer.iterations), float(loss)])
+print("steps trained in Keras:", [step for step, _ in migrated_points])"""
+
+SIDE_BY_SIDE_TABLE = """\
+def resumed_curve(points, resumed_at):
+    \"\"\"Loss per global step of an interrupted run as it ended up: before the resume point from the
+    crashed attempt, after it from the restored one (the steps in between were trained twice).\"\"\"
+    curve = {}
+    for point in points:
+        if point[0] <= resumed_at or (len(point) > 2 and point[2] != "before the crash"):
+            curve[point[0]] = point[1]
+    return curve
+
+def compare(uninterrupted, resumed):
+    steps = sorted(set(uninterrupted) & set(resumed))
+    return max(abs(uninterrupted[s] - resumed[s]) for s in steps)
+
+estimator, keras, loop = (results_of[name] for name in NAMES)
+rows = {
+    "Estimator": (estimator["step_after_kill"], estimator["max_weight_difference"],
+                  dict(estimator["curves"]["uninterrupted"]), dict(estimator["curves"]["interrupted"])),
+    "Keras BackupAndRestore, per epoch": (keras["resumed_at"]["epoch"], keras["max_weight_difference"]["epoch"],
+        {p[0]: p[1] for p in keras["curves"]["uninterrupted"]},
+        resumed_curve(keras["curves"]["save_freq=epoch"], keras["resumed_at"]["epoch"])),
+    "Keras BackupAndRestore, save_freq=3": (keras["resumed_at"]["steps"], keras["max_weight_difference"]["steps"],
+        {p[0]: p[1] for p in keras["curves"]["uninterrupted"]},
+        resumed_curve(keras["curves"]["save_freq=3"], keras["resumed_at"]["steps"])),
+    "Custom loop + CheckpointManager": (loop["resumed_at"], loop["max_weight_difference"],
+        {p[0]: p[1] for p in loop["curves"]["uninterrupted"]},
+        resumed_curve(loop["curves"]["interrupted"], loop["resumed_at"])),
+}
+print(f"{'mechanism':38} {'resumed from':>12} {'steps redone':>12} {'max |dw| at the end':>20} {'max |dloss|':>12}")
+table = {}
+for name, (resumed_at, dw, uninterrupted, resumed) in rows.items():
+    table[name] = {"resumed_at": resumed_at, "redone": INTERRUPT_AT - resumed_at, "max_weight_difference": dw,
+                   "max_loss_difference": compare(uninterrupted, resumed)}
+    row = table[name]
+    print(f"{name:38} {resumed_at:12d} {row['redone']:12d} {dw:20.2e} {row['max_loss_difference']:12.2e}")"""
+
+SIDE_BY_SIDE_PLOT = """\
+import matplotlib.pyplot as plt
+
+figure, axes = plt.subplots(1, len(rows), figsize=(4.5 * len(rows), 3.6), sharex=True)
+for axis, (name, (resumed_at, _, uninterrupted, resumed)) in zip(axes, rows.items()):
+    axis.plot(sorted(uninterrupted), [uninterrupted[s] for s in sorted(uninterrupted)], "o-", label="uninterrupted")
+    axis.plot(sorted(resumed), [resumed[s] for s in sorted(resumed)], "x--", label="interrupted + resumed")
+    if name == "Estimator":
+        axis.plot([s for s, _ in migrated_points], [l for _, l in migrated_points], "s:", label="converted, in Keras")
+    axis.axvline(INTERRUPT_AT, color="red", linewidth=0.8)
+    axis.set_title(name, fontsize=9)
+    axis.set_xlabel("global step")
+    axis.legend(fontsize=7)
+axes[0].set_ylabel("loss (Estimator: batch, summed; others: whole dataset)")
+figure.tight_layout()
+figure.savefig("runs/results/side_by_side.png", dpi=80)
+plt.show()"""
+
+
+def side_by_side_notebook() -> list:
+    return header(
+        "04_side_by_side_and_migration.ipynb",
+        "4 · Side by side, and the migration",
+        "The three mechanisms of notebooks 1-3 on the same interruption, compared; then the migration "
+        "itself: `migrate rewrite` on notebook 1's Estimator program, and `migrate convert-checkpoint` on "
+        "the `model_dir` its crash left, continued in Keras from the Estimator's step.\n\n"
+        "Run notebooks 1, 2 and 3 first, in the same directory: this one reads their `runs/`. It runs in "
+        "the modern environment with this project installed (`make env`; in Colab, install the project "
+        "from its repository first).",
+        '"tf-keras", "scikit-learn", "matplotlib"',
+    ) + [
+        code(SCENARIO + """
+import json, os, subprocess, sys
+from pathlib import Path
+
+NAMES = ("01_estimator", "02_keras_backup_and_restore", "03_custom_loop_checkpoint_manager")
+missing = [name for name in NAMES if not os.path.exists(f"runs/results/{name}.json")]
+assert not missing, f"run these notebooks first, in this directory: {missing}"
+results_of = {name: json.load(open(f"runs/results/{name}.json")) for name in NAMES}
+MIGRATE = str(Path(sys.executable).parent / "migrate")   # the project's command-line tool
+
+def migrate(*arguments):
+    completed = subprocess.run([MIGRATE, *arguments], capture_output=True, text=True,
+                               env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+    print(completed.stdout, completed.stderr.strip().splitlines()[-1] if completed.stderr.strip() else "")
+    return completed"""),
+        md("## The code: `migrate rewrite`\n\nNotebook 1's program, rewritten for `Model.fit` + "
+           "`BackupAndRestore` (the default `--target keras`):"),
+        code('keras_diff = migrate("rewrite", "runs/estimator_program.py", "--diff").stdout'),
+        md("...or for a custom loop with `tf.train.CheckpointManager` (`--target loop`):"),
+        code('loop_diff = migrate("rewrite", "runs/estimator_program.py", "--diff", "--target", "loop").stdout'),
+        md("## The checkpoint: `migrate convert-checkpoint`\n\nWhat the crash left in `model_dir`, as the "
+           "converter recognises it:"),
+        code('inspected = migrate("inspect-checkpoint", "runs/estimator/after_kill")'),
+        code("""\
+import shutil
+shutil.rmtree("runs/migration", ignore_errors=True)
+migrate("convert-checkpoint", "runs/estimator/after_kill", "--out", "runs/migration/converted")
+print(sorted(os.listdir("runs/migration/converted")))"""),
+        md("Training continues **in Keras, from the Estimator's step**: the converted model holds the "
+           "Estimator's weights, its Adam slots and `optimizer.iterations = 3`, so step 4 comes next."),
+        code(SIDE_BY_SIDE_CONTINUE),
+        md("## Side by side\n\nFor each mechanism: where the resumed run restarted, how many steps were "
+           "trained twice, and how far its final weights and its loss curve end up from the uninterrupted "
+           "run's. Only the custom loop that checkpoints its data iterator coincides exactly. (The "
+           "project's exact-resume runtime for `fit` will join this table.)"),
+        code(SIDE_BY_SIDE_TABLE),
+        code(SIDE_BY_SIDE_PLOT),
+        code("""\
+results = {
+    "table": table,
+    "keras_diff_has": {word: word in keras_diff for word in ("BackupAndRestore", "CheckpointManager")},
+    "loop_diff_has": {word: word in loop_diff for word in ("CheckpointManager", "GradientTape")},
+    "converted_files": sorted(os.listdir("runs/migration/converted")),
+    "migrated_steps": [step for step, _ in migrated_points],
+}
+""" + RESULTS.format(name="04_side_by_side_and_migration")),
+    ]
+
+
 NOTEBOOKS = {
     "01_estimator.ipynb": (estimator_notebook, "legacy"),
     "02_keras_backup_and_restore.ipynb": (keras_notebook, "modern"),
     "03_custom_loop_checkpoint_manager.ipynb": (loop_notebook, "modern"),
+    "04_side_by_side_and_migration.ipynb": (side_by_side_notebook, "modern"),
 }
 
 
