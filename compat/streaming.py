@@ -1,12 +1,12 @@
-"""Writing the converted TF2 training checkpoint one tensor at a time.
+"""Writing converted checkpoints (the TF2 training checkpoint and model.keras) a tensor at a time.
 
 A `tf.train.Checkpoint` of a full-size model needs every weight and slot in memory at once. Its layout,
 though (the object graph and the key of every tensor), does not depend on sizes. So a miniature model
 of the same architecture (every feature and hidden layer one unit wide) is built, each of its weights and
 slots is filled with a unique marker value and written once; its checkpoint gives the object graph and
-tells which key holds which weight or slot. The real checkpoint is then written key by key with
-`SaveV2`, each tensor read from the legacy checkpoint (concatenated or rescaled as the mapping says) just
-before it is written, and the shards are merged with `MergeV2Checkpoints`, which renames data files
+tells which key holds which weight or slot. The real checkpoint is then written with `SaveV2` in groups
+of at most one largest tensor, each tensor read from the legacy checkpoint (concatenated or rescaled as the
+mapping says) just before, and the shards are merged with `MergeV2Checkpoints`, which renames data files
 rather than copying them. Memory stays bounded by the largest tensor.
 """
 
