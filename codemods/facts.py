@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.api import Api, ApiResolver
+from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
 HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
 NUMPY_INPUT_FN_APIS = ("estimator.inputs.numpy_input_fn",)
-CANNED_ESTIMATORS = ("estimator.DNNClassifier",)
+CANNED_ESTIMATORS = tuple(CANNED)
 
 # RunConfig arguments the rewrite carries over; any other is a reason to leave the estimator alone.
 RUNCONFIG_SUPPORTED = (
@@ -316,27 +317,20 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
 def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
     from codemods.optimizers import optimizer_problem
 
-    supported = {
-        "feature_columns",
-        "hidden_units",
-        "n_classes",
-        "optimizer",
-        "dropout",
-        "model_dir",
-        "config",
-    }
+    spec = CANNED[estimator.api.path]
     for key in estimator.kwargs:
-        if key not in supported:
+        if key not in spec.keywords and key not in MOVED_TO_CHECKPOINTING:
             estimator.problems.append(f"{estimator.api.path}({key}=...) is not migrated yet")
-    for required in ("feature_columns", "hidden_units"):
+    for required in spec.required:
         if required not in estimator.kwargs:
             estimator.problems.append(f"{required}= must be given by keyword")
     if assigned[estimator.variable] != 1:
         estimator.problems.append(f"`{estimator.variable}` is assigned more than once")
-    if "optimizer" in estimator.kwargs:
-        problem = optimizer_problem(estimator.kwargs["optimizer"], resolver)
-        if problem:
-            estimator.problems.append(problem)
+    for key in spec.optimizers:
+        if key in estimator.kwargs:
+            problem = optimizer_problem(estimator.kwargs[key], resolver)
+            if problem:
+                estimator.problems.append(problem)
     config = estimator.config
     if config is not None:
         estimator.problems.extend(config.problems)

@@ -1,7 +1,9 @@
 """TF1 `tf.compat.v1.train.*Optimizer` instances -> tf_keras optimizers that take the same steps.
 
 TF1 and Keras name and default some arguments differently: TF1 Adam's epsilon is 1e-8 (Keras: 1e-7) and
-its betas are `beta1`/`beta2`; TF1 Adagrad starts its accumulators at 0.1 and adds no epsilon.
+its betas are `beta1`/`beta2`; TF1 Adagrad starts its accumulators at 0.1 and adds no epsilon. TF1
+Momentum accumulates gradients where Keras SGD accumulates updates; from the same (zero) start both take
+the same steps (measured in tests/test_convert_checkpoint.py). Nesterov momentum is not carried over.
 """
 
 from __future__ import annotations
@@ -25,6 +27,22 @@ _OPTIMIZERS = {
         "tf_keras.optimizers.SGD",
         {},
     ),
+    "train.MomentumOptimizer": (
+        ("learning_rate", "momentum", "use_locking", "name"),
+        {"learning_rate": "learning_rate", "momentum": "momentum"},
+        "tf_keras.optimizers.SGD",
+        {},
+    ),
+    "train.FtrlOptimizer": (
+        ("learning_rate", "learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
+         "l2_regularization_strength", "use_locking", "name", "accum_name", "linear_name",
+         "l2_shrinkage_regularization_strength", "beta"),
+        {key: key for key in ("learning_rate", "learning_rate_power", "initial_accumulator_value",
+                              "l1_regularization_strength", "l2_regularization_strength",
+                              "l2_shrinkage_regularization_strength", "beta")},
+        "tf_keras.optimizers.Ftrl",
+        {},
+    ),
     "train.AdagradOptimizer": (
         ("learning_rate", "initial_accumulator_value", "use_locking", "name"),
         {"learning_rate": "learning_rate"},
@@ -32,7 +50,7 @@ _OPTIMIZERS = {
         {},
     ),
 }
-_DROPPED = ("use_locking", "name")
+_DROPPED = ("use_locking", "name", "accum_name", "linear_name")
 
 
 def _arguments(call: cst.Call, order: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
@@ -51,7 +69,7 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
     """Why `node` cannot be carried over as a Keras optimizer, or None when it can."""
     api = resolver.call_api(node)
     if api is None or api.path not in _OPTIMIZERS:
-        return "optimizer= is not a TF1 Adam, Adagrad or GradientDescent optimizer instance"
+        return "optimizer= is not a TF1 Adam, Adagrad, Ftrl, Momentum or GradientDescent optimizer instance"
     order, renames, _, _ = _OPTIMIZERS[api.path]
     values = _arguments(node, order)
     if values is None:

@@ -1,6 +1,7 @@
-"""`DNNClassifier(...)` -> `canned.dnn_classifier(...)`: the compiled tf_keras model from `compat.canned`.
+"""Canned estimators (`DNNClassifier(...)`, ...) -> their `compat.canned` builder (`canned.dnn_classifier(...)`).
 
-The builder lives in `compat` so that checkpoint conversion builds exactly the model the rewrite emits.
+The builders live in `compat` so that checkpoint conversion builds exactly the model the rewrite emits;
+`codemods.canned_estimators` lists the estimators and their arguments.
 The arguments are carried over as written, except: the TF1 optimizer becomes its Keras twin (see
 `codemods.optimizers`), `model_dir` and `config` move to the checkpointing code of the train calls, and
 `loss_reduction` records the head: "sum" for `tf.compat.v1.estimator` (v1 heads sum the loss over the
@@ -9,14 +10,13 @@ batch), "sum_over_batch_size" for `tf.estimator` (v2 heads average it).
 
 import libcst as cst
 
+from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
 from codemods.optimizers import keras_optimizer
 from codemods.registry import Rule, register
 
-_MOVED = ("model_dir", "config")
-
 
 @register
-class CannedDnnRule(Rule):
+class CannedEstimatorRule(Rule):
     rule_id = "canned-estimator"
     node_types = (cst.Call,)
 
@@ -29,12 +29,13 @@ class CannedDnnRule(Rule):
                 ctx.todo(original, self.rule_id, f"{estimator.variable}: {problem}")
             return updated
 
+        spec = CANNED[estimator.api.path]
         args = []
         for original_arg, arg in zip(original.args, updated.args):
             key = arg.keyword.value
-            if key in _MOVED:
+            if key in MOVED_TO_CHECKPOINTING:
                 continue
-            if key == "optimizer":
+            if key in spec.optimizers:
                 optimizer, module = keras_optimizer(original_arg.value, arg.value, ctx.resolver)
                 if module == "tf_keras":
                     ctx.need_import("tf_keras")
@@ -58,6 +59,6 @@ class CannedDnnRule(Rule):
         ctx.need_import("compat", "canned")
         head = "v1 head: loss summed over the batch" if estimator.api.v1 else "v2 head: loss averaged"
         ctx.record(
-            original, self.rule_id, True, f"{estimator.api.path} -> compat.canned.dnn_classifier ({head})"
+            original, self.rule_id, True, f"{estimator.api.path} -> compat.canned.{spec.builder} ({head})"
         )
-        return updated.with_changes(func=cst.parse_expression("canned.dnn_classifier"), args=args)
+        return updated.with_changes(func=cst.parse_expression(f"canned.{spec.builder}"), args=args)

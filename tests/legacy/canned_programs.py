@@ -1,0 +1,62 @@
+"""Estimator programs for the canned-estimator equivalence tests, one per estimator (sources, not modules).
+
+Each is both the input of `migrate rewrite` and, unchanged, the reference run under the legacy environment:
+fixed batch order (shuffle=False), no dropout, a checkpoint at step 0 and at --max_steps.
+"""
+
+TEMPLATE = '''\
+import argparse
+
+import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+tf1 = tf.compat.v1
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--max_steps", type=int, default=20)
+    args = parser.parse_args()
+
+    digits = load_digits()
+    images = (digits.images / 16.0 + 0.05).astype(np.float32)
+    labels = {labels}
+
+    columns = [tf1.feature_column.numeric_column("x", shape=[8, 8])]
+    config = tf1.estimator.RunConfig(save_checkpoints_steps=args.max_steps, keep_checkpoint_max=10)
+    model = {constructor}
+    train_input_fn = tf1.estimator.inputs.numpy_input_fn(
+        x={{"x": images}}, y=labels, batch_size=32, num_epochs=None, shuffle=False
+    )
+    model.train(input_fn=train_input_fn, max_steps=args.max_steps)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+PROGRAMS = {
+    "linear_classifier_ftrl": TEMPLATE.format(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.LinearClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        n_classes=10,\n"
+        "        optimizer=tf1.train.FtrlOptimizer(0.05),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+    "dnn_regressor_momentum": TEMPLATE.format(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf1.estimator.DNNRegressor(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        label_dimension=2,\n"
+        "        optimizer=tf1.train.MomentumOptimizer(0.0005, momentum=0.9),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+}
