@@ -57,8 +57,9 @@ def canned_checkpoints(legacy_python) -> Path:
     with open(cache.parent / "canned-checkpoints.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not cache.is_dir():
+            for stale in cache.parent.glob("canned-checkpoints-*"):  # made by older versions of the script
+                shutil.rmtree(stale, ignore_errors=True)
             staging = cache.with_name(cache.name + ".partial")
-            shutil.rmtree(staging, ignore_errors=True)
             run([legacy_python, CANNED_SCRIPT, staging], timeout=900)
             staging.rename(cache)
     return cache
