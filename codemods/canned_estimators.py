@@ -2,8 +2,8 @@
 
 Arguments in `keywords` are carried over as written (optimizers converted by `codemods.optimizers`);
 `model_dir` and `config` move to the checkpointing code of the train calls; any other argument keeps the
-estimator as it was, with a TODO. DNNLinearCombined* train with two optimizers, which the loop target
-does not emit yet, so they are not listed (they stay Estimators).
+estimator as it was, with a TODO. DNNLinearCombined* train with two optimizers: `fit` runs the builder's
+own train step, the loop target steps both (`two_optimizers`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ class CannedSpec:
     keywords: frozenset[str]
     required: tuple[str, ...]
     optimizers: tuple[str, ...]  # keywords holding an optimizer
+    two_optimizers: bool = False  # the model has `linear_optimizer` besides `optimizer`
 
 
 _DNN = frozenset({"feature_columns", "hidden_units", "optimizer", "dropout", "activation_fn"})
@@ -36,4 +37,17 @@ CANNED = {
         "linear_regressor", _LINEAR | {"label_dimension"}, ("feature_columns",), ("optimizer",)
     ),
 }
+_COMBINED = frozenset({
+    "linear_feature_columns", "linear_optimizer", "dnn_feature_columns", "dnn_optimizer", "dnn_hidden_units",
+    "dnn_activation_fn", "dnn_dropout",
+})
+_COMBINED_REQUIRED = ("linear_feature_columns", "dnn_feature_columns", "dnn_hidden_units")
+CANNED["estimator.DNNLinearCombinedClassifier"] = CannedSpec(
+    "dnn_linear_combined_classifier", _COMBINED | {"n_classes"}, _COMBINED_REQUIRED,
+    ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
+)
+CANNED["estimator.DNNLinearCombinedRegressor"] = CannedSpec(
+    "dnn_linear_combined_regressor", _COMBINED | {"label_dimension"}, _COMBINED_REQUIRED,
+    ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
+)
 MOVED_TO_CHECKPOINTING = ("model_dir", "config")

@@ -19,6 +19,7 @@ import textwrap
 
 import libcst as cst
 
+from codemods.canned_estimators import CANNED
 from codemods.facts import keyword_args, train_call
 from codemods.registry import Rule, register
 from codemods.templates import source, statements
@@ -29,6 +30,16 @@ _KERAS_RESTORE = """
 {est}_manager = {tf}.train.CheckpointManager({est}_checkpoint, {model_dir}, max_to_keep={keep})
 resume.restore_latest({est}_checkpoint, {est}_manager)
 """
+
+_ONE_OPTIMIZER = """\
+    gradients = tape.gradient(loss, {est}.trainable_variables)
+    {est}.optimizer.apply_gradients(zip(gradients, {est}.trainable_variables))"""
+
+# DNNLinearCombined: the DNN's optimizer trains the DNN, the linear optimizer the linear part.
+_TWO_OPTIMIZERS = """\
+    dnn_gradients, linear_gradients = tape.gradient(loss, [{est}.dnn_variables, {est}.linear_variables])
+    {est}.optimizer.apply_gradients(zip(dnn_gradients, {est}.dnn_variables))
+    {est}.linear_optimizer.apply_gradients(zip(linear_gradients, {est}.linear_variables))"""
 
 _MAX_STEPS_GUARD = """if int({est}.optimizer.iterations) < {limit}:  # max_steps is a total across restarts
 """
@@ -62,8 +73,7 @@ resume.restore_latest({est}_checkpoint, {est}_manager)
 def {est}_train_step(features, labels):
     with {tf}.GradientTape() as tape:
         loss = {est}.compute_loss(features, labels, {est}(features, training=True))
-    gradients = tape.gradient(loss, {est}.trainable_variables)
-    {est}.optimizer.apply_gradients(zip(gradients, {est}.trainable_variables))
+{apply_gradients}
     return loss
 
 {est}_manager.save(checkpoint_number={est}_step)
@@ -142,6 +152,8 @@ class EstimatorTrainRule(Rule):
             values["last_step"] = (
                 values["limit"] if limit == "max_steps" else f"int({values['est']}_step) + {values['limit']}"
             )
+            two = CANNED[estimator.api.path].two_optimizers
+            values["apply_gradients"] = (_TWO_OPTIMIZERS if two else _ONE_OPTIMIZER).format(**values)
             code = _LOOP.format(**values)
             target = "custom loop + CheckpointManager"
         new = statements(code)

@@ -59,4 +59,17 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    "dnn_linear_combined_classifier_ftrl_adam": TEMPLATE.format(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.DNNLinearCombinedClassifier(\n"
+        "        linear_feature_columns=columns,\n"
+        "        linear_optimizer=tf1.train.FtrlOptimizer(0.05),\n"
+        "        dnn_feature_columns=columns,\n"
+        "        dnn_hidden_units=[32, 16],\n"
+        "        dnn_optimizer=tf1.train.AdamOptimizer(0.01),\n"
+        "        n_classes=10,\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
 }
