@@ -28,8 +28,8 @@ import tf_keras
 from compat import canned
 from compat.legacy_checkpoint import STATE_FILE, CheckpointError, LegacyCheckpoint
 from compat.optimizer_state import assign_slot
-from compat.rebuild import build_model, read_concatenated, weight_sources
-from compat.recognise import CannedEstimator, OptimizerState, recognise
+from compat.rebuild import build_model, read_concatenated, slot_sources, weight_sources
+from compat.recognise import CannedEstimator, OptimizerState, part_of, recognise
 from compat.streaming import write_model_file, write_training_checkpoint
 
 MODEL_FILE = "model.keras"
@@ -68,13 +68,11 @@ def assign_state(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, model
     optimizers = canned.model_optimizers(model)
     for variable, names in weight_sources(estimator, model):
         variable.assign(read_concatenated(checkpoint, names, variable))
-        part = "linear" if names[0].startswith("linear/") else "dnn"
+        part = part_of(names[0])
         state, optimizer = estimator.optimizers[part], optimizers[part]
         for keras_slot in {s for name in names for s in state.slots.get(name, {})}:
-            slot_names = [state.slots[name][keras_slot] for name in names]
-            value = read_concatenated(checkpoint, slot_names, variable)
-            tf1_momentum = state.kind == "Momentum" and estimator.head == "v1"
-            assign_slot(optimizer, variable, keras_slot, value, tf1_momentum)
+            value = read_concatenated(checkpoint, slot_sources(estimator, names, keras_slot), variable)
+            assign_slot(optimizer, variable, keras_slot, value, estimator.tf1_momentum(part))
     for part, optimizer in optimizers.items():
         optimizer.iterations.assign(estimator.global_step)
         if estimator.optimizers[part].kind == "Adam":

@@ -69,8 +69,13 @@ def keras_slot(optimizer, variable, slot: str):
     raise CheckpointError(f"{type(optimizer).__name__} has no {slot!r} slot for {variable.name}")
 
 
+def keras_momentum(accumulator, learning_rate: float):
+    """A TF1 Momentum accumulator (w -= lr * a) as tf_keras SGD's momentum (w += m): m = -lr * a."""
+    return -learning_rate * accumulator
+
+
 def assign_slot(optimizer, variable, slot: str, value: np.ndarray, tf1_momentum: bool) -> None:
     """Assign one legacy slot value; `tf1_momentum` converts a TF1 Momentum accumulator to Keras's."""
     if tf1_momentum:
-        value = -optimizer.learning_rate.numpy() * value
+        value = keras_momentum(value, float(optimizer.learning_rate.numpy()))
     keras_slot(optimizer, variable, slot).assign(value)

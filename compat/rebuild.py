@@ -13,7 +13,7 @@ import tf_keras
 
 from compat import canned
 from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.recognise import CannedEstimator, OptimizerState
+from compat.recognise import CannedEstimator, OptimizerState, part_of
 
 # Optimizer defaults the checkpoint cannot tell: TF1 Adam's epsilon is 1e-8, Keras's 1e-7.
 ADAM_EPSILON = {"v1": 1e-8, "v2": 1e-7}
@@ -98,9 +98,23 @@ def weight_sources(estimator: CannedEstimator, model: tf_keras.Model) -> list[tu
     return sources
 
 
-def read_concatenated(checkpoint: LegacyCheckpoint, names: list[str], target: tf.Variable) -> np.ndarray:
+def read_parts(checkpoint: LegacyCheckpoint, names) -> np.ndarray:
+    """The legacy variables `names`, concatenated along the first axis (one name: that tensor)."""
     parts = [checkpoint.read(name) for name in names]
-    value = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+
+
+def slot_sources(estimator: CannedEstimator, names, slot: str) -> list[str] | None:
+    """The legacy slot variables that make the tf_keras `slot` of the weight made of `names`, or None
+    when the legacy optimizer keeps no such slot (plain SGD has no momentum: it starts at zero)."""
+    state = estimator.optimizers[part_of(names[0])]
+    if not all(slot in state.slots.get(name, {}) for name in names):
+        return None
+    return [state.slots[name][slot] for name in names]
+
+
+def read_concatenated(checkpoint: LegacyCheckpoint, names: list[str], target: tf.Variable) -> np.ndarray:
+    value = read_parts(checkpoint, names)
     if tuple(value.shape) != tuple(target.shape):
         raise CheckpointError(
             f"{checkpoint.prefix}: {' + '.join(names)} has shape {value.shape}, "

@@ -71,12 +71,17 @@ class CannedEstimator:
             return None
         return 2 if self.logits_units == 1 else self.logits_units
 
+    def tf1_momentum(self, part: str) -> bool:
+        """Whether `part`'s slots are TF1 Momentum accumulators (which Keras keeps scaled by -lr)."""
+        return self.optimizers[part].kind == "Momentum" and self.head == "v1"
+
     @property
     def label_dimension(self) -> int | None:
         return self.logits_units if self.task == "regressor" else None
 
 
-def _part(name: str) -> str:
+def part_of(name: str) -> str:
+    """The part of a canned model a legacy variable belongs to: linear or dnn."""
     return "linear" if name.startswith("linear/") else "dnn"
 
 
@@ -95,9 +100,9 @@ def _v1_optimizers(checkpoint: LegacyCheckpoint, weights: list[str], graph: Grap
         if not match:
             continue
         kind, keras_slot = V1_SLOTS[match["slot"]]
-        state = states.setdefault(_part(match["var"]), OptimizerState(kind, _part(match["var"])))
+        state = states.setdefault(part_of(match["var"]), OptimizerState(kind, part_of(match["var"])))
         state.slots.setdefault(match["var"], {})[keras_slot] = name
-    for part in {_part(w) for w in weights}:
+    for part in {part_of(w) for w in weights}:
         states.setdefault(part, OptimizerState("SGD", part))
     # The Estimator builds the dnn optimizer first; a second optimizer of the same kind gets a "_1" scope.
     ordered = sorted(states.values(), key=lambda s: s.part)
@@ -130,13 +135,13 @@ def _v2_optimizers(checkpoint: LegacyCheckpoint, weights: list[str]):
             hyper.setdefault(match["opt"], {})[rest] = name
             continue
         var, _, slot = rest.rpartition("/")
-        state = by_name.setdefault(match["opt"], OptimizerState(match["kind"], _part(var)))
+        state = by_name.setdefault(match["opt"], OptimizerState(match["kind"], part_of(var)))
         state.slots.setdefault(var, {})[V2_SLOTS.get(slot, slot)] = name
     for opt_name, values in hyper.items():
         state = by_name.get(opt_name)
         if state is None:  # no slots: plain SGD; which part it trains is told by the other optimizer
             kind = V2_VARIABLE.match(f"training/{opt_name}/x")["kind"]
-            parts = {_part(w) for w in weights} - {s.part for s in by_name.values()}
+            parts = {part_of(w) for w in weights} - {s.part for s in by_name.values()}
             state = by_name[opt_name] = OptimizerState(kind, sorted(parts)[0] if parts else "dnn")
         for key, name in values.items():
             if key in HYPERPARAMETERS:

@@ -26,9 +26,9 @@ import tf_keras
 
 from compat import canned
 from compat.legacy_checkpoint import LegacyCheckpoint
-from compat.optimizer_state import keras_slot
-from compat.rebuild import build_model, build_optimizer, weight_sources
-from compat.recognise import CannedEstimator
+from compat.optimizer_state import keras_momentum, keras_slot
+from compat.rebuild import build_model, build_optimizer, read_parts, slot_sources, weight_sources
+from compat.recognise import CannedEstimator, part_of
 
 SHARD_BYTES = 64 * 1024**2  # smallest group of tensors per data file
 _FIRST_MARKER = 1000.5  # marker values are far from any learning rate or step a checkpoint holds
@@ -60,7 +60,7 @@ def _layout(estimator: CannedEstimator, directory: Path) -> tuple[str, dict[floa
     recipes: dict[float, _Recipe] = {}
     marker = _FIRST_MARKER
     for variable, names in weight_sources(small, model):
-        part = "linear" if names[0].startswith("linear/") else "dnn"
+        part = part_of(names[0])
         targets = [(variable, None)]
         for candidate in optimizers[part].variables:
             slot, _, owner = candidate.name.partition("/")
@@ -80,18 +80,14 @@ def _layout(estimator: CannedEstimator, directory: Path) -> tuple[str, dict[floa
 
 def _real_tensor(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, recipe: _Recipe,
                  learning_rate: float) -> tf.Tensor:
-    state = estimator.optimizers[recipe.part]
-    if recipe.slot is None:
-        names = recipe.names
-    elif all(recipe.slot in state.slots.get(name, {}) for name in recipe.names):
-        names = tuple(state.slots[name][recipe.slot] for name in recipe.names)
-    else:  # a slot the legacy optimizer does not keep (plain SGD's momentum): it starts at zero
+    names = recipe.names if recipe.slot is None else slot_sources(estimator, recipe.names, recipe.slot)
+    if names is None:  # a slot the legacy optimizer does not keep: it starts at zero
         shape = (sum(checkpoint.shapes[n][0] for n in recipe.names), *checkpoint.shapes[recipe.names[0]][1:])
         return tf.zeros(shape, checkpoint.dtypes[recipe.names[0]])
-    parts = [checkpoint.read_tensor(name) for name in names]
+    parts = [checkpoint.read_tensor(name) for name in names]  # TF tensors: no NumPy copy
     value = parts[0] if len(parts) == 1 else tf.concat(parts, axis=0)
-    if recipe.slot is not None and state.kind == "Momentum" and estimator.head == "v1":
-        value = -learning_rate * value  # TF1 accumulates gradients, Keras updates (compat.optimizer_state)
+    if recipe.slot is not None and estimator.tf1_momentum(recipe.part):
+        value = keras_momentum(value, learning_rate)
     return value
 
 
@@ -119,7 +115,7 @@ def write_model_file(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, p
         for index, (variable, names) in enumerate(weight_sources(small, model)):
             marker = _FIRST_MARKER + index
             variable.assign(tf.fill(variable.shape, tf.constant(marker, variable.dtype)))
-            recipes[marker] = _Recipe(tuple(names), "linear" if names[0].startswith("linear/") else "dnn")
+            recipes[marker] = _Recipe(tuple(names), part_of(names[0]))
         canned.inference_model(model).save(scratch / "small.keras")
         weights = scratch / "model.weights.h5"
         with zipfile.ZipFile(scratch / "small.keras") as small_file:
@@ -131,11 +127,8 @@ def write_model_file(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, p
                     target.require_group(name).attrs.update(item.attrs)
                     return
                 recipe = recipes.get(float(np.ravel(item[()])[0])) if item.size else None
-                if recipe is None:
-                    value = item[()]
-                else:  # read straight into NumPy: one copy of the tensor, not a TF tensor plus a NumPy copy
-                    parts = [checkpoint.read(name) for name in recipe.names]
-                    value = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+                # Real weights are read straight into NumPy: one copy, not a TF tensor plus a NumPy copy.
+                value = item[()] if recipe is None else read_parts(checkpoint, recipe.names)
                 target.create_dataset(name, data=value).attrs.update(item.attrs)
                 del value
 
