@@ -16,18 +16,21 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--max_steps", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
     digits = load_digits()
-    # Offset so that no pixel is almost always zero: Adam divides each update by the weight's gradient
-    # history, and for a weight whose gradient is nearly always zero that amplifies last-bit differences
-    # between TF 2.15 and 2.21 kernels past 1e-5 (seen once: 2.8e-5 on one of 2048 weights of a corner
-    # pixel). That is conditioning, not migration, so the test data avoids it.
+    # Last-bit differences between TF 2.15 and 2.21 kernels are amplified by some starting points: a weight
+    # whose gradient is nearly always zero (Adam divides by its history), a ReLU input that crosses zero.
+    # Unseeded runs failed 1e-5 now and then (2.8e-5 once, 3.7e-3 once). Hence a fixed seed (measured with
+    # seeds 1, 2, 3, 7: max |dw| <= 2.3e-6 after 20 steps) and pixels offset so none is almost always zero.
     images = (digits.images / 16.0 + 0.05).astype(np.float32)
     labels = digits.target.astype(np.int32)
 
     columns = [tf1.feature_column.numeric_column("x", shape=[8, 8])]
-    config = tf1.estimator.RunConfig(save_checkpoints_steps=args.max_steps, keep_checkpoint_max=10)
+    config = tf1.estimator.RunConfig(
+        save_checkpoints_steps=args.max_steps, keep_checkpoint_max=10, tf_random_seed=args.seed
+    )
     classifier = tf1.estimator.DNNClassifier(
         feature_columns=columns,
         hidden_units=[32, 16],
