@@ -1,4 +1,12 @@
-"""What migrated programs call to resume from their model_dir.
+"""What migrated programs call to resume from their model_dir: the newest checkpoint that reads back whole.
+
+Crash safety. `tf.train.Checkpoint.write` stages its files and the `CheckpointManager` names a checkpoint
+in its state file (written atomically) only after the checkpoint itself, so a process killed mid-save
+normally leaves the previous checkpoint as the latest. What that cannot cover (a disk that filled up, a
+copy cut short, a bit flipped, an async save whose data never reached the disk, a file deleted by hand)
+is caught here: before anything is restored, every tensor of the newest checkpoint is read back, which
+checks the index, the presence and length of the data files and every tensor's CRC32C. A checkpoint that
+fails is skipped with one warning naming it and the error, and the next newest is used.
 
 An Estimator's model_dir names its `model.ckpt-N` in the `checkpoint` state file, so a migrated program
 started on it unconverted would find that name-based checkpoint as its latest: `tf.train.Checkpoint`
@@ -7,6 +15,8 @@ which sweeps what its state file lists, would delete the Estimator's checkpoints
 """
 
 from __future__ import annotations
+
+import warnings
 
 import tensorflow as tf
 
@@ -17,10 +27,52 @@ class EstimatorCheckpointError(RuntimeError):
     """The model_dir holds an Estimator checkpoint that must be converted before training resumes."""
 
 
+class CorruptCheckpointWarning(UserWarning):
+    """The newest checkpoint(s) could not be read back; an older one is used."""
+
+
+def verify_checkpoint(prefix: str) -> None:
+    """Read every tensor of the checkpoint at `prefix`; raises `tf.errors.OpError` if any is bad."""
+    reader = tf.train.load_checkpoint(prefix)
+    # RestoreV2, not reader.get_tensor: a tf.data iterator's state is a variant tensor numpy cannot hold.
+    for name, dtype in reader.get_variable_to_dtype_map().items():
+        tf.raw_ops.RestoreV2(prefix=prefix, tensor_names=[name], shape_and_slices=[""], dtypes=[dtype])
+
+
+def latest_valid_checkpoint(manager: tf.train.CheckpointManager, companions=None) -> str | None:
+    """The newest checkpoint `manager` lists that reads back whole; one warning for those skipped.
+
+    `companions(prefix)`, if given, names further checkpoints that belong to `prefix` and must read too.
+    """
+    skipped = []
+    for prefix in reversed(manager.checkpoints):
+        try:
+            for part in [prefix, *(companions(prefix) if companions else [])]:
+                verify_checkpoint(part)
+        except tf.errors.OpError as error:
+            skipped.append(f"{prefix} ({type(error).__name__}: {error.message.splitlines()[0]})")
+            continue
+        if skipped:
+            _warn_skipped(skipped, f"resuming from {prefix}")
+        return prefix
+    if skipped:
+        _warn_skipped(skipped, "no readable checkpoint is left: starting from scratch")
+    return None
+
+
+def _warn_skipped(skipped: list[str], outcome: str) -> None:
+    warnings.warn(f"unreadable checkpoint skipped: {'; '.join(skipped)}; {outcome}", CorruptCheckpointWarning, 3)
+
+
 def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.CheckpointManager):
-    """`checkpoint.restore(manager.latest_checkpoint)`, refusing an Estimator's name-based checkpoint."""
-    latest = manager.latest_checkpoint
-    if latest is not None and not tf.train.load_checkpoint(latest).has_tensor(OBJECT_GRAPH_KEY):
+    """Restore the newest readable checkpoint into `checkpoint`; refuses an Estimator's name-based one.
+
+    Returns the restore status, or None when there is nothing to restore (a fresh model_dir).
+    """
+    latest = latest_valid_checkpoint(manager)
+    if latest is None:
+        return None
+    if not tf.train.load_checkpoint(latest).has_tensor(OBJECT_GRAPH_KEY):
         raise EstimatorCheckpointError(
             f"{latest} is an Estimator checkpoint; convert it first with "
             f"`migrate convert-checkpoint {manager.directory}` (restoring it here would silently start "

@@ -1,0 +1,111 @@
+"""A fit job on digits for the fault-injection tests: shuffled tf.data, dropout, periodic backups.
+
+Run it, kill it (`--kill_at`, `--kill_during_save_at`: SIGKILL; `--sigterm_at`: SIGTERM), run it again:
+with `--mode exact` (compat.exact.ExactBackupAndRestore) the final weights, written to `--out`, are
+bit-identical to an uninterrupted run's; with `--mode backup` (tf_keras BackupAndRestore) they are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import tensorflow as tf
+import tf_keras
+from sklearn.datasets import load_digits
+
+from compat.exact import ExactBackupAndRestore
+
+BATCH = 32
+
+
+def dataset() -> tf.data.Dataset:
+    digits = load_digits()
+    pixels = (digits.data / 16.0).astype("float32")
+    ds = tf.data.Dataset.from_tensor_slices((pixels, digits.target.astype("int64")))
+    return ds.shuffle(512, seed=11, reshuffle_each_iteration=True).batch(BATCH).prefetch(2)
+
+
+def model(width: int) -> tf_keras.Model:
+    net = tf_keras.Sequential(
+        [
+            tf_keras.Input((64,)),
+            tf_keras.layers.Dense(width, activation="relu"),
+            tf_keras.layers.Dropout(0.3),
+            tf_keras.layers.Dense(width, activation="relu"),
+            tf_keras.layers.Dropout(0.3),
+            tf_keras.layers.Dense(10),
+        ]
+    )
+    net.compile(
+        optimizer=tf_keras.optimizers.Adam(1e-3),
+        loss=tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    return net
+
+
+class Fault(tf_keras.callbacks.Callback):
+    """Kills this process with a real signal at a global step (counted across restarts by the optimizer)."""
+
+    def __init__(self, args):
+        super().__init__()
+        self.args = args
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self.args.sigterm_at is not None and self._step() + 1 == self.args.sigterm_at:
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives now; the step still runs
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = self._step()
+        print(f"step {step}", flush=True)
+        if step == self.args.kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if step == self.args.kill_during_save_at:
+            threading.Thread(target=_kill_once_a_save_is_writing, args=(self.args.dir,), daemon=True).start()
+
+    def _step(self) -> int:
+        return int(self.model.optimizer.iterations.numpy())
+
+
+def _kill_once_a_save_is_writing(backup_dir: str) -> None:
+    """SIGKILL as soon as a ckpt-N save has staged files (async too): the save is mid-write."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for root, dirs, _ in os.walk(backup_dir):
+            if any(name.startswith("ckpt-") and name.endswith("_temp") for name in dirs):
+                os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.0005)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", choices=["exact", "backup"], default="exact")
+    parser.add_argument("--dir", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--save_freq", type=int, default=10)
+    parser.add_argument("--width", type=int, default=64)
+    parser.add_argument("--async_save", action="store_true")
+    parser.add_argument("--kill_at", type=int)
+    parser.add_argument("--kill_during_save_at", type=int)
+    parser.add_argument("--sigterm_at", type=int)
+    args = parser.parse_args()
+
+    tf_keras.backend.experimental.enable_tf_random_generator()
+    tf_keras.utils.set_random_seed(5)
+    net = model(args.width)
+    if args.mode == "exact":
+        backup = ExactBackupAndRestore(args.dir, save_freq=args.save_freq, async_save=args.async_save)
+    else:
+        backup = tf_keras.callbacks.BackupAndRestore(args.dir, save_freq=args.save_freq)
+    net.fit(dataset(), epochs=args.epochs, callbacks=[backup, Fault(args)], verbose=0)
+    np.savez(args.out, *net.get_weights(), steps=int(net.optimizer.iterations.numpy()))
+
+
+if __name__ == "__main__":
+    main()
