@@ -16,6 +16,7 @@ which sweeps what its state file lists, would delete the Estimator's checkpoints
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import tensorflow as tf
@@ -50,7 +51,7 @@ def latest_valid_checkpoint(manager: tf.train.CheckpointManager, companions=None
             for part in [prefix, *(companions(prefix) if companions else [])]:
                 verify_checkpoint(part)
         except tf.errors.OpError as error:
-            skipped.append(f"{prefix} ({type(error).__name__}: {error.message.splitlines()[0]})")
+            skipped.append(f"{prefix} ({type(error).__name__}: {_first_line(error.message)})")
             continue
         if skipped:
             _warn_skipped(skipped, f"resuming from {prefix}")
@@ -58,6 +59,12 @@ def latest_valid_checkpoint(manager: tf.train.CheckpointManager, companions=None
     if skipped:
         _warn_skipped(skipped, "no readable checkpoint is left: starting from scratch")
     return None
+
+
+def _first_line(message: str) -> str:
+    """An op error's message without TensorFlow's function-node and op decorations."""
+    message = re.sub(r"\{\{function_node [^}]*\}\}\s*|\s*\[Op:\w+\]", "", message)
+    return message.strip().splitlines()[0]
 
 
 def _warn_skipped(skipped: list[str], outcome: str) -> None:

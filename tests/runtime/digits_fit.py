@@ -2,12 +2,14 @@
 
 Run it, kill it (`--kill_at`, `--kill_during_save_at`: SIGKILL; `--sigterm_at`: SIGTERM), run it again:
 with `--mode exact` (compat.exact.ExactBackupAndRestore) the final weights, written to `--out`, are
-bit-identical to an uninterrupted run's; with `--mode backup` (tf_keras BackupAndRestore) they are not.
+bit-identical to an uninterrupted run's (`--mode none`: plain fit, no backups); with `--mode backup`
+(tf_keras BackupAndRestore) they are not.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import signal
 import threading
@@ -75,16 +77,15 @@ def _kill_once_a_save_is_writing(backup_dir: str) -> None:
     """SIGKILL as soon as a ckpt-N save has staged files (async too): the save is mid-write."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        for root, dirs, _ in os.walk(backup_dir):
-            if any(name.startswith("ckpt-") and name.endswith("_temp") for name in dirs):
-                os.kill(os.getpid(), signal.SIGKILL)
+        if glob.glob(os.path.join(backup_dir, "ckpt-*_temp")):
+            os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(0.0005)
     os.kill(os.getpid(), signal.SIGKILL)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", choices=["exact", "backup"], default="exact")
+    parser.add_argument("--mode", choices=["exact", "backup", "none"], default="exact")
     parser.add_argument("--dir", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--epochs", type=int, default=3)
@@ -99,11 +100,12 @@ def main() -> None:
     tf_keras.backend.experimental.enable_tf_random_generator()
     tf_keras.utils.set_random_seed(5)
     net = model(args.width)
+    callbacks = [Fault(args)]
     if args.mode == "exact":
-        backup = ExactBackupAndRestore(args.dir, save_freq=args.save_freq, async_save=args.async_save)
-    else:
-        backup = tf_keras.callbacks.BackupAndRestore(args.dir, save_freq=args.save_freq)
-    net.fit(dataset(), epochs=args.epochs, callbacks=[backup, Fault(args)], verbose=0)
+        callbacks.insert(0, ExactBackupAndRestore(args.dir, save_freq=args.save_freq, async_save=args.async_save))
+    elif args.mode == "backup":
+        callbacks.insert(0, tf_keras.callbacks.BackupAndRestore(args.dir, save_freq=args.save_freq))
+    net.fit(dataset(), epochs=args.epochs, callbacks=callbacks, verbose=0)
     np.savez(args.out, *net.get_weights(), steps=int(net.optimizer.iterations.numpy()))
 
 

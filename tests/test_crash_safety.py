@@ -1,0 +1,114 @@
+"""Crash safety and preemption, in process: damaged checkpoints are skipped with one warning, signals are
+recorded and handlers restored, and ExactBackupAndRestore refuses what it cannot resume exactly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import warnings
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tf_keras
+
+from compat.exact import ExactBackupAndRestore
+from compat.preemption import PreemptionWatcher
+from compat.resume import CorruptCheckpointWarning, latest_valid_checkpoint, restore_latest
+
+
+@pytest.fixture
+def three_checkpoints(tmp_path):
+    value = tf.Variable(np.arange(4096, dtype="float32"))
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(value=value), str(tmp_path), max_to_keep=3)
+    for step in (1, 2, 3):
+        value.assign_add(tf.ones_like(value))
+        manager.save(checkpoint_number=step)
+    return manager, value
+
+
+def truncate_data(prefix):
+    path = prefix + ".data-00000-of-00001"
+    os.truncate(path, os.path.getsize(path) // 2)
+
+
+def flip_a_byte(prefix):
+    path = prefix + ".data-00000-of-00001"
+    with open(path, "r+b") as file:
+        file.seek(100)
+        byte = file.read(1)
+        file.seek(100)
+        file.write(bytes([byte[0] ^ 0x01]))
+
+
+def delete_index(prefix):
+    os.remove(prefix + ".index")
+
+
+def garble_index(prefix):
+    with open(prefix + ".index", "r+b") as file:
+        file.write(b"\0" * 64)
+
+
+@pytest.mark.parametrize("damage", [truncate_data, flip_a_byte, delete_index, garble_index])
+def test_damaged_newest_checkpoint_falls_back_to_the_previous(three_checkpoints, damage):
+    manager, value = three_checkpoints
+    damage(manager.checkpoints[-1])
+    with pytest.warns(CorruptCheckpointWarning) as caught:
+        chosen = latest_valid_checkpoint(manager)
+    assert chosen == manager.checkpoints[-2]
+    assert len(caught) == 1 and "ckpt-3" in str(caught[0].message)
+    value.assign(tf.zeros_like(value))
+    with pytest.warns(CorruptCheckpointWarning):
+        restore_latest(tf.train.Checkpoint(value=value), manager)
+    np.testing.assert_array_equal(value.numpy(), np.arange(4096, dtype="float32") + 2)
+
+
+def test_all_checkpoints_damaged_starts_from_scratch_with_one_warning(three_checkpoints):
+    manager, _ = three_checkpoints
+    for prefix in manager.checkpoints:
+        truncate_data(prefix)
+    with pytest.warns(CorruptCheckpointWarning, match="starting from scratch") as caught:
+        assert latest_valid_checkpoint(manager) is None
+    assert len(caught) == 1
+
+
+def test_intact_checkpoints_give_no_warning(three_checkpoints):
+    manager, _ = three_checkpoints
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert latest_valid_checkpoint(manager) == manager.checkpoints[-1]
+
+
+def test_watcher_records_a_real_signal_and_restores_the_handler():
+    previous = signal.getsignal(signal.SIGTERM)
+    watcher = PreemptionWatcher()
+    watcher.start()
+    os.kill(os.getpid(), signal.SIGTERM)
+    assert watcher.requested and watcher.received == signal.SIGTERM
+    watcher.stop()
+    assert signal.getsignal(signal.SIGTERM) is previous
+
+
+def _model(dropout=True):
+    layers = [tf_keras.Input((4,)), tf_keras.layers.Dense(3)]
+    layers += [tf_keras.layers.Dropout(0.5)] if dropout else []
+    model = tf_keras.Sequential([*layers, tf_keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def _data():
+    return tf.data.Dataset.from_tensor_slices((np.ones((8, 4), "float32"), np.ones((8, 1), "float32"))).batch(4)
+
+
+def test_refuses_dropout_on_the_global_rng(tmp_path):
+    assert not tf_keras.backend.experimental.is_tf_random_generator_enabled()  # tf_keras's default
+    with pytest.raises(ValueError, match="enable_tf_random_generator"):
+        _model().fit(_data(), callbacks=[ExactBackupAndRestore(tmp_path)], verbose=0)
+
+
+def test_refuses_a_dataset_of_unknown_length(tmp_path):
+    unknown = _data().filter(lambda x, y: True)
+    with pytest.raises(ValueError, match="steps per epoch"):
+        _model(dropout=False).fit(unknown, callbacks=[ExactBackupAndRestore(tmp_path)], verbose=0)
