@@ -35,8 +35,9 @@ class MigrationResult:
 class RuleContext:
     """What a rule may read and do while the tree is being transformed."""
 
-    def __init__(self, transformer: MigrationTransformer, module: cst.Module, target: str):
+    def __init__(self, transformer: MigrationTransformer, module: cst.Module, target: str, exact: bool):
         self.target = target
+        self.exact = exact  # emit the exact-resume runtime (compat.exact / the exact loop)
         self._transformer = transformer
         self.resolver = ApiResolver(transformer.get_metadata, module)
         self.facts: ProgramFacts = collect_facts(module, self.resolver)
@@ -84,9 +85,10 @@ class RuleContext:
 class MigrationTransformer(ContextAwareTransformer):
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider)
 
-    def __init__(self, context: CodemodContext, target: str, rules: list[Rule]):
+    def __init__(self, context: CodemodContext, target: str, rules: list[Rule], exact: bool = False):
         super().__init__(context)
         self.target = target
+        self.exact = exact
         self.rules_by_type: dict[type, list[Rule]] = defaultdict(list)
         for rule in rules:
             for node_type in rule.node_types:
@@ -94,7 +96,7 @@ class MigrationTransformer(ContextAwareTransformer):
         self.ctx: RuleContext | None = None
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self.ctx = RuleContext(self, node, self.target)
+        self.ctx = RuleContext(self, node, self.target, self.exact)
         return True
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -129,8 +131,11 @@ def _with_comments(statement, comments: list[str]):
 _RULES: list[Rule] | None = None
 
 
-def migrate_source(source: str, target: str = "keras") -> MigrationResult:
-    """Rewrite one module's source for `target` ("keras" or "loop"); raises libcst.ParserSyntaxError."""
+def migrate_source(source: str, target: str = "keras", exact: bool = False) -> MigrationResult:
+    """Rewrite one module's source for `target` ("keras" or "loop"), with exact resume if `exact`.
+
+    Raises libcst.ParserSyntaxError for source LibCST cannot parse.
+    """
     global _RULES
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}")
@@ -139,7 +144,7 @@ def migrate_source(source: str, target: str = "keras") -> MigrationResult:
     module = cst.parse_module(source)
     context = CodemodContext()
     wrapper = cst.MetadataWrapper(module)
-    transformer = MigrationTransformer(context, target, _RULES)
+    transformer = MigrationTransformer(context, target, _RULES, exact)
     new_module = wrapper.visit(transformer)
     new_module = AddImportsVisitor(context).transform_module(new_module)
     code = new_module.code

@@ -81,7 +81,7 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
                 "ExactBackupAndRestore needs the number of steps per epoch: pass steps_per_epoch= to fit or a "
                 "dataset whose cardinality TensorFlow knows (dataset.apply(tf.data.experimental.assert_cardinality(n)))"
             )
-        self._generators = _random_generators(self.model)
+        self._generators = random_generators(self.model)
         self._epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
         self._step_in_epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
         self._global_step = tf.Variable(0, dtype=tf.int64, trainable=False)
@@ -214,11 +214,13 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         raise SystemExit(preemption.PREEMPTED_EXIT_CODE)
 
 
-def _random_generators(model) -> list[tf.random.Generator]:
+def random_generators(model) -> list[tf.random.Generator]:
     """The `tf.random.Generator` of every random layer (dropout, noise, ...), created if still lazy.
 
-    tf_keras keeps these out of the layers' checkpoints on purpose (backward compatibility), so the backup
-    lists them itself. Layers on the global stateful RNG are refused: no checkpoint can hold its state.
+    tf_keras keeps these out of the layers' checkpoints on purpose (backward compatibility), so an exact
+    checkpoint lists them itself (`tf.train.Checkpoint(..., random_generators=random_generators(model))`).
+    Layers on the global stateful RNG are refused: no checkpoint can hold its state. Reaching the
+    generators takes tf_keras internals (`layer._random_generator`), kept here in one place.
     """
     generators = []
     for layer in model.submodules:
@@ -226,7 +228,7 @@ def _random_generators(model) -> list[tf.random.Generator]:
         kind = getattr(random, "_rng_type", None)
         if kind == "legacy_stateful":
             raise ValueError(
-                f"ExactBackupAndRestore: layer {layer.name!r} draws random numbers from TensorFlow's global "
+                f"exact resume: layer {layer.name!r} draws random numbers from TensorFlow's global "
                 "RNG, whose state no checkpoint holds; call "
                 "tf_keras.backend.experimental.enable_tf_random_generator() before building the model"
             )

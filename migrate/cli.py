@@ -40,6 +40,12 @@ def _parser() -> argparse.ArgumentParser:
             default="keras",
             help="keras: Model.fit + BackupAndRestore; loop: custom loop + CheckpointManager",
         )
+        sub.add_argument(
+            "--exact",
+            action="store_true",
+            help="emit exact resume (data position, RNG, preemption saves): compat.exact for keras, "
+            "an exact loop for loop; see docs/exact-resume.md",
+        )
         sub.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
         sub.add_argument(
             "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="processes to use"
@@ -125,7 +131,7 @@ def run(argv: list[str] | None = None) -> int:
         parser.error("--jobs must be at least 1")
     files = _collect(args.paths, parser)
     python_files = [file for file in files if file.is_python]
-    results = process_all(python_files, args.target, args.jobs)
+    results = process_all(python_files, args.target, args.jobs, args.exact)
 
     rewriting = args.command == "rewrite" and not (args.diff or args.check)
     for result in results:

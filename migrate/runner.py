@@ -35,7 +35,7 @@ class FileResult:
     bom: bool = False
 
 
-def process_file(file: SourceFile, target: str) -> FileResult:
+def process_file(file: SourceFile, target: str, exact: bool = False) -> FileResult:
     """Migrate one file in memory; never raises for a problem with the file itself."""
     problem = symlink_problem(file)
     if problem:
@@ -47,7 +47,7 @@ def process_file(file: SourceFile, target: str) -> FileResult:
     if not _MAY_NEED_MIGRATION.search(code):
         return FileResult(file, "unchanged", old_code=code, bom=bom)
     try:
-        result = migrate_source(code, target)
+        result = migrate_source(code, target, exact)
     except cst.ParserSyntaxError as error:
         return FileResult(file, "error", error=_syntax_error(code, error))
     except Exception as error:  # a bug in a rule must not take the other files down
@@ -71,11 +71,11 @@ def _process_star(args):
     return process_file(*args)
 
 
-def process_all(files: list[SourceFile], target: str, jobs: int) -> list[FileResult]:
+def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = False) -> list[FileResult]:
     """`process_file` over every file, with `jobs` processes; results in the order of `files`."""
     show_progress = len(files) >= PROGRESS_THRESHOLD
     results = []
-    work = [(file, target) for file in files]
+    work = [(file, target, exact) for file in files]
     if jobs <= 1 or len(files) < 2:
         iterator = map(_process_star, work)
         pool = None

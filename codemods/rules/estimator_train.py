@@ -13,6 +13,11 @@ through `compat.resume.restore_latest`, which refuses an unconverted Estimator m
 - loop: `tf.train.Checkpoint` + `CheckpointManager(checkpoint_interval=save_checkpoints_steps)`, restored
   with `resume.restore_latest(checkpoint, manager)`, a `tf.function` train step, and the migrated
   hooks driven through a Keras `CallbackList`. `steps=N` counts from the restored step, as in Estimator.
+
+With `--exact` (docs/exact-resume.md) a resumed run takes the same steps as an uninterrupted one:
+- keras: `compat.exact.ExactBackupAndRestore` takes BackupAndRestore's place (same directory and cadence).
+- loop: the checkpoint also holds the input iterator and the model's dropout generators; batches come
+  from that iterator; SIGTERM/SIGINT end the loop after the step in flight with a save and exit code 75.
 """
 
 import textwrap
@@ -50,7 +55,7 @@ _KERAS_FIT = """
     epochs=1,
     steps_per_epoch={steps_per_epoch},
     callbacks=[
-        tf_keras.callbacks.BackupAndRestore(os.path.join({model_dir}, "backup"), save_freq={save_steps}),
+        {backup}(os.path.join({model_dir}, "backup"), save_freq={save_steps}),
         tf_keras.callbacks.TensorBoard({model_dir}, update_freq={summary_steps}),{hooks}
     ],
 )
@@ -91,6 +96,63 @@ for {est}_features, {est}_labels in {dataset}.take(max(0, {est}_last_step - int(
         break
 {est}_manager.save(checkpoint_number={est}_step, check_interval=False)
 {est}_callbacks.on_train_end()
+"""
+
+
+_EXACT_LOOP = """
+# Estimator.train as an exact custom loop: the checkpoint holds the weights, the optimizer, the step, the
+# input iterator (position, shuffle buffer, the seeds of later epochs) and dropout's random generators, so a
+# resumed run takes the same steps as an uninterrupted one. SIGTERM/SIGINT: the step in flight finishes,
+# the state is saved, the program exits with preemption.PREEMPTED_EXIT_CODE (75).
+{est}_step = {est}.optimizer.iterations
+{est}_dataset = {dataset}
+{est}_iterator = iter({est}_dataset)
+{est}_checkpoint = {tf}.train.Checkpoint(
+    model={est},
+    optimizer={est}.optimizer,
+    step={est}_step,
+    iterator={est}_iterator,
+    random_generators=exact.random_generators({est}),
+)
+{est}_manager = {tf}.train.CheckpointManager(
+    {est}_checkpoint, {model_dir}, max_to_keep={keep}, step_counter={est}_step, checkpoint_interval={save_steps}
+)
+resume.restore_latest({est}_checkpoint, {est}_manager)
+{est}_last_step = {last_step}
+{est}_callbacks = tf_keras.callbacks.CallbackList([{hooks}], model={est})
+{est}_summaries = {tf}.summary.create_file_writer({model_dir})
+
+@{tf}.function
+def {est}_train_step(features, labels):
+    with {tf}.GradientTape() as tape:
+        loss = {est}.compute_loss(features, labels, {est}(features, training=True))
+{apply_gradients}
+    return loss
+
+{est}_manager.save(checkpoint_number={est}_step)
+{est}_preemption = preemption.PreemptionWatcher()
+{est}_preemption.start()
+{est}_callbacks.on_train_begin()
+while int({est}_step) < {est}_last_step:
+    {est}_next = {est}_iterator.get_next_as_optional()
+    if not {est}_next.has_value():
+        break
+    {est}_features, {est}_labels = {est}_next.get_value()
+    {est}_batch = int({est}_step)
+    {est}_callbacks.on_train_batch_begin({est}_batch)
+    {est}_loss = {est}_train_step({est}_features, {est}_labels)
+    if int({est}_step) % {summary_steps} == 0:
+        with {est}_summaries.as_default():
+            {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
+    {est}_manager.save(checkpoint_number={est}_step)
+    {est}_callbacks.on_train_batch_end({est}_batch, {{"loss": {est}_loss}})
+    if {est}.stop_training or {est}_preemption.requested:
+        break
+{est}_manager.save(checkpoint_number={est}_step, check_interval=False)
+{est}_preemption.stop()
+{est}_callbacks.on_train_end()
+if {est}_preemption.requested:
+    raise SystemExit(preemption.PREEMPTED_EXIT_CODE)
 """
 
 
@@ -139,6 +201,9 @@ class EstimatorTrainRule(Rule):
         if ctx.target == "keras":
             ctx.need_import("os")
             values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)
+            if ctx.exact:
+                ctx.need_import("compat", "exact")
+            values["backup"] = "exact.ExactBackupAndRestore" if ctx.exact else "tf_keras.callbacks.BackupAndRestore"
             if limit == "max_steps":
                 values["steps_per_epoch"] = f"{values['limit']} - int({values['est']}.optimizer.iterations)"
                 fit = textwrap.indent(_KERAS_FIT.strip().format(**values), "    ")
@@ -146,7 +211,7 @@ class EstimatorTrainRule(Rule):
             else:
                 values["steps_per_epoch"] = values["limit"]
                 code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
-            target = "fit + BackupAndRestore"
+            target = "fit + " + ("ExactBackupAndRestore" if ctx.exact else "BackupAndRestore")
         else:
             values["hooks"] = ", ".join(hooks)
             values["last_step"] = (
@@ -154,7 +219,10 @@ class EstimatorTrainRule(Rule):
             )
             two = CANNED[estimator.api.path].two_optimizers
             values["apply_gradients"] = (_TWO_OPTIMIZERS if two else _ONE_OPTIMIZER).format(**values)
-            code = _LOOP.format(**values)
+            if ctx.exact:
+                ctx.need_import("compat", "exact")
+                ctx.need_import("compat", "preemption")
+            code = (_EXACT_LOOP if ctx.exact else _LOOP).format(**values)
             target = "custom loop + CheckpointManager"
         new = statements(code)
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
@@ -164,6 +232,7 @@ class EstimatorTrainRule(Rule):
             True,
             f"{estimator.variable}.train({limit}=...) -> {target}, checkpoints in model_dir "
             f"every {values['save_steps']} steps"
+            + ("; exact resume (data position, RNG, saves on SIGTERM)" if ctx.exact else "")
             + (
                 "; after a crash, fit completes the interrupted call's steps (Estimator: N more from the restore)"
                 if ctx.target == "keras" and limit == "steps"

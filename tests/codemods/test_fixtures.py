@@ -2,6 +2,7 @@
 
 Each case is a directory under tests/codemods/fixtures/<case>/ holding `input.py` and `keras.py` and/or
 `loop.py` (the expected output for that target). A case without expected files must come out unchanged.
+Cases with `keras_exact.py` / `loop_exact.py` are also checked with `--exact` (exact resume).
 Regenerate an expected file only after reading its diff: `python -m tests.codemods.regenerate CASE`.
 """
 
@@ -16,23 +17,32 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 
 
-def _targets(case):
-    return [(case, target) for target in ("keras", "loop")]
+def variants(case):
+    """(case, target, exact) triples; exact only where the case has exact expectations."""
+    exact = any((FIXTURES / case / f"{target}_exact.py").exists() for target in ("keras", "loop"))
+    return [(case, target, mode) for target in ("keras", "loop") for mode in ((False, True) if exact else (False,))]
 
 
-@pytest.mark.parametrize(("case", "target"), [pair for case in CASES for pair in _targets(case)])
-def test_fixture(case, target):
+VARIANTS = [variant for case in CASES for variant in variants(case)]
+
+
+def expected_name(target: str, exact: bool) -> str:
+    return f"{target}_exact.py" if exact else f"{target}.py"
+
+
+@pytest.mark.parametrize(("case", "target", "exact"), VARIANTS)
+def test_fixture(case, target, exact):
     source = (FIXTURES / case / "input.py").read_text()
-    expected_file = FIXTURES / case / f"{target}.py"
+    expected_file = FIXTURES / case / expected_name(target, exact)
     expected = expected_file.read_text() if expected_file.exists() else source
-    result = migrate_source(source, target)
+    result = migrate_source(source, target, exact)
     assert result.code == expected
     cst.parse_module(result.code)
 
 
-@pytest.mark.parametrize(("case", "target"), [pair for case in CASES for pair in _targets(case)])
-def test_second_run_changes_nothing(case, target):
-    once = migrate_source((FIXTURES / case / "input.py").read_text(), target).code
-    twice = migrate_source(once, target)
+@pytest.mark.parametrize(("case", "target", "exact"), VARIANTS)
+def test_second_run_changes_nothing(case, target, exact):
+    once = migrate_source((FIXTURES / case / "input.py").read_text(), target, exact).code
+    twice = migrate_source(once, target, exact)
     assert twice.code == once
     assert all(not finding.migrated for finding in twice.findings)
