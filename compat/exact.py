@@ -58,7 +58,7 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         preemption_signals=preemption.DEFAULT_SIGNALS,
     ):
         super().__init__()
-        if save_freq != "epoch" and save_freq is not False and (not isinstance(save_freq, int) or save_freq < 1):
+        if save_freq not in ("epoch", False) and (not isinstance(save_freq, int) or save_freq < 1):
             raise ValueError(f"save_freq must be 'epoch', False or a positive integer, got {save_freq!r}")
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq = save_freq
@@ -72,7 +72,7 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
     def maybe_load_initial_counters_from_ckpt(self, steps_per_epoch, initial_epoch, mode=None):
         if self._restored is None:
             return initial_epoch, 0
-        return int(self._epoch.numpy()), int(self._step_in_epoch.numpy())
+        return self._next_epoch, self._next_step
 
     def on_train_begin(self, logs=None):
         self._steps_per_epoch = self.params.get("steps")
@@ -92,7 +92,10 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
             # A separate root: restoring through self._checkpoint would leave a deferred restore that
             # rewinds every iterator later attached to it for saving.
             self._state_root().restore(self._restored).expect_partial()
-        self._saved_step = int(self._global_step.numpy()) if self._restored else None
+        # Counted in Python between saves (no TensorFlow op per step); the variables are set at each save.
+        self._step = int(self._global_step.numpy())
+        self._next_epoch, self._next_step = int(self._epoch.numpy()), int(self._step_in_epoch.numpy())
+        self._saved_step = self._step if self._restored else None
         self._iterator = None
         self._save_pending = False
         self._original_train_function = self.model.train_function
@@ -127,19 +130,17 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         self._current_epoch = epoch
 
     def on_train_batch_end(self, batch, logs=None):
-        self._global_step.assign_add(1)
-        due = isinstance(self.save_freq, int) and self._global_step.numpy() % self.save_freq == 0
+        self._step += 1
+        due = self.save_freq not in ("epoch", False) and self._step % self.save_freq == 0
         if batch + 1 < self._steps_per_epoch:
-            self._epoch.assign(self._current_epoch)
-            self._step_in_epoch.assign(batch + 1)
+            self._next_epoch, self._next_step = self._current_epoch, batch + 1
             if due or self._preempted():
                 self._save()
             if self._preempted():
                 self._save_and_exit()
         else:
             # The epoch's iterator is spent: the backup waits for the next epoch's (see the module doc).
-            self._epoch.assign(self._current_epoch + 1)
-            self._step_in_epoch.assign(0)
+            self._next_epoch, self._next_step = self._current_epoch + 1, 0
             self._save_pending = self._save_pending or due or self.save_freq == "epoch" or self._preempted()
 
     def on_train_end(self, logs=None):
@@ -166,7 +167,10 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
             self.watcher.stop()
 
     def _save(self) -> str:
-        step = int(self._global_step.numpy())
+        step = self._step
+        self._global_step.assign(step)
+        self._epoch.assign(self._next_epoch)
+        self._step_in_epoch.assign(self._next_step)
         if self.options.experimental_enable_async_checkpoint:
             # TF 2.21's async saver drops iterators from the checkpoint (measured): the data position is
             # written first, synchronously, as `data-N`; ckpt-N is only valid with it (`_companions`).
@@ -200,13 +204,13 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
                     tf.io.gfile.remove(part)
 
     def _save_and_exit(self):
-        if self._saved_step != int(self._global_step.numpy()) or self._save_pending:
+        if self._saved_step != self._step or self._save_pending:
             self._save()
         self._checkpoint.sync()
         self._detach()
         print(
             f"ExactBackupAndRestore: stopped by signal {self.watcher.received} after step "
-            f"{int(self._global_step)}; saved {self._manager.latest_checkpoint}; exiting with "
+            f"{self._step}; saved {self._manager.latest_checkpoint}; exiting with "
             f"{preemption.PREEMPTED_EXIT_CODE}",
             file=sys.stderr,
             flush=True,

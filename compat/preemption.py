@@ -23,7 +23,9 @@ class PreemptionWatcher:
     """Records the first of `signals` received between `start()` and `stop()`; handlers restored at stop.
 
     Python runs signal handlers in the main thread only, so outside it the watcher does nothing (and says
-    so in `active`). A second SIGINT while a save is pending raises KeyboardInterrupt as usual.
+    so in `active`). The same signal a second time escalates: the previous handlers come back and the
+    signal is delivered to them (Ctrl-C twice raises KeyboardInterrupt; a second SIGTERM terminates). That
+    is also the way out when training died of an exception before its trainer could call `stop()`.
     """
 
     def __init__(self, signals=DEFAULT_SIGNALS):
@@ -51,6 +53,8 @@ class PreemptionWatcher:
         self._previous.clear()
 
     def _handle(self, signum, frame) -> None:
-        if self.received == signal.SIGINT and signum == signal.SIGINT:
-            raise KeyboardInterrupt
+        if self.received == signum:
+            self.stop()
+            signal.raise_signal(signum)
+            return
         self.received = signum

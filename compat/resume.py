@@ -46,7 +46,7 @@ def latest_valid_checkpoint(manager: tf.train.CheckpointManager, companions=None
     `companions(prefix)`, if given, names further checkpoints that belong to `prefix` and must read too.
     """
     skipped = []
-    for prefix in reversed(manager.checkpoints):
+    for prefix in reversed(_listed_checkpoints(manager.directory)):
         try:
             for part in [prefix, *(companions(prefix) if companions else [])]:
                 verify_checkpoint(part)
@@ -59,6 +59,20 @@ def latest_valid_checkpoint(manager: tf.train.CheckpointManager, companions=None
     if skipped:
         _warn_skipped(skipped, "no readable checkpoint is left: starting from scratch")
     return None
+
+
+def _listed_checkpoints(directory: str) -> list[str]:
+    """The checkpoints the directory's state file names, oldest first, the latest last.
+
+    Read from the state file rather than `manager.checkpoints`, which leaves out checkpoints written
+    without timestamps (an Estimator's, a converted one's) that the manager does not own.
+    """
+    state = tf.train.get_checkpoint_state(directory)
+    if state is None:
+        return []
+    listed = [path for path in state.all_model_checkpoint_paths if path != state.model_checkpoint_path]
+    # (get_checkpoint_state has already joined relative paths to the directory)
+    return [*listed, state.model_checkpoint_path] if state.model_checkpoint_path else listed
 
 
 def _first_line(message: str) -> str:

@@ -90,6 +90,15 @@ def test_watcher_records_a_real_signal_and_restores_the_handler():
     assert signal.getsignal(signal.SIGTERM) is previous
 
 
+def test_the_same_signal_twice_reaches_the_previous_handler():
+    watcher = PreemptionWatcher([signal.SIGINT])
+    watcher.start()
+    os.kill(os.getpid(), signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def _model(dropout=True):
     layers = [tf_keras.Input((4,)), tf_keras.layers.Dense(3)]
     layers += [tf_keras.layers.Dropout(0.5)] if dropout else []
@@ -112,3 +121,27 @@ def test_refuses_a_dataset_of_unknown_length(tmp_path):
     unknown = _data().filter(lambda x, y: True)
     with pytest.raises(ValueError, match="steps per epoch"):
         _model(dropout=False).fit(unknown, callbacks=[ExactBackupAndRestore(tmp_path)], verbose=0)
+
+
+def test_save_freq_false_trains_without_backups(tmp_path):
+    """As in BackupAndRestore, save_freq=False means backups only on preemption."""
+    model = _model(dropout=False)
+    model.fit(_data(), epochs=2, callbacks=[ExactBackupAndRestore(tmp_path / "backup", save_freq=False)], verbose=0)
+    assert int(model.optimizer.iterations) == 4 and not (tmp_path / "backup").exists()
+
+
+def test_checkpoints_the_manager_does_not_own_are_checked_too(tmp_path, monkeypatch):
+    """A state file without timestamps (Estimator, converted dirs): listed, relative directory, fallback."""
+    value = tf.Variable([1.0, 2.0])
+    checkpoint = tf.train.Checkpoint(value=value)
+    checkpoint.write(str(tmp_path / "ckpt-1"))
+    newest = checkpoint.write(str(tmp_path / "ckpt-2"))
+    (tmp_path / "checkpoint").write_text(
+        'model_checkpoint_path: "ckpt-2"\nall_model_checkpoint_paths: "ckpt-1"\nall_model_checkpoint_paths: "ckpt-2"\n'
+    )
+    truncate_data(newest)
+    monkeypatch.chdir(tmp_path.parent)
+    manager = tf.train.CheckpointManager(checkpoint, tmp_path.name, max_to_keep=2)
+    assert manager.checkpoints == []  # not owned: TensorFlow's manager would not list them
+    with pytest.warns(CorruptCheckpointWarning):
+        assert latest_valid_checkpoint(manager) == os.path.join(tmp_path.name, "ckpt-1")

@@ -457,6 +457,34 @@ while int(model.optimizer.iterations) < TOTAL_STEPS:
     migrated_points.append([int(model.optimizer.iterations), float(loss)])
 print("steps trained in Keras:", [step for step, _ in migrated_points])"""
 
+EXACT_FIT = """\
+from compat.exact import ExactBackupAndRestore
+
+STEPS_PER_EPOCH = 4
+EPOCHS = TOTAL_STEPS // STEPS_PER_EPOCH
+tf_keras.backend.experimental.enable_tf_random_generator()   # dropout would draw from a checkpointed generator
+
+def exact_fit(model, callbacks):
+    model.fit(make_dataset().repeat(), epochs=EPOCHS, steps_per_epoch=STEPS_PER_EPOCH, verbose=0,
+              callbacks=[ExactBackupAndRestore("runs/exact/backup", save_freq=SAVE_EVERY), *callbacks])
+
+shutil.rmtree("runs/exact", ignore_errors=True)
+exact_points = []
+try:
+    exact_fit(make_model(), [Recorder(exact_points, "before the crash"), Interrupt(INTERRUPT_AT)])
+except RuntimeError as error:
+    print(error, "| backup on disk:", sorted(os.listdir("runs/exact/backup")))
+exact_model, recorder = make_model(), Recorder(exact_points, "after the restore")   # a restarted job: new objects
+exact_fit(exact_model, [recorder])
+exact_resumed = recorder.started_at
+
+exact_reference, exact_reference_points = make_model(), []
+exact_reference.fit(make_dataset().repeat(), epochs=EPOCHS, steps_per_epoch=STEPS_PER_EPOCH, verbose=0,
+                    callbacks=[Recorder(exact_reference_points, "uninterrupted")])
+exact_difference = max(float(abs(a - b).max()) for a, b in zip(exact_model.get_weights(), exact_reference.get_weights()))
+print(f"resumed at step {exact_resumed}, finished at {int(exact_model.optimizer.iterations)}; "
+      f"max |w - w_uninterrupted| = {exact_difference}")"""
+
 SIDE_BY_SIDE_TABLE = """\
 def resumed_curve(points, resumed_at):
     \"\"\"Loss per global step of an interrupted run as it ended up: before the resume point from the
@@ -484,19 +512,21 @@ rows = {
     "Custom loop + CheckpointManager": (loop["resumed_at"], loop["max_weight_difference"],
         {p[0]: p[1] for p in loop["curves"]["uninterrupted"]},
         resumed_curve(loop["curves"]["interrupted"], loop["resumed_at"])),
+    "Keras ExactBackupAndRestore, save_freq=3": (exact_resumed, exact_difference,
+        {p[0]: p[1] for p in exact_reference_points}, resumed_curve(exact_points, exact_resumed)),
 }
-print(f"{'mechanism':38} {'resumed from':>12} {'steps redone':>12} {'max |dw| at the end':>20} {'max |dloss|':>12}")
+print(f"{'mechanism':42} {'resumed from':>12} {'steps redone':>12} {'max |dw| at the end':>20} {'max |dloss|':>12}")
 table = {}
 for name, (resumed_at, dw, uninterrupted, resumed) in rows.items():
     table[name] = {"resumed_at": resumed_at, "redone": INTERRUPT_AT - resumed_at, "max_weight_difference": dw,
                    "max_loss_difference": compare(uninterrupted, resumed)}
     row = table[name]
-    print(f"{name:38} {resumed_at:12d} {row['redone']:12d} {dw:20.2e} {row['max_loss_difference']:12.2e}")"""
+    print(f"{name:42} {resumed_at:12d} {row['redone']:12d} {dw:20.2e} {row['max_loss_difference']:12.2e}")"""
 
 SIDE_BY_SIDE_PLOT = """\
 import matplotlib.pyplot as plt
 
-figure, axes = plt.subplots(1, len(rows), figsize=(4.5 * len(rows), 3.6), sharex=True)
+figure, axes = plt.subplots(1, len(rows), figsize=(3.8 * len(rows), 3.6), sharex=True)
 for axis, (name, (resumed_at, _, uninterrupted, resumed)) in zip(axes, rows.items()):
     axis.plot(sorted(uninterrupted), [uninterrupted[s] for s in sorted(uninterrupted)], "o-", label="uninterrupted")
     axis.plot(sorted(resumed), [resumed[s] for s in sorted(resumed)], "x--", label="interrupted + resumed")
@@ -555,10 +585,17 @@ print(sorted(os.listdir("runs/migration/converted")))"""),
         md("Training continues **in Keras, from the Estimator's step**: the converted model holds the "
            "Estimator's weights, its Adam slots and `optimizer.iterations = 3`, so step 4 comes next."),
         code(SIDE_BY_SIDE_CONTINUE),
+        md("## Exact resume for `fit`: `compat.exact.ExactBackupAndRestore`\n\nNotebook 2's scenario "
+           "once more (same model, data, cadence and interruption), with the project's drop-in for "
+           "`BackupAndRestore`. Its backups also hold the data iterator (position, shuffle buffer, the "
+           "seeds of later epochs) and the random generators, so the resumed `fit` continues with the "
+           "batches the crashed one would have seen next (see `docs/exact-resume.md`)."),
+        code(KERAS_SETUP),
+        code(EXACT_FIT),
         md("## Side by side\n\nFor each mechanism: where the resumed run restarted, how many steps were "
            "trained twice, and how far its final weights and its loss curve end up from the uninterrupted "
-           "run's. Only the custom loop that checkpoints its data iterator coincides exactly. (The "
-           "project's exact-resume runtime for `fit` will join this table.)"),
+           "run's. The two that checkpoint the data position coincide exactly: the custom loop with its "
+           "iterator in the checkpoint, and `fit` with `ExactBackupAndRestore`."),
         code(SIDE_BY_SIDE_TABLE),
         code(SIDE_BY_SIDE_PLOT),
         code("""\
@@ -568,6 +605,7 @@ results = {
     "loop_diff_has": {word: word in loop_diff for word in ("CheckpointManager", "GradientTape")},
     "converted_files": sorted(os.listdir("runs/migration/converted")),
     "migrated_steps": [step for step, _ in migrated_points],
+    "exact_resumed_at": exact_resumed,
 }
 """ + RESULTS.format(name="04_side_by_side_and_migration")),
     ]
