@@ -116,6 +116,12 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
 
     def _train_function(self, iterator):
         if iterator is not self._iterator:
+            if not isinstance(iterator, tf.data.Iterator):
+                raise TypeError(
+                    f"ExactBackupAndRestore checkpoints a tf.data.Iterator; fit gave {type(iterator).__name__} "
+                    "(distribution strategies are not supported: TensorFlow cannot checkpoint distributed "
+                    "iterators; use tf_keras.callbacks.BackupAndRestore there)"
+                )
             self._iterator = iterator
             if self._restored is not None:
                 tf.train.Checkpoint(iterator=iterator).read(self._data_prefix(self._restored)).expect_partial()
