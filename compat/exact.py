@@ -123,6 +123,10 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
                     "iterators; use tf_keras.callbacks.BackupAndRestore there)"
                 )
             self._iterator = iterator
+            if not self.options.experimental_enable_async_checkpoint:
+                # At once, not at the next save: holding on to the spent iterator of the previous epoch
+                # made saves of a 25M-parameter model stall for 5-16 s instead of 0.65 s (measured).
+                self._checkpoint.iterator = iterator
             if self._restored is not None:
                 tf.train.Checkpoint(iterator=iterator).read(self._data_prefix(self._restored)).expect_partial()
                 self._restored = None
@@ -181,8 +185,6 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
             # TF 2.21's async saver drops iterators from the checkpoint (measured): the data position is
             # written first, synchronously, as `data-N`; ckpt-N is only valid with it (`_companions`).
             tf.train.Checkpoint(iterator=self._iterator).write(self._data_prefix(f"ckpt-{step}"))
-        else:
-            self._checkpoint.iterator = self._iterator
         self._save_pending = False
         self._saved_step = step
         path = self._manager.save(checkpoint_number=step, options=self.options)
