@@ -62,10 +62,8 @@ _KERAS_FIT = """
 {est}_manager.save(checkpoint_number={est}.optimizer.iterations)
 """
 
-_LOOP = """
-# Estimator.train as a custom loop: resume from model_dir, checkpoint every save_checkpoints_steps steps.
-{est}_step = {est}.optimizer.iterations
-{est}_checkpoint = {tf}.train.Checkpoint(model={est}, optimizer={est}.optimizer, step={est}_step)
+# The parts both loops share: manager, restore, hooks, summaries, the train step, the first save...
+_LOOP_SETUP = """\
 {est}_manager = {tf}.train.CheckpointManager(
     {est}_checkpoint, {model_dir}, max_to_keep={keep}, step_counter={est}_step, checkpoint_interval={save_steps}
 )
@@ -82,8 +80,10 @@ def {est}_train_step(features, labels):
     return loss
 
 {est}_manager.save(checkpoint_number={est}_step)
-{est}_callbacks.on_train_begin()
-for {est}_features, {est}_labels in {dataset}.take(max(0, {est}_last_step - int({est}_step))):
+"""
+
+# ...and the body of a step, once the batch is in {est}_features, {est}_labels.
+_LOOP_STEP = """\
     {est}_batch = int({est}_step)
     {est}_callbacks.on_train_batch_begin({est}_batch)
     {est}_loss = {est}_train_step({est}_features, {est}_labels)
@@ -92,14 +92,30 @@ for {est}_features, {est}_labels in {dataset}.take(max(0, {est}_last_step - int(
             {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
     {est}_manager.save(checkpoint_number={est}_step)
     {est}_callbacks.on_train_batch_end({est}_batch, {{"loss": {est}_loss}})
+"""
+
+_LOOP = (
+    """
+# Estimator.train as a custom loop: resume from model_dir, checkpoint every save_checkpoints_steps steps.
+{est}_step = {est}.optimizer.iterations
+{est}_checkpoint = {tf}.train.Checkpoint(model={est}, optimizer={est}.optimizer, step={est}_step)
+"""
+    + _LOOP_SETUP
+    + """\
+{est}_callbacks.on_train_begin()
+for {est}_features, {est}_labels in {dataset}.take(max(0, {est}_last_step - int({est}_step))):
+"""
+    + _LOOP_STEP
+    + """\
     if {est}.stop_training:
         break
 {est}_manager.save(checkpoint_number={est}_step, check_interval=False)
 {est}_callbacks.on_train_end()
 """
+)
 
-
-_EXACT_LOOP = """
+_EXACT_LOOP = (
+    """
 # Estimator.train as an exact custom loop: the checkpoint holds the weights, the optimizer, the step, the
 # input iterator (position, shuffle buffer, the seeds of later epochs) and dropout's random generators, so a
 # resumed run takes the same steps as an uninterrupted one. SIGTERM/SIGINT: the step in flight finishes,
@@ -114,22 +130,9 @@ _EXACT_LOOP = """
     iterator={est}_iterator,
     random_generators=exact.random_generators({est}),
 )
-{est}_manager = {tf}.train.CheckpointManager(
-    {est}_checkpoint, {model_dir}, max_to_keep={keep}, step_counter={est}_step, checkpoint_interval={save_steps}
-)
-resume.restore_latest({est}_checkpoint, {est}_manager)
-{est}_last_step = {last_step}
-{est}_callbacks = tf_keras.callbacks.CallbackList([{hooks}], model={est})
-{est}_summaries = {tf}.summary.create_file_writer({model_dir})
-
-@{tf}.function
-def {est}_train_step(features, labels):
-    with {tf}.GradientTape() as tape:
-        loss = {est}.compute_loss(features, labels, {est}(features, training=True))
-{apply_gradients}
-    return loss
-
-{est}_manager.save(checkpoint_number={est}_step)
+"""
+    + _LOOP_SETUP
+    + """\
 {est}_preemption = preemption.PreemptionWatcher()
 {est}_preemption.start()
 {est}_callbacks.on_train_begin()
@@ -138,14 +141,9 @@ while int({est}_step) < {est}_last_step:
     if not {est}_next.has_value():
         break
     {est}_features, {est}_labels = {est}_next.get_value()
-    {est}_batch = int({est}_step)
-    {est}_callbacks.on_train_batch_begin({est}_batch)
-    {est}_loss = {est}_train_step({est}_features, {est}_labels)
-    if int({est}_step) % {summary_steps} == 0:
-        with {est}_summaries.as_default():
-            {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
-    {est}_manager.save(checkpoint_number={est}_step)
-    {est}_callbacks.on_train_batch_end({est}_batch, {{"loss": {est}_loss}})
+"""
+    + _LOOP_STEP
+    + """\
     if {est}.stop_training or {est}_preemption.requested:
         break
 {est}_manager.save(checkpoint_number={est}_step, check_interval=False)
@@ -154,6 +152,7 @@ while int({est}_step) < {est}_last_step:
 if {est}_preemption.requested:
     raise SystemExit(preemption.PREEMPTED_EXIT_CODE)
 """
+)
 
 
 def _dataset(input_fn: cst.BaseExpression) -> str:
