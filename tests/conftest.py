@@ -34,6 +34,14 @@ def legacy_python() -> Path:
     return LEGACY_PYTHON
 
 
+def max_difference(a: dict, b: dict) -> float:
+    """Largest absolute difference between two name -> array dicts with the same names."""
+    import numpy as np
+
+    assert a.keys() == b.keys()
+    return max(float(np.max(np.abs(a[name] - b[name]))) for name in a)
+
+
 def migrate_file(source: Path, out_dir: Path, target: str) -> Path:
     """`migrate rewrite --out` on one program; returns the rewritten program's path."""
     run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir])

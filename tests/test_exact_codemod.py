@@ -14,12 +14,11 @@ import random
 import signal
 from pathlib import Path
 
-import numpy as np
 import pytest
 import tensorflow as tf
 
 from compat.preemption import PREEMPTED_EXIT_CODE
-from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, run
+from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, max_difference, run
 
 pytestmark = pytest.mark.slow
 PROGRAM = ROOT / "tests" / "runtime" / "seeded_estimator.py"
@@ -43,11 +42,6 @@ def final_state(model_dir: Path) -> dict:
     reader = tf.train.load_checkpoint(latest)
     names = [n for n in reader.get_variable_to_shape_map() if n.startswith(("model/", "optimizer/"))]
     return {name: reader.get_tensor(name) for name in names}
-
-
-def max_difference(a: dict, b: dict) -> float:
-    assert a.keys() == b.keys()
-    return max(float(np.max(np.abs(a[n] - b[n]))) for n in a)
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])

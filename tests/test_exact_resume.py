@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from compat.preemption import PREEMPTED_EXIT_CODE
-from tests.conftest import MODERN_PYTHON, run
+from tests.conftest import MODERN_PYTHON, max_difference, run
 
 pytestmark = pytest.mark.slow
 KILLED = -signal.SIGKILL
@@ -33,11 +33,6 @@ def train(directory: Path, *flags, code=0) -> str:
 def final_weights(directory: Path) -> dict:
     with np.load(directory / "final.npz") as saved:
         return {name: saved[name] for name in saved.files}
-
-
-def max_difference(a: dict, b: dict) -> float:
-    assert a.keys() == b.keys()
-    return max(float(np.max(np.abs(a[name] - b[name]))) for name in a)
 
 
 @pytest.fixture(scope="module")
