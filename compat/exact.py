@@ -31,7 +31,7 @@ import sys
 import tensorflow as tf
 import tf_keras
 
-from compat import preemption, resume
+from compat import preemption, resume, workers
 
 
 class ExactBackupAndRestore(tf_keras.callbacks.Callback):
@@ -81,12 +81,27 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
                 "ExactBackupAndRestore needs the number of steps per epoch: pass steps_per_epoch= to fit or a "
                 "dataset whose cardinality TensorFlow knows (dataset.apply(tf.data.experimental.assert_cardinality(n)))"
             )
+        steps_per_execution = getattr(self.model, "_steps_per_execution", None)
+        if steps_per_execution is not None and int(steps_per_execution.numpy()) != 1:
+            raise ValueError("ExactBackupAndRestore needs compile(steps_per_execution=1): it follows fit step by step")
+        strategy = self.model.distribute_strategy
+        # Under a strategy fit draws from a DistributedIterator, which TensorFlow cannot checkpoint: its
+        # position is replayed instead (compat.workers).
+        self._replay = tf.distribute.has_strategy()
+        self._chief = workers.is_chief(strategy)
+        self._scratch = None if self._chief else workers.scratch_dir(self.backup_dir, strategy)
+        several = workers.worker_count(strategy) > 1
+        self._agreement = workers.StopAgreement(strategy) if self.watcher and several else None
+        self._stop_agreed = False
         self._generators = random_generators(self.model)
         self._epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
         self._step_in_epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
         self._global_step = tf.Variable(0, dtype=tf.int64, trainable=False)
+        self._iterator_index = tf.Variable(0, dtype=tf.int64, trainable=False)
+        self._batches_drawn = tf.Variable(0, dtype=tf.int64, trainable=False)
         self._checkpoint = self._state_root()
         self._manager = tf.train.CheckpointManager(self._checkpoint, self.backup_dir, max_to_keep=self.max_to_keep)
+        self._writer = self._manager if self._chief else tf.train.CheckpointManager(self._checkpoint, self._scratch, 1)
         self._restored = resume.latest_valid_checkpoint(self._manager, self._companions)
         if self._restored is not None:
             # A separate root: restoring through self._checkpoint would leave a deferred restore that
@@ -96,7 +111,10 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         self._step = int(self._global_step.numpy())
         self._next_epoch, self._next_step = int(self._epoch.numpy()), int(self._step_in_epoch.numpy())
         self._saved_step = self._step if self._restored else None
-        self._iterator = None
+        # Which of the run's iterators fit draws from (it makes one per epoch) and how many batches it gave.
+        self._next_iterator = int(self._iterator_index.numpy())
+        self._iterator_number = self._drawn = 0
+        self._fit_iterator = self._iterator = None
         self._save_pending = False
         self._original_train_function = self.model.train_function
         self.model.train_function = self._train_function
@@ -111,36 +129,59 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
             epoch=self._epoch,
             step_in_epoch=self._step_in_epoch,
             global_step=self._global_step,
+            iterator_index=self._iterator_index,
+            batches_drawn=self._batches_drawn,
             random_generators=self._generators,
         )
 
     def _train_function(self, iterator):
-        if iterator is not self._iterator:
-            if not isinstance(iterator, tf.data.Iterator):
-                raise TypeError(
-                    f"ExactBackupAndRestore checkpoints a tf.data.Iterator; fit gave {type(iterator).__name__} "
-                    "(distribution strategies are not supported: TensorFlow cannot checkpoint distributed "
-                    "iterators; use tf_keras.callbacks.BackupAndRestore there)"
-                )
-            self._iterator = iterator
-            if not self.options.experimental_enable_async_checkpoint:
-                # At once, not at the next save: holding on to the spent iterator of the previous epoch
-                # made saves of a 25M-parameter model stall for 5-16 s instead of 0.65 s (measured).
-                self._checkpoint.iterator = iterator
-            if self._restored is not None:
-                tf.train.Checkpoint(iterator=iterator).read(self._data_prefix(self._restored)).expect_partial()
-                self._restored = None
+        if iterator is not self._fit_iterator:
+            self._fit_iterator = iterator
+            self._iterator_number, self._next_iterator = self._next_iterator, self._next_iterator + 1
+            resuming = self._restored is not None
+            self._drawn = int(self._batches_drawn.numpy()) if resuming else 0
+            self._iterator = self._replayed(iterator, resuming) if self._replay else self._restored_into(iterator)
+            self._restored = None
             if self._save_pending:
                 self._save()
         if self._preempted():
             self._save_and_exit()
-        return self._original_train_function(iterator)
+        self._drawn += 1
+        return self._original_train_function(self._iterator)
+
+    def _restored_into(self, iterator):
+        """fit's tf.data iterator, set to the backed-up position; from now on part of every backup."""
+        if not isinstance(iterator, tf.data.Iterator):
+            raise TypeError(
+                f"ExactBackupAndRestore checkpoints a tf.data.Iterator; fit gave {type(iterator).__name__}"
+            )
+        if not self.options.experimental_enable_async_checkpoint:
+            # At once, not at the next save: holding on to the spent iterator of the previous epoch
+            # made saves of a 25M-parameter model stall for 5-16 s instead of 0.65 s (measured).
+            self._checkpoint.iterator = iterator
+        if self._restored is not None:
+            tf.train.Checkpoint(iterator=iterator).read(self._data_prefix(self._restored)).expect_partial()
+        return iterator
+
+    def _replayed(self, iterator, resuming: bool):
+        """The iterator to train from under a strategy: on a resume, fit's first one is replaced by the
+        iterator the backup was drawing from, remade (see compat.workers) and past the batches drawn."""
+        if not workers.is_distributed_iterator(iterator):
+            raise TypeError(f"ExactBackupAndRestore under a strategy expected a DistributedIterator, got {iterator!r}")
+        if resuming:
+            # fit's first iterator of this process has the first epoch's order; the n-th remade, the n-th's
+            for _ in range(self._iterator_number):
+                iterator = workers.another_iterator(iterator)
+            workers.skip(iterator, self._drawn)
+        return iterator
 
     def on_epoch_begin(self, epoch, logs=None):
         self._current_epoch = epoch
 
     def on_train_batch_end(self, batch, logs=None):
         self._step += 1
+        if self._agreement is not None:
+            self._stop_agreed = self._agreement.agreed(self.watcher.requested)
         due = self.save_freq not in ("epoch", False) and self._step % self.save_freq == 0
         if batch + 1 < self._steps_per_epoch:
             self._next_epoch, self._next_step = self._current_epoch, batch + 1
@@ -155,19 +196,32 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
 
     def on_train_end(self, logs=None):
         self._detach()
+        if self._save_pending and (self._preempted() or not self.delete_checkpoint):
+            self._move_to_next_iterator()
         if self._preempted():
             # Preempted during the last epoch's last step: training is complete, but the backup is what
             # tells the re-run so; keep it, and exit as documented.
             self._save_and_exit()
         self._checkpoint.sync()
         if self.delete_checkpoint:
-            if tf.io.gfile.exists(self.backup_dir):
+            if self._chief and tf.io.gfile.exists(self.backup_dir):
                 tf.io.gfile.rmtree(self.backup_dir)
         elif self._save_pending:
             self._save()
             self._checkpoint.sync()
 
+    def _move_to_next_iterator(self) -> None:
+        """The finished run's last iterator is spent: its backup holds the next one, for a later `fit`
+        with more epochs (made as fit would make it, so it gets the next epoch's order)."""
+        self._iterator_number, self._drawn = self._iterator_number + 1, 0
+        if not self._replay:
+            self._iterator = iter(self._iterator._dataset)  # tf.data keeps the dataset an iterator came from
+            if not self.options.experimental_enable_async_checkpoint:
+                self._checkpoint.iterator = self._iterator
+
     def _preempted(self) -> bool:
+        if self._agreement is not None:
+            return self._stop_agreed  # every worker stops at the same step
         return self.watcher is not None and self.watcher.requested
 
     def _detach(self) -> None:
@@ -176,24 +230,30 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         if self.watcher:
             self.watcher.stop()
 
-    def _save(self) -> str:
+    def _save(self) -> None:
         step = self._step
         self._global_step.assign(step)
         self._epoch.assign(self._next_epoch)
         self._step_in_epoch.assign(self._next_step)
-        if self.options.experimental_enable_async_checkpoint:
+        self._iterator_index.assign(self._iterator_number)
+        self._batches_drawn.assign(self._drawn)
+        if self.options.experimental_enable_async_checkpoint and not self._replay:
             # TF 2.21's async saver drops iterators from the checkpoint (measured): the data position is
             # written first, synchronously, as `data-N`; ckpt-N is only valid with it (`_companions`).
             tf.train.Checkpoint(iterator=self._iterator).write(self._data_prefix(f"ckpt-{step}"))
         self._save_pending = False
         self._saved_step = step
-        path = self._manager.save(checkpoint_number=step, options=self.options)
-        self._remove_stale_data_positions()
-        return path
+        # Every worker saves the same way (the save runs collectives); only the chief's copy is kept.
+        self._writer.save(checkpoint_number=step, options=self.options)
+        if self._chief:
+            self._remove_stale_data_positions()
+        else:
+            self._checkpoint.sync()
+            tf.io.gfile.rmtree(self._scratch)
 
     def _data_prefix(self, checkpoint_prefix: str) -> str:
         """Where the iterator of `checkpoint_prefix` is: inside it, or (async saves) in data-N beside it."""
-        if not self.options.experimental_enable_async_checkpoint:
+        if not self.options.experimental_enable_async_checkpoint or self._replay:
             return checkpoint_prefix
         return os.path.join(self.backup_dir, "data-" + checkpoint_prefix.rsplit("-", 1)[1])
 
@@ -216,9 +276,11 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
             self._save()
         self._checkpoint.sync()
         self._detach()
+        received = self.watcher.received
+        reason = f"signal {received}" if received else "another worker's preemption signal"
         print(
-            f"ExactBackupAndRestore: stopped by signal {self.watcher.received} after step "
-            f"{self._step}; saved {self._manager.latest_checkpoint}; exiting with "
+            f"ExactBackupAndRestore: stopped by {reason} after step "
+            f"{self._step}; saved ckpt-{self._saved_step} in {self.backup_dir}; exiting with "
             f"{preemption.PREEMPTED_EXIT_CODE}",
             file=sys.stderr,
             flush=True,

@@ -145,11 +145,3 @@ def test_checkpoints_the_manager_does_not_own_are_checked_too(tmp_path, monkeypa
     assert manager.checkpoints == []  # not owned: TensorFlow's manager would not list them
     with pytest.warns(CorruptCheckpointWarning):
         assert latest_valid_checkpoint(manager) == os.path.join(tmp_path.name, "ckpt-1")
-
-
-def test_refuses_a_distributed_iterator_with_a_message(tmp_path):
-    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
-    with strategy.scope():
-        model = _model(dropout=False)
-    with pytest.raises(TypeError, match="distribution strategies are not supported"):
-        model.fit(_data(), callbacks=[ExactBackupAndRestore(tmp_path, save_before_preemption=False)], verbose=0)

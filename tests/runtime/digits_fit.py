@@ -25,11 +25,11 @@ from compat.exact import ExactBackupAndRestore
 BATCH = 32
 
 
-def dataset() -> tf.data.Dataset:
+def dataset(drop_remainder: bool = False) -> tf.data.Dataset:
     digits = load_digits()
     pixels = (digits.data / 16.0).astype("float32")
     ds = tf.data.Dataset.from_tensor_slices((pixels, digits.target.astype("int64")))
-    return ds.shuffle(512, seed=11, reshuffle_each_iteration=True).batch(BATCH).prefetch(2)
+    return ds.shuffle(512, seed=11, reshuffle_each_iteration=True).batch(BATCH, drop_remainder).prefetch(2)
 
 
 def model(width: int) -> tf_keras.Model:
