@@ -28,11 +28,14 @@ RUNCONFIG_SUPPORTED = (
     "tf_random_seed",
     "save_summary_steps",
     "save_checkpoints_steps",
+    "save_checkpoints_secs",
     "keep_checkpoint_max",
     "log_step_count_steps",
 )
-# Estimator defaults (tensorflow_estimator/python/estimator/run_config.py).
+# Estimator defaults (tensorflow_estimator/python/estimator/run_config.py). save_checkpoints_secs=600
+# applies only when neither cadence is given (`checkpoint_cadence`).
 RUNCONFIG_DEFAULTS = {"save_summary_steps": 100, "keep_checkpoint_max": 5}
+DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 
 # SessionRunHook method -> (Keras callback method, number of hook parameters after self).
 HOOK_METHODS = {
@@ -41,6 +44,10 @@ HOOK_METHODS = {
     "after_run": ("on_train_batch_end", 2),
     "end": ("on_train_end", 1),
 }
+
+
+def _is_none(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def keyword_args(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[str]]:
@@ -90,6 +97,26 @@ class EstimatorFacts:
         if "model_dir" in self.kwargs:
             return self.kwargs["model_dir"]
         return self.config.kwargs.get("model_dir") if self.config else None
+
+    def checkpoint_cadence(self) -> tuple[str, cst.BaseExpression] | str:
+        """("steps" | "secs", value) as the Estimator saves checkpoints, or why it cannot be told.
+
+        As RunConfig.__init__: neither argument given (or no RunConfig) means every 600 s; given ones
+        that are None switch that cadence off; both set is an error.
+        """
+        given = {
+            kind: self.config.kwargs[f"save_checkpoints_{kind}"]
+            for kind in ("steps", "secs")
+            if self.config is not None and f"save_checkpoints_{kind}" in self.config.kwargs
+        }
+        if not given:
+            return "secs", cst.Integer(str(DEFAULT_SAVE_CHECKPOINTS_SECS))
+        cadences = [(kind, value) for kind, value in given.items() if not _is_none(value)]
+        if len(cadences) == 2:
+            return "RunConfig sets both save_checkpoints_steps and save_checkpoints_secs (Estimator refuses that)"
+        if not cadences:
+            return "checkpointing switched off (save_checkpoints_*=None) is not migrated"
+        return cadences[0]
 
     def run_config_value(self, name: str) -> cst.BaseExpression | None:
         if self.config and name in self.config.kwargs:
@@ -342,13 +369,9 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         estimator.problems.append(
             "no model_dir: checkpoints would go to a temporary directory; set model_dir"
         )
-    if estimator.run_config_value("save_checkpoints_steps") is None and not (
-        config and "save_checkpoints_secs" in config.kwargs
-    ):
-        estimator.problems.append(
-            "checkpointing every 600 s (the default) has no step-based equivalent yet; "
-            "set RunConfig(save_checkpoints_steps=...)"
-        )
+    cadence = estimator.checkpoint_cadence()
+    if isinstance(cadence, str):
+        estimator.problems.append(cadence)
     if not estimator.train_statements:
         estimator.problems.append(f"`{estimator.variable}` is never trained with .train(...)")
     for statement in estimator.train_statements:

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import tensorflow as tf
 import tf_keras
 
-from compat import preemption, resume, workers
+from compat import preemption, resume, timed_backup, workers
 
 
 class ExactBackupAndRestore(tf_keras.callbacks.Callback):
@@ -42,6 +43,8 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
       async_save: write backups in the background (`tf.train.CheckpointOptions(enable_async=True)`).
       preemption_signals: signals that make training stop after the current step, save and exit with
         `compat.preemption.PREEMPTED_EXIT_CODE` (used when `save_before_preemption` is true, the default).
+      save_secs: also back up whenever this many seconds have passed since the last backup (Estimator's
+        `save_checkpoints_secs`; `save_freq=False, save_secs=N` saves on the clock only). One worker only.
     Integer `save_freq` counts steps across restarts (a backup at every multiple of it), so the cadence
     does not shift after a resume.
     """
@@ -56,10 +59,14 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         max_to_keep=2,
         async_save=False,
         preemption_signals=preemption.DEFAULT_SIGNALS,
+        save_secs=None,
     ):
         super().__init__()
         if save_freq not in ("epoch", False) and (not isinstance(save_freq, int) or save_freq < 1):
             raise ValueError(f"save_freq must be 'epoch', False or a positive integer, got {save_freq!r}")
+        if save_secs is not None and save_secs <= 0:
+            raise ValueError(f"save_secs must be a positive number of seconds, got {save_secs!r}")
+        self.save_secs = save_secs
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq = save_freq
         self.delete_checkpoint = delete_checkpoint
@@ -91,8 +98,12 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         self._chief = workers.is_chief(strategy)
         self._scratch = None if self._chief else workers.scratch_dir(self.backup_dir, strategy)
         several = workers.worker_count(strategy) > 1
-        self._agreement = workers.StopAgreement(strategy) if self.watcher and several else None
-        self._stop_agreed = False
+        if self.save_secs:
+            timed_backup.refuse_several_workers(self.model, type(self).__name__)
+        self._last_save = time.monotonic()
+        self._agreement = None
+        if self.watcher and several:
+            self._agreement = workers.StopAgreement(strategy, self.model.train_function)
         self._generators = random_generators(self.model)
         self._epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
         self._step_in_epoch = tf.Variable(0, dtype=tf.int64, trainable=False)
@@ -147,6 +158,8 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         if self._preempted():
             self._save_and_exit()
         self._drawn += 1
+        if self._agreement is not None:
+            return self._agreement.step(self._iterator, self.watcher.requested)
         return self._original_train_function(self._iterator)
 
     def _restored_into(self, iterator):
@@ -180,9 +193,8 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch, logs=None):
         self._step += 1
-        if self._agreement is not None:
-            self._stop_agreed = self._agreement.agreed(self.watcher.requested)
         due = self.save_freq not in ("epoch", False) and self._step % self.save_freq == 0
+        due = due or bool(self.save_secs) and time.monotonic() - self._last_save >= self.save_secs
         if batch + 1 < self._steps_per_epoch:
             self._next_epoch, self._next_step = self._current_epoch, batch + 1
             if due or self._preempted():
@@ -221,7 +233,7 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
 
     def _preempted(self) -> bool:
         if self._agreement is not None:
-            return self._stop_agreed  # every worker stops at the same step
+            return self._agreement.agreed  # every worker stops at the same step
         return self.watcher is not None and self.watcher.requested
 
     def _detach(self) -> None:
@@ -243,6 +255,7 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
             tf.train.Checkpoint(iterator=self._iterator).write(self._data_prefix(f"ckpt-{step}"))
         self._save_pending = False
         self._saved_step = step
+        self._last_save = time.monotonic()
         # Every worker saves the same way (the save runs collectives); only the chief's copy is kept.
         self._writer.save(checkpoint_number=step, options=self.options)
         if self._chief:

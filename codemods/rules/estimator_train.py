@@ -1,16 +1,19 @@
 """`estimator.train(input_fn, hooks, max_steps | steps)` -> checkpointed TF2 training, as a whole statement.
 
 Both targets keep the Estimator's contract with its `model_dir`: training resumes from the latest
-checkpoint there, saves every `save_checkpoints_steps` steps, keeps `keep_checkpoint_max` checkpoints,
+checkpoint there, saves every `save_checkpoints_steps` steps or every `save_checkpoints_secs` seconds
+(600 when neither is set, as Estimator), keeps `keep_checkpoint_max` checkpoints,
 and leaves a final checkpoint (weights, optimizer slots, step) that `tf.train.latest_checkpoint(model_dir)`
 finds. `max_steps` is a total across restarts (run again after it finished: nothing more). Restoring goes
 through `compat.resume.restore_latest`, which refuses an unconverted Estimator model_dir.
 
 - keras: the latest checkpoint in model_dir is restored, then `fit` runs the remaining steps with
-  `BackupAndRestore(save_freq=save_checkpoints_steps)` first among the callbacks (the Estimator saved its
+  `BackupAndRestore(save_freq=save_checkpoints_steps)` (on the clock: `compat.timed_backup.
+  TimedBackupAndRestore(save_secs=...)`) first among the callbacks (the Estimator saved its
   checkpoint before the user's hooks ran), so a crash mid-call resumes at the last backup. `steps=N`
   counts from the state the call started from: after a crash the re-run completes those N steps.
-- loop: `tf.train.Checkpoint` + `CheckpointManager(checkpoint_interval=save_checkpoints_steps)`, restored
+- loop: `tf.train.Checkpoint` + `CheckpointManager(checkpoint_interval=save_checkpoints_steps)` (on the
+  clock: a `time.monotonic()` check after each step), restored
   with `resume.restore_latest(checkpoint, manager)`, a `tf.function` train step, and the migrated
   hooks driven through a Keras `CallbackList`. `steps=N` counts from the restored step, as in Estimator.
 
@@ -55,7 +58,7 @@ _KERAS_FIT = """
     epochs=1,
     steps_per_epoch={steps_per_epoch},
     callbacks=[
-        {backup}(os.path.join({model_dir}, "backup"), save_freq={save_steps}),
+        {backup}(os.path.join({model_dir}, "backup"), {cadence}),
         tf_keras.callbacks.TensorBoard({model_dir}, update_freq={summary_steps}),{hooks}
     ],
 )
@@ -65,7 +68,7 @@ _KERAS_FIT = """
 # The parts both loops share: manager, restore, hooks, summaries, the train step, the first save...
 _LOOP_SETUP = """\
 {est}_manager = {tf}.train.CheckpointManager(
-    {est}_checkpoint, {model_dir}, max_to_keep={keep}, step_counter={est}_step, checkpoint_interval={save_steps}
+    {est}_checkpoint, {model_dir}, max_to_keep={keep}, step_counter={est}_step{interval}
 )
 resume.restore_latest({est}_checkpoint, {est}_manager)
 {est}_last_step = {last_step}
@@ -80,7 +83,7 @@ def {est}_train_step(features, labels):
     return loss
 
 {est}_manager.save(checkpoint_number={est}_step)
-"""
+{start_clock}"""
 
 # ...and the body of a step, once the batch is in {est}_features, {est}_labels.
 _LOOP_STEP = """\
@@ -90,13 +93,12 @@ _LOOP_STEP = """\
     if int({est}_step) % {summary_steps} == 0:
         with {est}_summaries.as_default():
             {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
-    {est}_manager.save(checkpoint_number={est}_step)
-    {est}_callbacks.on_train_batch_end({est}_batch, {{"loss": {est}_loss}})
+{periodic_save}    {est}_callbacks.on_train_batch_end({est}_batch, {{"loss": {est}_loss}})
 """
 
 _LOOP = (
     """
-# Estimator.train as a custom loop: resume from model_dir, checkpoint every save_checkpoints_steps steps.
+# Estimator.train as a custom loop: resume from model_dir, checkpoint at the RunConfig's cadence.
 {est}_step = {est}.optimizer.iterations
 {est}_checkpoint = {tf}.train.Checkpoint(model={est}, optimizer={est}.optimizer, step={est}_step)
 """
@@ -155,6 +157,35 @@ if {est}_preemption.requested:
 )
 
 
+# Checkpoint cadence in the loop: every save_checkpoints_steps steps (the manager's checkpoint_interval),
+# or every save_checkpoints_secs seconds (Estimator's default: 600) on the wall clock, checked after each
+# step as Estimator's CheckpointSaverHook did.
+_STEP_CADENCE = {
+    "interval": ", checkpoint_interval={every}",
+    "start_clock": "",
+    "periodic_save": "    {est}_manager.save(checkpoint_number={est}_step)\n",
+}
+_SECONDS_CADENCE = {
+    "interval": "",
+    "start_clock": "{est}_saved_at = time.monotonic()\n",
+    "periodic_save": (
+        "    if time.monotonic() - {est}_saved_at >= {every}:  # save_checkpoints_secs\n"
+        "        {est}_manager.save(checkpoint_number={est}_step)\n"
+        "        {est}_saved_at = time.monotonic()\n"
+    ),
+}
+
+
+def _keras_backup(kind: str, every: str, exact: bool) -> tuple[str, str, tuple[str, str]]:
+    """The backup callback, its cadence arguments, and the import it needs."""
+    if exact:
+        cadence = f"save_freq={every}" if kind == "steps" else f"save_freq=False, save_secs={every}"
+        return "exact.ExactBackupAndRestore", cadence, ("compat", "exact")
+    if kind == "steps":
+        return "tf_keras.callbacks.BackupAndRestore", f"save_freq={every}", ("tf_keras",)
+    return "timed_backup.TimedBackupAndRestore", f"save_secs={every}", ("compat", "timed_backup")
+
+
 def _dataset(input_fn: cst.BaseExpression) -> str:
     """The dataset expression: the input_fn called, or the body of an inline input_fn lambda."""
     if isinstance(input_fn, cst.Lambda) and not input_fn.params.params:
@@ -190,19 +221,19 @@ class EstimatorTrainRule(Rule):
             "tf": ctx.need_tensorflow(),
             "model_dir": source(estimator.model_dir),
             "keep": source(estimator.run_config_value("keep_checkpoint_max")),
-            "save_steps": source(estimator.run_config_value("save_checkpoints_steps")),
             "summary_steps": source(estimator.run_config_value("save_summary_steps")),
             "dataset": _dataset(kwargs["input_fn"]),
             "limit": source(kwargs[limit]),
         }
+        kind, every = estimator.checkpoint_cadence()
+        values["every"] = source(every)
         ctx.need_import("tf_keras")
         ctx.need_import("compat", "resume")
         if ctx.target == "keras":
             ctx.need_import("os")
             values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)
-            if ctx.exact:
-                ctx.need_import("compat", "exact")
-            values["backup"] = "exact.ExactBackupAndRestore" if ctx.exact else "tf_keras.callbacks.BackupAndRestore"
+            values["backup"], values["cadence"], module = _keras_backup(kind, values["every"], ctx.exact)
+            ctx.need_import(*module)
             if limit == "max_steps":
                 values["steps_per_epoch"] = f"{values['limit']} - int({values['est']}.optimizer.iterations)"
                 fit = textwrap.indent(_KERAS_FIT.strip().format(**values), "    ")
@@ -210,7 +241,7 @@ class EstimatorTrainRule(Rule):
             else:
                 values["steps_per_epoch"] = values["limit"]
                 code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
-            target = "fit + " + ("ExactBackupAndRestore" if ctx.exact else "BackupAndRestore")
+            target = "fit + " + values["backup"].rsplit(".", 1)[1]
         else:
             values["hooks"] = ", ".join(hooks)
             values["last_step"] = (
@@ -221,6 +252,10 @@ class EstimatorTrainRule(Rule):
             if ctx.exact:
                 ctx.need_import("compat", "exact")
                 ctx.need_import("compat", "preemption")
+            if kind == "secs":
+                ctx.need_import("time")
+            for slot, text in (_STEP_CADENCE if kind == "steps" else _SECONDS_CADENCE).items():
+                values[slot] = text.format(**values)
             code = (_EXACT_LOOP if ctx.exact else _LOOP).format(**values)
             target = "custom loop + CheckpointManager"
         new = statements(code)
@@ -230,7 +265,7 @@ class EstimatorTrainRule(Rule):
             self.rule_id,
             True,
             f"{estimator.variable}.train({limit}=...) -> {target}, checkpoints in model_dir "
-            f"every {values['save_steps']} steps"
+            + (f"every {values['every']} steps" if kind == "steps" else f"every {values['every']} s (wall clock)")
             + ("; exact resume (data position, RNG, saves on SIGTERM)" if ctx.exact else "")
             + (
                 "; after a crash, fit completes the interrupted call's steps (Estimator: N more from the restore)"
