@@ -19,8 +19,10 @@ from codemods.transformer import migrate_source
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
 
-# Files that never name TensorFlow or an Estimator are left alone without being parsed.
-_MAY_NEED_MIGRATION = re.compile(r"tensorflow|estimator|SessionRunHook")
+# Every construct the codemods rewrite is reached through a name containing "estimator" (tf.estimator,
+# tf.compat.v1.estimator, tensorflow_estimator, estimator.inputs.numpy_input_fn) or is a SessionRunHook
+# subclass: other files, TensorFlow 2 code included, are left alone without being parsed.
+_MAY_NEED_MIGRATION = re.compile(r"estimator|SessionRunHook")
 PROGRESS_THRESHOLD = 200  # files; below this a progress line is noise
 
 

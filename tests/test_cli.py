@@ -12,7 +12,7 @@ import pytest
 from migrate.files import BadSource, read_source
 from tests.conftest import EXAMPLE, MIGRATE, run
 
-SYNTAX_ERROR = "def broken(:\n    import tensorflow\n"
+SYNTAX_ERROR = "def broken(:\n    import tensorflow.estimator\n"
 PYTHON2 = "import tensorflow as tf\nprint 'estimator'\n"
 
 
@@ -133,6 +133,7 @@ def test_bad_files_are_reported_untouched_and_the_rest_is_migrated(tree, tmp_pat
     outside.write_text("import tensorflow\n")
     (tree / "link_out.py").symlink_to(outside)
     (tree / "link_in.py").symlink_to(tree / "pkg" / "util.py")
+    (tree / "pkg" / "tf2_only_broken.py").write_text("import tensorflow as tf\ndef f(:\n")
     report = tmp_path / "report.json"
     completed = run([MIGRATE, "rewrite", tree, "--report", report], check_codes=(1,))
 
@@ -148,6 +149,8 @@ def test_bad_files_are_reported_untouched_and_the_rest_is_migrated(tree, tmp_pat
         entries["link_out.py"]["status"] == "error" and "leaving the tree" in entries["link_out.py"]["error"]
     )
     assert entries["link_in.py"]["status"] == "skipped"
+    # Not parsed at all (nothing in it names an estimator or a SessionRunHook), so not an error either
+    assert entries["pkg/tf2_only_broken.py"]["status"] == "unchanged"
     assert (tree / "link_out.py").is_symlink() and (tree / "link_in.py").is_symlink()
     assert outside.read_text() == "import tensorflow\n"
     assert entries["pkg/train.py"]["status"] == "changed"
