@@ -14,9 +14,13 @@ class Finding:
     col: int  # 0-based, as LibCST and most editors' APIs count
     migrated: bool
     message: str
+    cell: int | None = None  # notebooks: the cell (1-based, every cell counted); `line` is then in the cell
 
     def to_json(self) -> dict:
-        return asdict(self)
+        entry = asdict(self)
+        if self.cell is None:
+            del entry["cell"]
+        return entry
 
 
 def todo_comment(rule: str, message: str) -> str:

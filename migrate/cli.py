@@ -90,8 +90,9 @@ def _print_findings(result: FileResult, everything: bool) -> None:
     for finding in result.findings:
         if everything or not finding.migrated:
             kind = "migrated" if finding.migrated else "manual"
+            cell = f"cell {finding.cell}:" if finding.cell is not None else ""
             print(
-                f"{result.file.path}:{finding.line}:{finding.col + 1}: {finding.rule} [{kind}] {finding.message}",
+                f"{result.file.path}:{cell}{finding.line}:{finding.col + 1}: {finding.rule} [{kind}] {finding.message}",
                 file=sys.stdout if everything else sys.stderr,
             )
 
@@ -130,8 +131,8 @@ def run(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     files = _collect(args.paths, parser)
-    python_files = [file for file in files if file.is_python]
-    results = process_all(python_files, args.target, args.jobs, args.exact)
+    sources = [file for file in files if file.is_migratable]
+    results = process_all(sources, args.target, args.jobs, args.exact)
 
     rewriting = args.command == "rewrite" and not (args.diff or args.check)
     for result in results:

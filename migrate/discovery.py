@@ -1,4 +1,4 @@
-"""Which files a PATH argument stands for: .py files found recursively, minus environments and builds."""
+"""Which files a PATH argument stands for: .py and .ipynb files found recursively, minus environments and builds."""
 
 from __future__ import annotations
 
@@ -38,8 +38,13 @@ class SourceFile:
     relative: str  # path relative to the PATH argument, as the report shows it
 
     @property
-    def is_python(self) -> bool:
-        return self.path.suffix == ".py"
+    def is_notebook(self) -> bool:
+        return self.path.suffix == ".ipynb"
+
+    @property
+    def is_migratable(self) -> bool:
+        """Python source or a Jupyter notebook (its code cells)."""
+        return self.path.suffix == ".py" or self.is_notebook
 
 
 def _excluded(name: str) -> bool:

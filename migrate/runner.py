@@ -18,6 +18,7 @@ from codemods.findings import Finding
 from codemods.transformer import migrate_source
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
+from migrate.notebooks import NotebookError, migrate_notebook
 
 # Every construct the codemods rewrite is reached through a name containing "estimator" (tf.estimator,
 # tf.compat.v1.estimator, tensorflow_estimator, estimator.inputs.numpy_input_fn) or is a SessionRunHook
@@ -49,7 +50,9 @@ def process_file(file: SourceFile, target: str, exact: bool = False) -> FileResu
     if not _MAY_NEED_MIGRATION.search(code):
         return FileResult(file, "unchanged", old_code=code, bom=bom)
     try:
-        result = migrate_source(code, target, exact)
+        result = migrate_notebook(code, target, exact) if file.is_notebook else migrate_source(code, target, exact)
+    except NotebookError as error:
+        return FileResult(file, "error", error=str(error))
     except cst.ParserSyntaxError as error:
         return FileResult(file, "error", error=_syntax_error(code, error))
     except Exception as error:  # a bug in a rule must not take the other files down

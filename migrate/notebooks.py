@@ -1,0 +1,173 @@
+"""Jupyter notebooks (.ipynb): the code cells are migrated as one module, everything else is kept.
+
+A notebook's cells share one namespace (a RunConfig in one cell, the estimator in the next, `train` in a
+third), so the code cells are joined into one module, each opened by a marker statement
+`__migrate_cell__(N)`, and the result is split back at the markers. IPython syntax that is not Python
+(`%magic`, `!shell` lines) is swapped for a placeholder statement with the same indentation and put back
+afterwards; a cell that starts with a cell magic (`%%writefile`, `%%bash`, ...) is not Python at all and
+is left out. Markdown, raw cells, outputs, metadata and untouched cells stay as they were; the JSON is
+written back with the indentation the file had (Jupyter's: one space), so a diff shows only the cells
+that changed. Findings name the cell (1-based, counting every cell) and the line within it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from codemods.findings import Finding
+from codemods.transformer import migrate_source
+
+_CELL = "__migrate_cell__({})"
+_MAGIC = "__migrate_magic__({})"
+_CELL_LINE = re.compile(r"^__migrate_cell__\((\d+)\)$")
+_MAGIC_LINE = re.compile(r"^(\s*)__migrate_magic__\((\d+)\)$")
+_IPYTHON_LINE = re.compile(r"^\s*[%!]")
+
+
+class NotebookError(Exception):
+    """A notebook that cannot be migrated; the message says why, in one line."""
+
+
+@dataclass
+class NotebookResult:
+    code: str
+    findings: list[Finding]
+    changed: bool
+
+
+def migrate_notebook(text: str, target: str, exact: bool = False) -> NotebookResult:
+    """Migrate the code cells of the notebook `text` (its JSON) for `target`."""
+    notebook = _load(text)
+    cells = notebook["cells"]
+    python_cells = [i for i, cell in enumerate(cells) if _is_python(cell)]
+    module, magics, cell_of_line = _join(cells, python_cells)
+    try:
+        result = migrate_source(module, target, exact)
+    except cst.ParserSyntaxError as error:
+        cell, line = cell_of_line[error.raw_line - 1] if 0 < error.raw_line <= len(cell_of_line) else (0, 0)
+        raise NotebookError(f"cell {cell + 1}, line {line}: not valid Python 3: {error.message}") from error
+    findings = [_in_cell(finding, cell_of_line) for finding in result.findings]
+    if not result.changed:
+        return NotebookResult(text, findings, False)
+    for index, lines in _split(result.code, magics).items():
+        if lines != _trimmed(_source_lines(cells[index])):
+            cells[index]["source"] = _as_source(lines)
+    return NotebookResult(_dump(notebook, text), findings, True)
+
+
+def _load(text: str) -> dict:
+    try:
+        notebook = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"not a notebook: invalid JSON (line {error.lineno}: {error.msg})") from error
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise NotebookError("not a notebook: no list of cells (nbformat 4 is supported)")
+    return notebook
+
+
+def _is_python(cell: dict) -> bool:
+    if cell.get("cell_type") != "code":
+        return False
+    lines = _source_lines(cell)
+    first = next((line for line in lines if line.strip()), "")
+    return not first.lstrip().startswith("%%")
+
+
+def _source_lines(cell: dict) -> list[str]:
+    source = cell.get("source", "")
+    text = "".join(source) if isinstance(source, list) else source
+    return text.splitlines()
+
+
+def _as_source(lines: list[str]) -> list[str]:
+    """nbformat's form: a list of lines, each but the last ending in a newline."""
+    return [line + "\n" for line in lines[:-1]] + lines[-1:]
+
+
+def _join(cells: list[dict], python_cells: list[int]) -> tuple[str, list[str], list[tuple[int, int]]]:
+    """The module, the IPython lines it replaced, and (cell index, line in cell) of each module line.
+
+    Each cell is checked on its own first, so a syntax error is reported in the cell that has it.
+    """
+    module, magics, cell_of_line = [], [], []
+    for index in python_cells:
+        module.append(_CELL.format(index))
+        cell_of_line.append((index, 0))
+        lines = []
+        for line in _source_lines(cells[index]):
+            if _IPYTHON_LINE.match(line):
+                indent = line[: len(line) - len(line.lstrip())]
+                lines.append(indent + _MAGIC.format(len(magics)))
+                magics.append(line)
+            else:
+                lines.append(line)
+        _check_syntax(index, "\n".join(lines))
+        module.extend(lines)
+        cell_of_line.extend((index, number) for number in range(1, len(lines) + 1))
+    return "\n".join(module) + "\n", magics, cell_of_line
+
+
+def _check_syntax(index: int, code: str) -> None:
+    try:
+        compile(code, f"cell {index + 1}", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError as error:
+        raise NotebookError(f"cell {index + 1}, line {error.lineno}: not valid Python 3: {error.msg}") from error
+
+
+def _split(code: str, magics: list[str]) -> dict[int, list[str]]:
+    """Cell index -> its lines, from the migrated module. Lines before the first marker are imports the
+    rewrite added (LibCST puts them at the top of the module, before the first cell's marker)."""
+    cells: dict[int, list[str]] = {}
+    preamble: list[str] = []
+    current = preamble
+    for line in code.splitlines():
+        marker = _CELL_LINE.match(line)
+        if marker:
+            current = cells.setdefault(int(marker.group(1)), [])
+            continue
+        magic = _MAGIC_LINE.match(line)
+        current.append(magics[int(magic.group(2))] if magic else line)
+    _place_imports(cells, [line for line in preamble if line.strip()])
+    return {index: _trimmed(lines) for index, lines in cells.items()}
+
+
+def _place_imports(cells: dict[int, list[str]], imports: list[str]) -> None:
+    """Put the added imports at the top of the first cell that imports anything (else the first code
+    cell), leaving out those a cell already has: the rewrite only sees the module's first import block."""
+    present = {line for lines in cells.values() for line in lines}
+    imports = [line for line in imports if line not in present]
+    if not imports or not cells:
+        return
+    importing = [i for i, lines in sorted(cells.items()) if any(_is_import(line) for line in lines)]
+    target = importing[0] if importing else min(cells)
+    cells[target] = [*imports, *([""] if cells[target] and not _is_import(cells[target][0]) else []), *cells[target]]
+
+
+def _is_import(line: str) -> bool:
+    return line.startswith(("import ", "from "))
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    """Without trailing blank lines (the joined module may add or drop some between cells)."""
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end]
+
+
+def _in_cell(finding: Finding, cell_of_line: list[tuple[int, int]]) -> Finding:
+    cell, line = cell_of_line[finding.line - 1]
+    return replace(finding, line=line, cell=cell + 1)
+
+
+def _dump(notebook: dict, original: str) -> str:
+    """JSON with the original's indentation (Jupyter writes one space) and final newline."""
+    second = original.split("\n", 2)[1] if original.count("\n") >= 1 else ""
+    indent = len(second) - len(second.lstrip(" ")) or 1
+    text = json.dumps(notebook, indent=indent, ensure_ascii=False)
+    return text + "\n" if original.endswith("\n") else text

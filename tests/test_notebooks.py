@@ -1,0 +1,140 @@
+"""Notebooks in tree mode: code cells migrated as one module, everything else kept, cells named in findings.
+
+The notebook is built here (a Colab-style Estimator notebook: markdown, magics, a %%writefile cell, an
+output, the program spread over several cells), rewritten by `migrate rewrite` as part of a tree, checked
+cell by cell, and the migrated notebook is executed for real (nbclient, modern env): it trains and
+checkpoints to max_steps.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from migrate.demo import checkpoint_step
+from migrate.notebooks import NotebookError, migrate_notebook
+from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, run
+
+
+def _cell(kind: str, source: str, **extra) -> dict:
+    lines = source.splitlines(keepends=True)
+    cell = {"cell_type": kind, "metadata": {}, "source": lines}
+    if kind == "code":
+        cell.update({"execution_count": None, "outputs": []})
+    cell.update(extra)
+    return cell
+
+
+CELLS = [
+    _cell("markdown", "# Digits with an Estimator\n\nTrains, checkpoints every 5 steps."),
+    _cell("code", "%env TF_CPP_MIN_LOG_LEVEL=2\n!echo starting"),
+    _cell(
+        "code",
+        "import os\n\nimport numpy as np\nimport tensorflow as tf\nfrom sklearn.datasets import load_digits\n\n"
+        'MODEL_DIR = os.environ.get("NOTEBOOK_MODEL_DIR", "model")\n'
+        "digits = load_digits()\npixels = (digits.data / 16.0).astype(np.float32)",
+    ),
+    _cell("code", "config = tf.compat.v1.estimator.RunConfig(model_dir=MODEL_DIR, save_checkpoints_steps=5)"),
+    _cell(
+        "code",
+        "columns = [tf.feature_column.numeric_column(\"pixels\", shape=(64,))]\n"
+        "classifier = tf.compat.v1.estimator.DNNClassifier(\n"
+        "    hidden_units=[16], feature_columns=columns, n_classes=10, config=config\n)",
+    ),
+    _cell("code", "%%writefile notes.txt\nnot Python: tf.estimator.DNNClassifier(hidden_units=[1])"),
+    _cell(
+        "code",
+        "train_input = tf.compat.v1.estimator.inputs.numpy_input_fn(\n"
+        "    x={\"pixels\": pixels}, y=digits.target, batch_size=32, num_epochs=None, shuffle=True\n)\n"
+        "classifier.train(input_fn=train_input, max_steps=20)",
+        outputs=[{"name": "stdout", "output_type": "stream", "text": ["INFO: loss = 2.3\n"]}],
+        execution_count=7,
+    ),
+]
+
+
+def notebook_text(cells=CELLS) -> str:
+    notebook = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+
+
+def code(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory) -> tuple[Path, dict, str]:
+    """The notebook rewritten in place by `migrate rewrite` on its directory: (path, report, stderr)."""
+    tree = tmp_path_factory.mktemp("tree")
+    (tree / "train.ipynb").write_text(notebook_text())
+    report = tree.parent / "report.json"
+    completed = run([MIGRATE, "rewrite", tree, "--target", "keras", "--report", report])
+    return tree / "train.ipynb", json.loads(report.read_text()), completed.stderr
+
+
+def test_code_cells_are_migrated_and_the_rest_is_kept(migrated):
+    path, _, _ = migrated
+    before, after = CELLS, json.loads(path.read_text())["cells"]
+    assert len(after) == len(before)
+    assert after[0] == before[0]  # markdown
+    assert after[1] == before[1]  # magics only
+    assert after[5] == before[5]  # %%writefile: not Python, not touched
+    assert "RunConfig" not in code(after[3])  # its settings moved to the train code
+    assert "canned.dnn_classifier(" in code(after[4])
+    assert "BackupAndRestore" in code(after[6]) and ".train(" not in code(after[6])
+    assert after[6]["outputs"] == before[6]["outputs"] and after[6]["execution_count"] == 7
+    assert code(after[2]).startswith("import")  # imports the rewrite needs go to the first code cell
+    assert "from compat import" in code(after[2]) or "from compat import" in code(after[1])
+
+
+def test_untouched_cells_keep_their_json_text(migrated):
+    path, _, _ = migrated
+    text = path.read_text()
+    for index in (0, 5):
+        original = json.dumps(CELLS[index], indent=1, ensure_ascii=False).replace("\n", "\n  ")
+        assert original in text
+    assert text.endswith("}\n")
+
+
+def test_findings_name_the_cell(migrated):
+    _, report, stderr = migrated
+    (entry,) = report["files"]
+    assert entry["status"] == "changed"
+    rules = {(f["rule"], f["cell"], f["line"]) for f in entry["findings"]}
+    assert ("runconfig-checkpointing", 4, 1) in rules
+    assert ("canned-estimator", 5, 2) in rules
+    assert ("estimator-train", 7, 4) in rules
+    assert all(f["migrated"] for f in entry["findings"])
+
+
+def test_a_second_run_changes_nothing(migrated):
+    path, _, _ = migrated
+    text = path.read_text()
+    assert migrate_notebook(text, "keras").changed is False
+
+
+def test_bad_notebooks_get_one_line_errors():
+    with pytest.raises(NotebookError, match="invalid JSON"):
+        migrate_notebook("{not json", "keras")
+    broken = copy.deepcopy(CELLS)
+    broken[3] = _cell("code", "config = tf.estimator.RunConfig(")
+    with pytest.raises(NotebookError, match=r"^cell 4, line 1: not valid Python 3"):
+        migrate_notebook(notebook_text(broken), "keras")
+
+
+@pytest.mark.slow
+def test_the_migrated_notebook_runs_and_checkpoints(migrated, tmp_path):
+    path, _, _ = migrated
+    work = tmp_path / "work"
+    work.mkdir()
+    run([MODERN_PYTHON, ROOT / "tests" / "run_notebook.py", path, work], timeout=600)
+    assert (work / "notes.txt").exists()  # the %%writefile cell ran as a cell magic
+    assert checkpoint_step(work / "model") == 20
