@@ -30,8 +30,11 @@ RUNCONFIG_SUPPORTED = (
     "save_checkpoints_steps",
     "save_checkpoints_secs",
     "keep_checkpoint_max",
+    "keep_checkpoint_every_n_hours",
     "log_step_count_steps",
+    "session_config",
 )
+# Carried over by being dropped, with a note in the report (codemods.rules.runconfig.DROPPED).
 # Estimator defaults (tensorflow_estimator/python/estimator/run_config.py). save_checkpoints_secs=600
 # applies only when neither cadence is given (`checkpoint_cadence`).
 RUNCONFIG_DEFAULTS = {"save_summary_steps": 100, "keep_checkpoint_max": 5}

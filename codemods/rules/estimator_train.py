@@ -35,7 +35,7 @@ from codemods.templates import source, statements
 _KERAS_RESTORE = """
 # Estimator.train: resume from the latest checkpoint in model_dir, save the final state there.
 {est}_checkpoint = {tf}.train.Checkpoint(model={est}, optimizer={est}.optimizer)
-{est}_manager = {tf}.train.CheckpointManager({est}_checkpoint, {model_dir}, max_to_keep={keep})
+{est}_manager = {tf}.train.CheckpointManager({est}_checkpoint, {model_dir}, max_to_keep={keep}{keep_hours})
 resume.restore_latest({est}_checkpoint, {est}_manager)
 """
 
@@ -68,7 +68,7 @@ _KERAS_FIT = """
 # The parts both loops share: manager, restore, hooks, summaries, the train step, the first save...
 _LOOP_SETUP = """\
 {est}_manager = {tf}.train.CheckpointManager(
-    {est}_checkpoint, {model_dir}, max_to_keep={keep}, step_counter={est}_step{interval}
+    {est}_checkpoint, {model_dir}, max_to_keep={keep}{keep_hours}, step_counter={est}_step{interval}
 )
 resume.restore_latest({est}_checkpoint, {est}_manager)
 {est}_last_step = {last_step}
@@ -227,6 +227,8 @@ class EstimatorTrainRule(Rule):
         }
         kind, every = estimator.checkpoint_cadence()
         values["every"] = source(every)
+        hours = estimator.run_config_value("keep_checkpoint_every_n_hours")
+        values["keep_hours"] = f", keep_checkpoint_every_n_hours={source(hours)}" if hours is not None else ""
         ctx.need_import("tf_keras")
         ctx.need_import("compat", "resume")
         if ctx.target == "keras":

@@ -1,10 +1,12 @@
 """`config = RunConfig(...)` -> nothing left at that line but the random seed, if any.
 
-The RunConfig's values live on where they act: `model_dir`, `save_checkpoints_steps`, `keep_checkpoint_max`
-and `save_summary_steps` go into the checkpointing code that the train rule writes for each estimator
-using this config (the expressions are carried over as written, so flags keep working), and
-`tf_random_seed` becomes `tf.random.set_seed(seed)` here: TensorFlow's global seed, as the Estimator's
-graph-level seed was (numpy and Python's `random` stay untouched, as they were).
+The RunConfig's values live on where they act: `model_dir`, `save_checkpoints_steps`/`_secs`,
+`keep_checkpoint_max`, `keep_checkpoint_every_n_hours` and `save_summary_steps` go into the checkpointing
+code that the train rule writes for each estimator using this config (the expressions are carried over as
+written, so flags keep working), and `tf_random_seed` becomes `tf.random.set_seed(seed)` here: TensorFlow's
+global seed, as the Estimator's graph-level seed was (numpy and Python's `random` stay untouched, as they
+were). What has no TF2 counterpart and does not change what training computes is dropped, said in the
+report (DROPPED).
 """
 
 import libcst as cst
@@ -12,6 +14,14 @@ import libcst as cst
 from codemods.api import ApiResolver
 from codemods.facts import RUNCONFIG_APIS, single_assignment
 from codemods.registry import Rule, register
+
+# RunConfig argument -> why dropping it changes nothing that training computes, and what replaces it.
+DROPPED = {
+    "session_config": "session_config dropped (TF2 has no sessions; threads: tf.config.threading, "
+    "devices: tf.config.set_visible_devices)",
+    "log_step_count_steps": "log_step_count_steps dropped (Estimator's global_step/sec log lines; fit prints "
+    "progress, and the loss goes to TensorBoard every save_summary_steps)",
+}
 
 
 def is_run_config_statement(statement, resolver: ApiResolver) -> bool:
@@ -49,7 +59,8 @@ class RunConfigRule(Rule):
             self.rule_id,
             True,
             f"RunConfig `{name}` -> checkpoint settings of {', '.join(e.variable for e in users)}"
-            + ("; tf_random_seed -> tf.random.set_seed" if seed is not None else ""),
+            + ("; tf_random_seed -> tf.random.set_seed" if seed is not None else "")
+            + "".join(f"; {note}" for key, note in DROPPED.items() if key in config.kwargs),
         )
         if seed is None:
             return cst.RemovalSentinel.REMOVE
