@@ -8,6 +8,7 @@ for imports (added afterwards by LibCST's AddImportsVisitor, whatever the module
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from codemods.api import ApiResolver
 from codemods.facts import ProgramFacts, collect_facts
 from codemods.findings import Finding, todo_comment
 from codemods.registry import Rule, load_rules
+from codemods.rules.unsupported_api import GUIDANCE
 
 TARGETS = ("keras", "loop")
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -172,6 +174,22 @@ def _is_docstring_or_strict(statement: cst.CSTNode) -> bool:
         and isinstance(small.targets[0].target, cst.Name)
         and small.targets[0].target.value == "__strict__"
     )
+
+
+def _names_worth_parsing() -> re.Pattern:
+    """Every construct the rules act on is reached through a name containing "estimator" (tf.estimator,
+    tf.compat.v1.estimator, tensorflow_estimator, estimator.inputs.*), is a SessionRunHook subclass, or is
+    an API the unsupported-api rule flags (MonitoredTrainingSession, Saver, built-in hooks, ...)."""
+    flagged = {path.rsplit(".", 1)[-1] for path in GUIDANCE}
+    return re.compile("|".join(sorted({"estimator", "SessionRunHook", *flagged})))
+
+
+_WORTH_PARSING = _names_worth_parsing()
+
+
+def may_need_migration(source: str) -> bool:
+    """False when no rule can act on `source` (checked on the text, before parsing): TF2 code, plain Python."""
+    return _WORTH_PARSING.search(source) is not None
 
 
 _RULES: list[Rule] | None = None

@@ -7,7 +7,6 @@ A file is never half-processed: it is read strictly, transformed in memory, the 
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -15,15 +14,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.findings import Finding
-from codemods.transformer import migrate_source
+from codemods.transformer import may_need_migration, migrate_source
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
 from migrate.notebooks import NotebookError, migrate_notebook
 
-# Every construct the codemods rewrite is reached through a name containing "estimator" (tf.estimator,
-# tf.compat.v1.estimator, tensorflow_estimator, estimator.inputs.numpy_input_fn) or is a SessionRunHook
-# subclass: other files, TensorFlow 2 code included, are left alone without being parsed.
-_MAY_NEED_MIGRATION = re.compile(r"estimator|SessionRunHook")
 PROGRESS_THRESHOLD = 200  # files; below this a progress line is noise
 
 
@@ -47,7 +42,7 @@ def process_file(file: SourceFile, target: str, exact: bool = False) -> FileResu
         code, bom = read_source(file.path)
     except BadSource as error:
         return FileResult(file, "error", error=str(error))
-    if not _MAY_NEED_MIGRATION.search(code):
+    if not may_need_migration(code):
         return FileResult(file, "unchanged", old_code=code, bom=bom)
     try:
         result = migrate_notebook(code, target, exact) if file.is_notebook else migrate_source(code, target, exact)

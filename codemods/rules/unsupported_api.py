@@ -1,0 +1,77 @@
+"""TF1 APIs the rewrite does not migrate (yet, or ever): kept as they are, with what to do by hand.
+
+Without this a program using them would come out unchanged and unreported, as if nothing were left to
+do. Each call to one of these APIs gets a `TODO(migrate)` on its statement and a report entry.
+"""
+
+import libcst as cst
+
+from codemods.registry import Rule, register
+
+_HOOKS = {
+    "StopAtStepHook": "end the loop at that step yourself (for estimator.train: its steps=/max_steps=)",
+    "LoggingTensorHook": "log from a tf_keras callback's on_train_batch_end(batch, logs) (graph tensors "
+    "fetched by name do not exist in TF2)",
+    "NanTensorHook": "use tf_keras.callbacks.TerminateOnNaN()",
+    "ProfilerHook": "use tf_keras.callbacks.TensorBoard(log_dir, profile_batch=(start, stop))",
+    "CheckpointSaverHook": "drop it: the migrated train code saves at the RunConfig's cadence",
+    "SummarySaverHook": "use tf_keras.callbacks.TensorBoard(log_dir, update_freq=save_steps)",
+    "StepCounterHook": "use tf_keras.callbacks.TensorBoard (steps/s) or time batches in a callback",
+    "FinalOpsHook": "run the final ops after training, on the migrated model",
+    "FeedFnHook": "feed data through the input pipeline (tf.data) instead",
+    "GlobalStepWaiterHook": "not needed without parameter servers; remove it",
+}
+_EARLY_STOPPING = (
+    "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook",
+    "stop_if_higher_hook",
+    "stop_if_lower_hook",
+    "make_early_stopping_hook",
+)
+
+GUIDANCE = {
+    "estimator.Estimator": "custom model_fn Estimator: not migrated yet; port model_fn to a tf_keras.Model "
+    "(its layers) with a custom train_step, and keep checkpoints with BackupAndRestore or "
+    "tf.train.CheckpointManager (the canned estimators' migrations show the shape)",
+    "estimator.train_and_evaluate": "train_and_evaluate: not migrated yet; train with fit(..., "
+    "validation_data=<EvalSpec input>, validation_steps=<EvalSpec steps>) and the migrated checkpointing, "
+    "or a loop that evaluates every throttle_secs",
+    "estimator.tpu.TPUEstimator": "TPUEstimator: not migrated; build the model in "
+    "tf.distribute.TPUStrategy(resolver).scope() and train it with fit",
+    "tpu.CrossShardOptimizer": "CrossShardOptimizer: TPUStrategy aggregates gradients itself; use the "
+    "plain Keras optimizer",
+    "train.MonitoredTrainingSession": "MonitoredTrainingSession: not migrated yet; write a TF2 loop with "
+    "tf.train.Checkpoint(model=..., optimizer=...) and tf.train.CheckpointManager(checkpoint_dir, "
+    "checkpoint_interval=save_checkpoint_steps), restore first, a tf.function train step (the loop "
+    "target's output for a canned estimator shows the shape)",
+    "train.Saver": "tf.compat.v1.train.Saver writes name-based TF1 checkpoints: use tf.train.Checkpoint "
+    "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name)",
+    "estimator.inputs.pandas_input_fn": "pandas_input_fn: not migrated yet; use lambda: "
+    "tf.data.Dataset.from_tensor_slices((dict(frame), labels)).shuffle(queue_capacity)"
+    ".repeat(num_epochs).batch(batch_size)",
+}
+for _name in ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEstimator"):
+    GUIDANCE[f"estimator.{_name}"] = (
+        f"{_name}: gradient boosted trees have no TensorFlow 2 counterpart; use TensorFlow Decision "
+        "Forests (tfdf.keras.GradientBoostedTreesModel) or XGBoost/LightGBM (the checkpoints do not convert)"
+    )
+for _name in _EARLY_STOPPING:
+    GUIDANCE[f"estimator.experimental.{_name}"] = (
+        f"{_name}: not migrated yet; use tf_keras.callbacks.EarlyStopping(monitor=..., patience=...) "
+        "with validation data given to fit"
+    )
+for _name, _what in _HOOKS.items():
+    for _namespace in ("train", "estimator"):
+        GUIDANCE[f"{_namespace}.{_name}"] = f"{_name}: not migrated yet; {_what}"
+
+
+@register
+class UnsupportedApiRule(Rule):
+    rule_id = "unsupported-api"
+    node_types = (cst.Call,)
+
+    def leave(self, original, updated, ctx):
+        api = ctx.resolver.call_api(original)
+        if api is not None and api.path in GUIDANCE:
+            ctx.todo(original, self.rule_id, GUIDANCE[api.path])
+        return updated
