@@ -52,6 +52,26 @@ _OPTIMIZERS = {
 }
 _DROPPED = ("use_locking", "name", "accum_name", "linear_name")
 
+# Optimizers given by name (tensorflow_estimator/python/estimator/canned/optimizers.py): v1 heads make the
+# TF1 class, v2 heads Keras's (legacy) class, each with the Keras twin used above for instances.
+# RMSProp is not carried over (TF1's starts its accumulator at 1 and has other defaults than Keras's).
+_BY_NAME = {
+    True: {
+        "Adagrad": "canned.estimator_adagrad(learning_rate={lr})",
+        "Adam": "tf_keras.optimizers.Adam(learning_rate={lr}, epsilon=1e-08)",
+        "Ftrl": "tf_keras.optimizers.Ftrl(learning_rate={lr})",
+        "SGD": "tf_keras.optimizers.SGD(learning_rate={lr})",
+    },
+    False: {
+        "Adagrad": "canned.estimator_adagrad(learning_rate={lr}, epsilon=canned.KERAS_ADAGRAD_EPSILON)",
+        "Adam": "tf_keras.optimizers.Adam(learning_rate={lr})",
+        "Ftrl": "tf_keras.optimizers.Ftrl(learning_rate={lr})",
+        "SGD": "tf_keras.optimizers.SGD(learning_rate={lr})",
+    },
+}
+# A v2 DNN head passes no learning rate with a name: the Keras (legacy) class's own default applies.
+_KERAS_DEFAULT_LEARNING_RATE = {"Adagrad": "0.001", "Adam": "0.001", "Ftrl": "0.001", "SGD": "0.01"}
+
 
 def _arguments(call: cst.Call, order: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
     values = {}
@@ -67,9 +87,17 @@ def _arguments(call: cst.Call, order: tuple[str, ...]) -> dict[str, cst.BaseExpr
 
 def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | None:
     """Why `node` cannot be carried over as a Keras optimizer, or None when it can."""
+    if isinstance(node, cst.SimpleString):
+        name = node.evaluated_value
+        if name not in _BY_NAME[True]:
+            return f"optimizer={name!r} is not migrated yet (the names 'Adagrad', 'Adam', 'Ftrl', 'SGD' are)"
+        return None
     api = resolver.call_api(node)
     if api is None or api.path not in _OPTIMIZERS:
-        return "optimizer= is not a TF1 Adam, Adagrad, Ftrl, Momentum or GradientDescent optimizer instance"
+        return (
+            "optimizer= is not a TF1 Adam, Adagrad, Ftrl, Momentum or GradientDescent optimizer instance, "
+            "nor one of the names 'Adagrad', 'Adam', 'Ftrl', 'SGD'"
+        )
     order, renames, _, _ = _OPTIMIZERS[api.path]
     values = _arguments(node, order)
     if values is None:
@@ -88,3 +116,19 @@ def keras_optimizer(original: cst.Call, updated: cst.Call, resolver: ApiResolver
     args = [f"{renames[key]}={source(value)}" for key, value in values.items() if key in renames]
     args += [f"{key}={value}" for key, value in forced.items() if key not in values]
     return cst.parse_expression(f"{constructor}({', '.join(args)})"), constructor.split(".")[0]
+
+
+def keras_optimizer_by_name(
+    name: str, estimator_path: str, keyword: str, v1: bool, kwargs: dict[str, cst.BaseExpression]
+) -> cst.BaseExpression:
+    """The Keras optimizer a canned estimator makes of `optimizer="Adam"` (and the like), with the learning
+    rate that estimator gives a name (dnn.py, linear.py, dnn_linear_combined.py)."""
+    if keyword == "dnn_optimizer":
+        learning_rate = "0.001"
+    elif keyword == "linear_optimizer":
+        learning_rate = f"min(0.005, len({source(kwargs['linear_feature_columns'])}) ** -0.5)"
+    elif "Linear" in estimator_path:
+        learning_rate = "0.2"
+    else:
+        learning_rate = "0.05" if v1 else _KERAS_DEFAULT_LEARNING_RATE[name]
+    return cst.parse_expression(_BY_NAME[v1][name].format(lr=learning_rate))

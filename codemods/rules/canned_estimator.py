@@ -2,8 +2,8 @@
 
 The builders live in `compat` so that checkpoint conversion builds exactly the model the rewrite emits;
 `codemods.canned_estimators` lists the estimators and their arguments.
-The arguments are carried over as written, except: the TF1 optimizer becomes its Keras twin (see
-`codemods.optimizers`), `model_dir` and `config` move to the checkpointing code of the train calls, and
+The arguments are carried over as written, except: the TF1 optimizer, or the optimizer's name with the
+learning rate the estimator gives a name, becomes its Keras twin (see `codemods.optimizers`), `model_dir` and `config` move to the checkpointing code of the train calls, and
 `loss_reduction` records the head: "sum" for `tf.compat.v1.estimator` (v1 heads sum the loss over the
 batch), "sum_over_batch_size" for `tf.estimator` (v2 heads average it).
 """
@@ -11,7 +11,7 @@ batch), "sum_over_batch_size" for `tf.estimator` (v2 heads average it).
 import libcst as cst
 
 from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
-from codemods.optimizers import keras_optimizer
+from codemods.optimizers import keras_optimizer, keras_optimizer_by_name
 from codemods.registry import Rule, register
 
 
@@ -35,7 +35,12 @@ class CannedEstimatorRule(Rule):
             key = arg.keyword.value
             if key in MOVED_TO_CHECKPOINTING:
                 continue
-            if key in spec.optimizers:
+            if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
+                name = original_arg.value.evaluated_value
+                path, v1 = estimator.api.path, estimator.api.v1
+                arg = arg.with_changes(value=keras_optimizer_by_name(name, path, key, v1, estimator.kwargs))
+                ctx.need_import("tf_keras")
+            elif key in spec.optimizers:
                 optimizer, module = keras_optimizer(original_arg.value, arg.value, ctx.resolver)
                 if module == "tf_keras":
                     ctx.need_import("tf_keras")

@@ -75,4 +75,28 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # Optimizers given by name: the estimator picks the class and the learning rate (Linear: 0.2, DNN: 0.05)
+    "linear_classifier_ftrl_by_name": TEMPLATE.format(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.LinearClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        n_classes=10,\n"
+        '        optimizer="Ftrl",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+    # (Adam by name, i.e. at 0.05, matched to 1.6e-5 here: big Adam steps amplify TF 2.15/2.21 last-bit
+    # differences past 1e-5 in 20 steps; Adagrad shows the DNN's learning rate for names as well.)
+    "dnn_classifier_adagrad_by_name": TEMPLATE.format(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        '        optimizer="Adagrad",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
 }
