@@ -255,7 +255,7 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
             tf.train.Checkpoint(iterator=self._iterator).write(self._data_prefix(f"ckpt-{step}"))
         self._save_pending = False
         self._saved_step = step
-        self._last_save = time.monotonic()
+        self._last_save = time.monotonic()  # as Estimator's timer: restarted when a save begins
         # Every worker saves the same way (the save runs collectives); only the chief's copy is kept.
         self._writer.save(checkpoint_number=step, options=self.options)
         if self._chief:

@@ -37,8 +37,8 @@ class TimedBackupAndRestore(tf_keras.callbacks.BackupAndRestore):
     def on_train_batch_end(self, batch, logs=None):
         super().on_train_batch_end(batch, logs)
         if time.monotonic() - self._last_backup >= self.save_secs:
+            self._last_backup = time.monotonic()  # as Estimator's timer: restarted when a save begins
             self._backup(epoch=self._current_epoch, batch=batch)
-            self._last_backup = time.monotonic()
 
 
 def refuse_several_workers(model, who: str) -> None:
