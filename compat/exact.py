@@ -21,6 +21,11 @@ How it hooks into `fit` (tf_keras 2.x): like tf_keras's own BackupAndRestore it 
 the saved position into the first one. `fit` makes a new iterator each epoch for a finite dataset, so a
 save due at the last step of an epoch is written when the next epoch's iterator exists, before its first
 batch (nothing trains in between): its state holds that epoch's order.
+
+Under a distribution strategy (MultiWorkerMirroredStrategy, MirroredStrategy) `fit` draws from a
+DistributedIterator, which TensorFlow cannot checkpoint: the position is replayed instead (remake the
+run's iterators, skip the batches drawn), every worker saves and only the chief's copy is kept, and a stop
+on preemption is agreed by all workers in the step (compat/workers.py, docs/exact-resume.md).
 """
 
 from __future__ import annotations
