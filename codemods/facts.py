@@ -89,11 +89,17 @@ class EstimatorFacts:
     train_statements: list[cst.SimpleStatementLine] = field(default_factory=list)
     hook_classes: set[str] = field(default_factory=set)  # SessionRunHook classes its train calls use
     input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
+    evaluate_calls: list[cst.Call] = field(default_factory=list)  # `<estimator>.evaluate(...)` calls
     problems: list[str] = field(default_factory=list)
 
     @property
     def migratable(self) -> bool:
         return not self.problems
+
+    @property
+    def kept_note(self) -> str:
+        """The TODO on each use of an estimator that is not migrated."""
+        return f"kept: estimator `{self.variable}` is not migrated (see the TODOs at its constructor)"
 
     @property
     def model_dir(self) -> cst.BaseExpression | None:
@@ -152,6 +158,12 @@ class ProgramFacts:
                 return facts
         return None
 
+    def estimator_for_evaluate(self, call: cst.Call) -> EstimatorFacts | None:
+        for facts in self.estimators.values():
+            if any(c is call for c in facts.evaluate_calls):
+                return facts
+        return None
+
     def estimator_for_train(self, statement: cst.SimpleStatementLine) -> EstimatorFacts | None:
         for facts in self.estimators.values():
             if any(s is statement for s in facts.train_statements):
@@ -180,9 +192,15 @@ def train_call(statement: cst.CSTNode) -> tuple[str, cst.Call] | None:
     small = statement.body[0]
     if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
         return None
-    func = small.value.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "train" and isinstance(func.value, cst.Name):
-        return func.value.value, small.value
+    receiver = method_call(small.value, "train")
+    return (receiver, small.value) if receiver is not None else None
+
+
+def method_call(call: cst.Call, method: str) -> str | None:
+    """The receiver's name, for a call `<name>.<method>(...)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == method and isinstance(func.value, cst.Name):
+        return func.value.value
     return None
 
 
@@ -310,6 +328,10 @@ class _UseChecker(cst.CSTVisitor):
         self.allowed.add(id(node.attr))
 
     def visit_Call(self, node: cst.Call) -> None:
+        evaluated = method_call(node, "evaluate")
+        if evaluated in self.facts.estimators:
+            self.facts.estimators[evaluated].evaluate_calls.append(node)
+            self.allowed.add(id(node.func.value))
         estimator = self.facts.estimator_for_call(node)
         if estimator is None:
             return
@@ -328,6 +350,44 @@ class _UseChecker(cst.CSTVisitor):
             self.misused.add(node.value)
 
 
+class _TrainedBefore(cst.CSTVisitor):
+    """Evaluate calls that come after a train statement of their estimator in the same or an enclosing block.
+
+    Only there is the migrated model in memory the model the Estimator would evaluate: its final checkpoint.
+    """
+
+    def __init__(self, facts: ProgramFacts):
+        self.facts = facts
+        self.evaluated_after_training: set[int] = set()
+
+    def _scan(self, body) -> None:
+        trained: set[str] = set()
+        for statement in body:
+            if trained:
+                finder = _EvaluateCalls(trained)
+                statement.visit(finder)
+                self.evaluated_after_training.update(id(call) for call in finder.calls)
+            estimator = self.facts.estimator_for_train(statement)
+            if estimator is not None:
+                trained.add(estimator.variable)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scan(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._scan(node.body)
+
+
+class _EvaluateCalls(cst.CSTVisitor):
+    def __init__(self, estimators: set[str]):
+        self.estimators = estimators
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if method_call(node, "evaluate") in self.estimators:
+            self.calls.append(node)
+
+
 def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     """Everything the rules need to know about the module before they change it."""
     facts = ProgramFacts()
@@ -335,12 +395,21 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     module.visit(collector)
     checker = _UseChecker(facts)
     module.visit(checker)
+    trained_before = _TrainedBefore(facts)
+    module.visit(trained_before)
     for name, estimator in facts.estimators.items():
         _check_estimator(estimator, facts, resolver, collector.assigned, checker.misused)
         if name in checker.misused:
             estimator.problems.append(
-                f"`{name}` is used other than by .train(...); only training is migrated yet"
+                f"`{name}` is used other than by .train(...) and .evaluate(...); only these are migrated yet"
             )
+        for call in estimator.evaluate_calls:
+            if id(call) not in trained_before.evaluated_after_training:
+                estimator.problems.append(
+                    f"{name}.evaluate() is not preceded by {name}.train() in its block or an enclosing one "
+                    "(Estimator evaluates the checkpoint in model_dir; the migrated model is the one in memory)"
+                )
+            estimator.problems.extend(_evaluate_problems(call, estimator, facts, resolver))
     return facts
 
 
@@ -405,16 +474,7 @@ def _train_problems(
     ]
     if ("steps" in kwargs) == ("max_steps" in kwargs):
         problems.append("train() needs exactly one of steps= or max_steps= to be migrated")
-    input_fn = kwargs.get("input_fn")
-    inline = resolver.call_api(input_fn) if input_fn is not None else None
-    if isinstance(input_fn, cst.Name) and input_fn.value in facts.input_fns:
-        estimator.input_fn_calls.append(facts.input_fns[input_fn.value])
-        problems += numpy_input_fn_problems(facts.input_fns[input_fn.value])
-    elif inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS):
-        estimator.input_fn_calls.append(input_fn)
-        problems += numpy_input_fn_problems(input_fn)
-    else:
-        problems.append("input_fn= is not a numpy_input_fn this module builds")
+    problems += _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
     hooks = kwargs.get("hooks")
     if hooks is not None:
         if not isinstance(hooks, cst.List):
@@ -434,3 +494,27 @@ def _train_problems(
                 elif facts.hooks[name].problems:
                     problems.append(f"hook {name} cannot become a Keras callback")
     return problems
+
+
+def _input_fn_problems(
+    input_fn: cst.BaseExpression | None, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
+) -> list[str]:
+    """Why an input_fn= argument cannot become a tf.data pipeline; its numpy_input_fn noted as used."""
+    inline = resolver.call_api(input_fn) if input_fn is not None else None
+    if isinstance(input_fn, cst.Name) and input_fn.value in facts.input_fns:
+        estimator.input_fn_calls.append(facts.input_fns[input_fn.value])
+        return numpy_input_fn_problems(facts.input_fns[input_fn.value])
+    if inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS):
+        estimator.input_fn_calls.append(input_fn)
+        return numpy_input_fn_problems(input_fn)
+    return ["input_fn= is not a numpy_input_fn this module builds"]
+
+
+def _evaluate_problems(
+    call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
+) -> list[str]:
+    kwargs, problems = keyword_args(call)
+    problems += [
+        f"evaluate({key}=...) is not migrated yet" for key in kwargs if key not in ("input_fn", "steps")
+    ]
+    return problems + _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)

@@ -32,3 +32,10 @@ def _without_indented_blank_lines(statement: cst.BaseStatement) -> cst.BaseState
         line.with_changes(indent=False) if line.comment is None else line for line in statement.leading_lines
     ]
     return statement.with_changes(leading_lines=lines)
+
+
+def dataset_expression(input_fn: cst.BaseExpression) -> str:
+    """The dataset an input_fn= argument gives: the input_fn called, or the body of an inline lambda."""
+    if isinstance(input_fn, cst.Lambda) and not input_fn.params.params:
+        return source(input_fn.body)
+    return source(input_fn) + "()"

@@ -1,8 +1,11 @@
 """Canned estimators beyond DNNClassifier, end to end: the real Estimator (legacy env) against the programs
 `migrate rewrite` makes of it. From the Estimator's own step 0 (converted by `convert-checkpoint`) and the
-same unshuffled batches, 20 migrated steps give the Estimator's `model.ckpt-20` within 1e-5."""
+same unshuffled batches, 20 migrated steps give the Estimator's `model.ckpt-20` within 1e-5, and the migrated
+`evaluate` (compat.evaluation) then gives the Estimator's metrics, key for key."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
@@ -17,29 +20,35 @@ from tests.legacy.canned_programs import PROGRAMS
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 STEPS = 20
+# Weights agree within 1e-5; metrics computed from them agree to this relative tolerance. AUCs count
+# examples per threshold bucket: one example crossing a bucket edge moves them by about 1e-5.
+METRICS_RTOL = 1e-4
 
 
 @pytest.fixture(scope="module")
 def estimator_runs(legacy_python, tmp_path_factory):
-    """Each program written out and run by the real Estimator: its source and its model_dir."""
+    """Each program written out and run by the real Estimator: its source, model_dir and evaluate() metrics."""
     runs = {}
     for name, source in PROGRAMS.items():
         work = tmp_path_factory.mktemp(name)
         program = work / f"{name}.py"
         program.write_text(source)
-        run([legacy_python, program, "--model_dir", work / "estimator", "--max_steps", STEPS])
-        runs[name] = (program, work / "estimator")
+        metrics = work / "metrics.json"
+        run([legacy_python, program, "--model_dir", work / "estimator", "--max_steps", STEPS,
+             "--metrics_out", metrics])
+        runs[name] = (program, work / "estimator", json.loads(metrics.read_text()))
     return runs
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
-    program, estimator_dir = estimator_runs[name]
+    program, estimator_dir, estimator_metrics = estimator_runs[name]
     model_dir = tmp_path / "model"
     convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
     migrated = migrate_file(program, tmp_path / "migrated", target)
-    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS])
+    metrics_out = tmp_path / "metrics.json"
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
 
     reference = LegacyCheckpoint(estimator_dir / f"model.ckpt-{STEPS}")
     estimator = recognise(reference)
@@ -54,3 +63,9 @@ def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, esti
         assert np.isfinite(expected).all(), f"{names}: the Estimator diverged; the comparison would prove nothing"
         assert not np.allclose(expected, np.concatenate([initial.read(n) for n in names], axis=0)), names
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=str(names))
+
+    migrated_metrics = json.loads(metrics_out.read_text())
+    assert sorted(migrated_metrics) == sorted(estimator_metrics)
+    assert migrated_metrics["global_step"] == estimator_metrics["global_step"] == STEPS
+    for key, expected in estimator_metrics.items():
+        assert migrated_metrics[key] == pytest.approx(expected, rel=METRICS_RTOL, abs=1e-6), key

@@ -30,7 +30,7 @@ import libcst as cst
 from codemods.canned_estimators import CANNED
 from codemods.facts import keyword_args, train_call
 from codemods.registry import Rule, register
-from codemods.templates import source, statements
+from codemods.templates import dataset_expression, source, statements
 
 _KERAS_RESTORE = """
 # Estimator.train: resume from the latest checkpoint in model_dir, save the final state there.
@@ -186,13 +186,6 @@ def _keras_backup(kind: str, every: str, exact: bool) -> tuple[str, str, tuple[s
     return "timed_backup.TimedBackupAndRestore", f"save_secs={every}", ("compat", "timed_backup")
 
 
-def _dataset(input_fn: cst.BaseExpression) -> str:
-    """The dataset expression: the input_fn called, or the body of an inline input_fn lambda."""
-    if isinstance(input_fn, cst.Lambda) and not input_fn.params.params:
-        return source(input_fn.body)
-    return source(input_fn) + "()"
-
-
 def _indented(text: str, indent: str) -> str:
     return text.replace("\n", "\n" + indent)
 
@@ -207,11 +200,7 @@ class EstimatorTrainRule(Rule):
         if estimator is None:
             return updated
         if not estimator.migratable:
-            ctx.todo(
-                original,
-                self.rule_id,
-                f"kept: estimator `{estimator.variable}` is not migrated (see the TODOs at its constructor)",
-            )
+            ctx.todo(original, self.rule_id, estimator.kept_note)
             return updated
         kwargs, _ = keyword_args(train_call(updated)[1])
         hooks = [source(element.value) for element in kwargs["hooks"].elements] if "hooks" in kwargs else []
@@ -222,7 +211,7 @@ class EstimatorTrainRule(Rule):
             "model_dir": source(estimator.model_dir),
             "keep": source(estimator.run_config_value("keep_checkpoint_max")),
             "summary_steps": source(estimator.run_config_value("save_summary_steps")),
-            "dataset": _dataset(kwargs["input_fn"]),
+            "dataset": dataset_expression(kwargs["input_fn"]),
             "limit": source(kwargs[limit]),
         }
         kind, every = estimator.checkpoint_cadence()

@@ -170,6 +170,22 @@ ROWS = [
         exact=True,
     ),
     Row(
+        "`est.evaluate(input_fn, steps)` after `est.train(...)` in the same or an enclosing block",
+        "`compat.evaluation.evaluate(est, dataset, steps=..., summary_dir=model_dir/eval)`: the head's metrics under the Estimator's keys (`loss`, `average_loss`, `accuracy`, binary: `precision`, `recall`, `auc`, ...; `global_step`)",
+        "same",
+        "estimator_evaluated",
+        ("evaluation.evaluate(classifier, input_fn()",),
+        ("evaluation.evaluate(classifier, input_fn()",),
+    ),
+    Row(
+        "`est.evaluate(...)` before training, in another function, or with `name=`/`hooks=`/`checkpoint_path=`",
+        "the estimator is kept, with a `TODO(migrate)` naming the reason (Estimator evaluated model_dir's checkpoint, not a model in memory)",
+        "same",
+        "todo_evaluate_unfaithful",
+        ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
+        ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
+    ),
+    Row(
         "Custom `Estimator(model_fn)`, `train_and_evaluate`, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, `pandas_input_fn`, built-in hooks (`StopAtStepHook`, `LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), early-stopping hooks",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",

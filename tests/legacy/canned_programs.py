@@ -1,11 +1,13 @@
 """Estimator programs for the canned-estimator equivalence tests, one per estimator (sources, not modules).
 
 Each is both the input of `migrate rewrite` and, unchanged, the reference run under the legacy environment:
-fixed batch order (shuffle=False), no dropout, a checkpoint at step 0 and at --max_steps.
+fixed batch order (shuffle=False), no dropout, a checkpoint at step 0 and at --max_steps. After training
+it evaluates on every example once (18 batches, the last one short) and writes the metrics to --metrics_out.
 """
 
 TEMPLATE = '''\
 import argparse
+import json
 
 import numpy as np
 import tensorflow as tf
@@ -18,6 +20,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--max_steps", type=int, default=20)
+    parser.add_argument("--metrics_out", required=True)
     args = parser.parse_args()
 
     digits = load_digits()
@@ -34,6 +37,12 @@ def main():
         x={{"x": images}}, y=labels, batch_size=32, num_epochs=None, shuffle=False
     )
     model.train(input_fn=train_input_fn, max_steps=args.max_steps)
+    eval_input_fn = tf1.estimator.inputs.numpy_input_fn(
+        x={{"x": images}}, y=labels, batch_size=100, num_epochs=1, shuffle=False
+    )
+    metrics = model.evaluate(input_fn=eval_input_fn)
+    with open(args.metrics_out, "w") as out:
+        json.dump({{key: float(value) for key, value in metrics.items()}}, out)
 
 
 if __name__ == "__main__":
@@ -95,6 +104,26 @@ PROGRAMS = {
         "        hidden_units=[32, 16],\n"
         "        n_classes=10,\n"
         '        optimizer="Adagrad",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+    # Binary heads (one logit): precision, recall and both AUCs; v1 (tf.compat.v1.metrics.auc) and v2 (Keras AUC).
+    "dnn_classifier_binary": TEMPLATE.format(
+        labels="(digits.target >= 5).astype(np.int32)",
+        constructor="tf1.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        optimizer=tf1.train.GradientDescentOptimizer(0.01),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+    "linear_classifier_binary_v2": TEMPLATE.format(
+        labels="(digits.target >= 5).astype(np.int32)",
+        constructor="tf.estimator.LinearClassifier(\n"
+        "        feature_columns=columns,\n"
+        '        optimizer="Ftrl",\n'
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",

@@ -1,0 +1,161 @@
+"""`Estimator.evaluate` for the migrated canned models: the same metrics, under the same keys.
+
+A canned Estimator's `evaluate(input_fn, steps)` returns the metrics of its head, computed over every batch
+of the input (or the first `steps`), plus `loss` and `global_step`. `evaluate` computes them for a model
+built by `compat.canned`, reading the head (binary, multi-class, regression; v1 or v2) from how the model
+was compiled:
+
+- `loss`: the mean over batches of the training loss of each batch (v1 heads: summed over the batch; v2:
+  averaged), as Estimator's `metrics.mean(estimator_spec.loss)`; `average_loss`: the mean over examples.
+- classifiers: `accuracy`; binary ones also `precision`, `recall`, `prediction/mean` (of the sigmoid),
+  `label/mean`, `accuracy_baseline`, `auc` and `auc_precision_recall` (v1 heads: `tf.compat.v1.metrics.auc`
+  with its 200 thresholds and trapezoidal sums, re-computed here because it only runs in graph mode; v2
+  heads: the Keras AUC metric they use).
+- regressors: `prediction/mean`, `label/mean`.
+
+With `summary_dir`, the metrics are also written there as scalars at the model's step, as Estimator wrote
+them to `model_dir/eval`, so TensorBoard shows the evaluation curve where it did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import tensorflow as tf
+import tf_keras
+
+_AUC_THRESHOLDS = 200
+_AUC_EPSILON = 1e-6  # tf.compat.v1.metrics.auc's smoothing of recall, precision and the false-positive rate
+_THRESHOLD_EPSILON = 1e-7
+
+
+@dataclass(frozen=True)
+class Head:
+    kind: str  # "binary", "multi_class" or "regression"
+    v1: bool  # loss summed over the batch (tf.compat.v1.estimator) rather than averaged (tf.estimator)
+
+
+def head_of(model: tf_keras.Model) -> Head:
+    """The canned head a `compat.canned` model was compiled with."""
+    loss = model.loss
+    kinds = {
+        tf_keras.losses.BinaryCrossentropy: "binary",
+        tf_keras.losses.SparseCategoricalCrossentropy: "multi_class",
+        tf_keras.losses.MeanSquaredError: "regression",
+    }
+    if type(loss) not in kinds:
+        raise ValueError(f"model {model.name!r} was not built by compat.canned (loss: {loss!r})")
+    return Head(kinds[type(loss)], loss.reduction == "sum")
+
+
+class _V1Auc:
+    """tf.compat.v1.metrics.auc(curve, num_thresholds=200, summation_method="trapezoidal"), eagerly."""
+
+    def __init__(self):
+        inner = [(i + 1) / (_AUC_THRESHOLDS - 1) for i in range(_AUC_THRESHOLDS - 2)]
+        self.thresholds = np.array([-_THRESHOLD_EPSILON, *inner, 1 + _THRESHOLD_EPSILON], np.float32)
+        self.counts = np.zeros((4, _AUC_THRESHOLDS))  # tp, fn, tn, fp per threshold
+
+    def update(self, labels: np.ndarray, predictions: np.ndarray) -> None:
+        positive = predictions.reshape(-1, 1) > self.thresholds
+        label = labels.reshape(-1, 1).astype(bool)
+        for row, cells in enumerate((label & positive, label & ~positive, ~label & ~positive, ~label & positive)):
+            self.counts[row] += cells.sum(axis=0)
+
+    def result(self, curve: str) -> float:
+        tp, fn, tn, fp = self.counts
+        recall = (tp + _AUC_EPSILON) / (tp + fn + _AUC_EPSILON)
+        if curve == "ROC":
+            x, y = fp / (fp + tn + _AUC_EPSILON), recall
+        else:
+            x, y = recall, (tp + _AUC_EPSILON) / (tp + fp + _AUC_EPSILON)
+        return float(np.sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2.0))
+
+
+class _Means:
+    """Running means: name -> (total, count)."""
+
+    def __init__(self):
+        self.sums: dict[str, list[float]] = {}
+
+    def add(self, name: str, values, count: int | None = None) -> None:
+        values = np.asarray(values, np.float64)
+        total = self.sums.setdefault(name, [0.0, 0])
+        total[0] += float(values.sum())
+        total[1] += values.size if count is None else count
+
+    def mean(self, name: str) -> float:
+        total, count = self.sums[name]
+        return total / count if count else 0.0
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator > 0 else 0.0
+
+
+def evaluate(
+    model: tf_keras.Model, dataset: tf.data.Dataset, steps: int | None = None, summary_dir: str | None = None
+) -> dict[str, float]:
+    """The metrics a canned Estimator's `evaluate(input_fn, steps)` returns, for a `compat.canned` model.
+
+    `dataset` yields (features, labels) batches; `steps=None` evaluates all of it, as Estimator did.
+    """
+    head = head_of(model)
+    logits_of = tf.function(lambda features: model(features, training=False))
+    means, v1_auc = _Means(), _V1Auc()
+    keras_aucs = {"auc": tf_keras.metrics.AUC(), "auc_precision_recall": tf_keras.metrics.AUC(curve="PR")}
+    counts = {"tp": 0.0, "fp": 0.0, "fn": 0.0}
+    batches = dataset if steps is None else dataset.take(steps)
+    for features, labels in batches:
+        logits = logits_of(features).numpy().astype(np.float64)
+        labels = np.asarray(labels).reshape(logits.shape[0], -1)
+        if head.kind == "multi_class":
+            shifted = logits - logits.max(axis=1, keepdims=True)
+            log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+            unreduced = -np.take_along_axis(log_softmax, labels.astype(np.int64), axis=1)
+            means.add("accuracy", np.argmax(logits, axis=1).reshape(-1, 1) == labels)
+        elif head.kind == "binary":
+            labels = labels.astype(np.float64)
+            # sigmoid cross-entropy in tf.nn's stable form
+            unreduced = np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+            logistic = 1.0 / (1.0 + np.exp(-logits))
+            predicted = (logits > 0).astype(np.float64)
+            means.add("accuracy", predicted == labels)
+            means.add("prediction/mean", logistic)
+            means.add("label/mean", labels)
+            counts["tp"] += float(np.sum(predicted * labels))
+            counts["fp"] += float(np.sum(predicted * (1 - labels)))
+            counts["fn"] += float(np.sum((1 - predicted) * labels))
+            if head.v1:
+                v1_auc.update(labels, logistic.astype(np.float32))
+            else:
+                for metric in keras_aucs.values():
+                    metric.update_state(labels, logistic.astype(np.float32))
+        else:
+            labels = labels.astype(np.float64)
+            unreduced = (logits - labels) ** 2
+            means.add("prediction/mean", logits)
+            means.add("label/mean", labels)
+        means.add("average_loss", unreduced)
+        means.add("loss", unreduced.sum() if head.v1 else unreduced.mean(), count=1)
+
+    metrics = {name: means.mean(name) for name in means.sums}
+    if head.kind == "binary":
+        label_mean = metrics.get("label/mean", 0.0)
+        metrics["accuracy_baseline"] = max(label_mean, 1.0 - label_mean)
+        metrics["precision"] = _ratio(counts["tp"], counts["tp"] + counts["fp"])
+        metrics["recall"] = _ratio(counts["tp"], counts["tp"] + counts["fn"])
+        if head.v1:
+            metrics["auc"], metrics["auc_precision_recall"] = v1_auc.result("ROC"), v1_auc.result("PR")
+        else:
+            metrics.update({name: float(metric.result()) for name, metric in keras_aucs.items()})
+    step = int(model.optimizer.iterations)
+    if summary_dir is not None:
+        writer = tf.summary.create_file_writer(summary_dir)
+        with writer.as_default():
+            for name, value in metrics.items():
+                tf.summary.scalar(name, value, step=step)
+        writer.close()
+    metrics["global_step"] = step
+    return metrics
