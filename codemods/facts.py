@@ -20,6 +20,12 @@ from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
 RUNCONFIG_APIS = ("estimator.RunConfig",)
 HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
 NUMPY_INPUT_FN_APIS = ("estimator.inputs.numpy_input_fn",)
+TRAIN_AND_EVALUATE_APIS = ("estimator.train_and_evaluate",)
+SPEC_APIS = ("estimator.TrainSpec", "estimator.EvalSpec")
+# Parameters in order, for calls whose arguments are commonly given by position.
+TRAIN_AND_EVALUATE_PARAMS = ("estimator", "train_spec", "eval_spec")
+TRAIN_SPEC_PARAMS = ("input_fn", "max_steps", "hooks", "saving_listeners")
+EVAL_SPEC_PARAMS = ("input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs")
 CANNED_ESTIMATORS = tuple(CANNED)
 
 # RunConfig arguments the rewrite carries over; any other is a reason to leave the estimator alone.
@@ -64,6 +70,39 @@ def keyword_args(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[st
     return kwargs, problems
 
 
+def call_arguments(call: cst.Call, parameters: tuple[str, ...]) -> tuple[dict[str, cst.BaseExpression], list[str]]:
+    """The call's arguments by parameter name (positional ones matched to `parameters`), and problems."""
+    arguments, problems = {}, []
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            problems.append("*/** arguments are not followed; pass the arguments by name")
+        elif arg.keyword is not None:
+            arguments[arg.keyword.value] = arg.value
+        elif index < len(parameters):
+            arguments[parameters[index]] = arg.value
+        else:
+            problems.append("more positional arguments than the function takes")
+    return arguments, problems
+
+
+@dataclass
+class Training:
+    """A statement that trains an estimator: `est.train(...)`, or `train_and_evaluate(est, train_spec,
+    eval_spec)` (with the TrainSpec/EvalSpec calls it was given, inline or through a variable)."""
+
+    statement: cst.SimpleStatementLine
+    call: cst.Call
+    train_spec: cst.Call | None = None
+    eval_spec: cst.Call | None = None
+    spec_variables: tuple[str, ...] = ()
+
+    def train_arguments(self, call: cst.Call | None = None) -> dict[str, cst.BaseExpression]:
+        """input_fn/hooks/steps/max_steps, from `call` (an updated version of the train call or TrainSpec)."""
+        if self.train_spec is None:
+            return keyword_args(call or self.call)[0]
+        return call_arguments(call or self.train_spec, TRAIN_SPEC_PARAMS)[0]
+
+
 @dataclass
 class RunConfigFacts:
     call: cst.Call
@@ -86,7 +125,7 @@ class EstimatorFacts:
     api: Api
     kwargs: dict[str, cst.BaseExpression]
     config: RunConfigFacts | None
-    train_statements: list[cst.SimpleStatementLine] = field(default_factory=list)
+    trainings: list[Training] = field(default_factory=list)
     hook_classes: set[str] = field(default_factory=set)  # SessionRunHook classes its train calls use
     input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
     evaluate_calls: list[cst.Call] = field(default_factory=list)  # `<estimator>.evaluate(...)` calls
@@ -141,6 +180,7 @@ class ProgramFacts:
     estimators: dict[str, EstimatorFacts] = field(default_factory=dict)
     hooks: dict[str, HookFacts] = field(default_factory=dict)
     input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
+    specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
 
     def hook_blocked_by(self, hook: str) -> list[str]:
         """Estimators that train with `hook` but stay Estimators (so the hook must stay a hook)."""
@@ -164,10 +204,26 @@ class ProgramFacts:
                 return facts
         return None
 
-    def estimator_for_train(self, statement: cst.SimpleStatementLine) -> EstimatorFacts | None:
+    def training(self, node: cst.CSTNode) -> tuple[EstimatorFacts, Training] | None:
+        """The estimator and training whose statement (or train_and_evaluate call) `node` is."""
         for facts in self.estimators.values():
-            if any(s is statement for s in facts.train_statements):
-                return facts
+            for training in facts.trainings:
+                if training.statement is node or training.call is node:
+                    return facts, training
+        return None
+
+    def estimator_for_train(self, statement: cst.SimpleStatementLine) -> EstimatorFacts | None:
+        found = self.training(statement)
+        return found[0] if found else None
+
+    def migrated_spec(self, statement: cst.SimpleStatementLine) -> str | None:
+        """The variable, when `statement` assigns a TrainSpec/EvalSpec that a migrated training folds in."""
+        assignment = single_assignment(statement)
+        if assignment is None or self.specs.get(assignment[0]) is not assignment[1]:
+            return None
+        for facts in self.estimators.values():
+            if facts.migratable and any(assignment[0] in t.spec_variables for t in facts.trainings):
+                return assignment[0]
         return None
 
 
@@ -297,18 +353,22 @@ class _Collector(cst.CSTVisitor):
             self.facts.run_configs[name] = run_config_facts(value, name)
         elif api.is_one_of(*NUMPY_INPUT_FN_APIS):
             self.facts.input_fns[name] = value
+        elif api.is_one_of(*SPEC_APIS):
+            self.facts.specs[name] = value
         elif api.is_one_of(*CANNED_ESTIMATORS):
             kwargs, problems = keyword_args(value)
             self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
 
 
 class _UseChecker(cst.CSTVisitor):
-    """Second pass: every use of an estimator or RunConfig variable must be one the rules rewrite."""
+    """Second pass: every use of an estimator, RunConfig or spec variable must be one the rules rewrite."""
 
-    def __init__(self, facts: ProgramFacts):
+    def __init__(self, facts: ProgramFacts, resolver: ApiResolver):
         self.facts = facts
+        self.resolver = resolver
         self.allowed: set[int] = set()  # ids of Name nodes whose use is understood
         self.misused: set[str] = set()
+        self.assigned_so_far: set[str] = set()
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         assignment = single_assignment(node)
@@ -317,8 +377,41 @@ class _UseChecker(cst.CSTVisitor):
             self.allowed.add(id(target))
         found = train_call(node)
         if found and found[0] in self.facts.estimators:
-            self.facts.estimators[found[0]].train_statements.append(node)
+            self.facts.estimators[found[0]].trainings.append(Training(node, found[1]))
             self.allowed.add(id(node.body[0].value.func.value))
+        self._train_and_evaluate(node)
+        if assignment:
+            self.assigned_so_far.add(assignment[0])
+
+    def _train_and_evaluate(self, node: cst.SimpleStatementLine) -> None:
+        """`[result =] train_and_evaluate(estimator, train_spec, eval_spec)` of a canned estimator here."""
+        call = train_and_evaluate_call(node, self.resolver)
+        if call is None:
+            return
+        arguments, problems = call_arguments(call, TRAIN_AND_EVALUATE_PARAMS)
+        estimator = arguments.get("estimator")
+        if not (isinstance(estimator, cst.Name) and estimator.value in self.facts.estimators):
+            return  # not an estimator this module builds: the unsupported-api rule says what to do
+        facts = self.facts.estimators[estimator.value]
+        self.allowed.add(id(estimator))
+        specs, variables = {}, []
+        for key in ("train_spec", "eval_spec"):
+            spec = arguments.get(key)
+            kind = "estimator.TrainSpec" if key == "train_spec" else "estimator.EvalSpec"
+            if isinstance(spec, cst.Name) and spec.value in self.facts.specs:
+                if spec.value not in self.assigned_so_far:
+                    problems.append(f"{key} `{spec.value}` is not assigned before train_and_evaluate")
+                self.allowed.add(id(spec))
+                variables.append(spec.value)
+                spec = self.facts.specs[spec.value]
+            api = self.resolver.call_api(spec) if isinstance(spec, cst.Call) else None
+            if api is None or api.path != kind:
+                problems.append(f"{key}= is not a {kind.split('.')[1]}(...) this module builds")
+            else:
+                specs[key] = spec
+        facts.problems.extend(problems)
+        if len(specs) == 2:
+            facts.trainings.append(Training(node, call, specs["train_spec"], specs["eval_spec"], tuple(variables)))
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
@@ -345,7 +438,9 @@ class _UseChecker(cst.CSTVisitor):
             estimator.problems.append("config= is not a RunConfig this module builds")
 
     def visit_Name(self, node: cst.Name) -> None:
-        watched = node.value in self.facts.estimators or node.value in self.facts.run_configs
+        watched = (
+            node.value in self.facts.estimators or node.value in self.facts.run_configs or node.value in self.facts.specs
+        )
         if watched and id(node) not in self.allowed:
             self.misused.add(node.value)
 
@@ -393,7 +488,7 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     facts = ProgramFacts()
     collector = _Collector(resolver, facts)
     module.visit(collector)
-    checker = _UseChecker(facts)
+    checker = _UseChecker(facts, resolver)
     module.visit(checker)
     trained_before = _TrainedBefore(facts)
     module.visit(trained_before)
@@ -410,6 +505,7 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
                     "(Estimator evaluates the checkpoint in model_dir; the migrated model is the one in memory)"
                 )
             estimator.problems.extend(_evaluate_problems(call, estimator, facts, resolver))
+        estimator.problems = list(dict.fromkeys(estimator.problems))  # one TODO per reason
     return facts
 
 
@@ -444,10 +540,22 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
     cadence = estimator.checkpoint_cadence()
     if isinstance(cadence, str):
         estimator.problems.append(cadence)
-    if not estimator.train_statements:
-        estimator.problems.append(f"`{estimator.variable}` is never trained with .train(...)")
-    for statement in estimator.train_statements:
-        estimator.problems.extend(_train_problems(statement.body[0].value, estimator, facts, resolver))
+    if not estimator.trainings:
+        estimator.problems.append(
+            f"`{estimator.variable}` is never trained with .train(...) or train_and_evaluate(...)"
+        )
+    for training in estimator.trainings:
+        if training.train_spec is None:
+            kwargs, problems = keyword_args(training.call)
+            problems += _train_problems(kwargs, estimator, facts, resolver)
+        else:
+            problems = _train_and_evaluate_problems(training, estimator, facts, resolver)
+            problems += [
+                f"{name} is used or assigned elsewhere than in train_and_evaluate"
+                for name in training.spec_variables
+                if name in misused or assigned[name] != 1
+            ]
+        estimator.problems.extend(problems)
 
 
 def numpy_input_fn_problems(call: cst.Call) -> list[str]:
@@ -455,8 +563,8 @@ def numpy_input_fn_problems(call: cst.Call) -> list[str]:
     kwargs, problems = keyword_args(call)
     supported = ("x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads")
     problems += [f"numpy_input_fn({key}=...) is not migrated yet" for key in kwargs if key not in supported]
-    if not isinstance(kwargs.get("x"), cst.Dict):
-        problems.append("numpy_input_fn(x=...) must be a dict literal of feature arrays")
+    if "x" not in kwargs:
+        problems.append("numpy_input_fn needs x=")
     shuffle = kwargs.get("shuffle")
     if not (isinstance(shuffle, cst.Name) and shuffle.value in ("True", "False")):
         problems.append("numpy_input_fn(shuffle=...) must be a literal True or False")
@@ -464,16 +572,18 @@ def numpy_input_fn_problems(call: cst.Call) -> list[str]:
 
 
 def _train_problems(
-    call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
+    kwargs: dict[str, cst.BaseExpression], estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
-    kwargs, problems = keyword_args(call)
-    problems += [
+    """Why `train(**kwargs)` cannot be migrated (and notes the hooks and input_fns it uses)."""
+    problems = [
         f"train({key}=...) is not migrated yet"
         for key in kwargs
         if key not in ("input_fn", "hooks", "steps", "max_steps")
     ]
     if ("steps" in kwargs) == ("max_steps" in kwargs):
         problems.append("train() needs exactly one of steps= or max_steps= to be migrated")
+    elif _is_none(kwargs.get("steps", kwargs.get("max_steps"))):
+        problems.append("training without a step limit (steps/max_steps=None) is not migrated")
     problems += _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
     hooks = kwargs.get("hooks")
     if hooks is not None:
@@ -518,3 +628,32 @@ def _evaluate_problems(
         f"evaluate({key}=...) is not migrated yet" for key in kwargs if key not in ("input_fn", "steps")
     ]
     return problems + _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
+
+
+def train_and_evaluate_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:
+    """The `train_and_evaluate(...)` call of a statement that is only that call, or assigns its result."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    value = small.value if isinstance(small, cst.Expr | cst.Assign) else None
+    if isinstance(value, cst.Call):
+        api = resolver.call_api(value)
+        if api is not None and api.is_one_of(*TRAIN_AND_EVALUATE_APIS):
+            return value
+    return None
+
+
+def _train_and_evaluate_problems(
+    training: Training, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
+) -> list[str]:
+    train, problems = call_arguments(training.train_spec, TRAIN_SPEC_PARAMS)
+    if "saving_listeners" in train:
+        problems.append("TrainSpec(saving_listeners=...) is not migrated yet")
+        del train["saving_listeners"]
+    train.setdefault("max_steps", cst.Name("None"))  # TrainSpec's default: train until stopped
+    problems += _train_problems(train, estimator, facts, resolver)
+    evaluation, eval_problems = call_arguments(training.eval_spec, EVAL_SPEC_PARAMS)
+    problems += eval_problems + [
+        f"EvalSpec({key}=...) is not migrated yet" for key in ("name", "hooks", "exporters") if key in evaluation
+    ]
+    return problems + _input_fn_problems(evaluation.get("input_fn"), estimator, facts, resolver)

@@ -47,6 +47,9 @@ class RuleContext:
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
         self.tf = self._tensorflow_name(module)
+        # Rewritten nodes a rule removed from their statement for another rule to emit elsewhere, keyed by
+        # the id of the original node (a TrainSpec assignment folded into its train_and_evaluate).
+        self.moved: dict[int, cst.CSTNode] = {}
 
     @property
     def current_statement(self) -> cst.CSTNode:

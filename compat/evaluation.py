@@ -15,10 +15,14 @@ was compiled:
 
 With `summary_dir`, the metrics are also written there as scalars at the model's step, as Estimator wrote
 them to `model_dir/eval`, so TensorBoard shows the evaluation curve where it did.
+
+`PeriodicEvaluation` is `train_and_evaluate`'s evaluation schedule as a callback of the migrated training.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,9 +157,65 @@ def evaluate(
     step = int(model.optimizer.iterations)
     if summary_dir is not None:
         writer = tf.summary.create_file_writer(summary_dir)
-        with writer.as_default():
+        # record_if(True): inside fit, the TensorBoard callback only records every update_freq batches.
+        with writer.as_default(), tf.summary.record_if(True):
             for name, value in metrics.items():
                 tf.summary.scalar(name, value, step=step)
         writer.close()
     metrics["global_step"] = step
     return metrics
+
+
+class PeriodicEvaluation(tf_keras.callbacks.Callback):
+    """`train_and_evaluate`'s evaluations (local mode), for `fit` or the migrated loop's `CallbackList`.
+
+    As Estimator's evaluation listener: after each checkpoint save (every `every_steps` steps, or every
+    `every_secs` seconds) the model is evaluated on a fresh `input_fn()`, unless the previous evaluation
+    is less than `throttle_secs` old (the first save of the run always evaluates; the save of the
+    restored state at the start never does), and once more at the end of training unless its last step was
+    just evaluated. `result` is what `train_and_evaluate` returned: (the last metrics, []), or
+    (None, None) when no step was trained (max_steps already reached).
+    """
+
+    def __init__(
+        self,
+        input_fn: Callable[[], tf.data.Dataset],
+        steps: int | None,
+        throttle_secs: float,
+        summary_dir: str | None = None,
+        every_steps: int | None = None,
+        every_secs: float | None = None,
+    ):
+        super().__init__()
+        if (every_steps is None) == (every_secs is None):
+            raise ValueError("give exactly one checkpoint cadence: every_steps or every_secs")
+        self.input_fn, self.steps, self.throttle_secs = input_fn, steps, throttle_secs
+        self.summary_dir, self.every_steps, self.every_secs = summary_dir, every_steps, every_secs
+        self.result: tuple[dict | None, list | None] = (None, None)
+
+    def on_train_begin(self, logs=None):
+        self._saved_at = time.monotonic()
+        self._evaluated_at: float | None = None
+        self._evaluated_step: int | None = None
+        self._trained = False
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._trained = True
+        if self.every_steps is not None:
+            if int(self.model.optimizer.iterations) % self.every_steps:
+                return
+        elif time.monotonic() - self._saved_at < self.every_secs:
+            return
+        self._saved_at = time.monotonic()
+        if self._evaluated_at is None or time.monotonic() - self._evaluated_at >= self.throttle_secs:
+            self._evaluate()
+
+    def on_train_end(self, logs=None):
+        if self._trained and self._evaluated_step != int(self.model.optimizer.iterations):
+            self._evaluate()
+
+    def _evaluate(self) -> None:
+        self._evaluated_at = time.monotonic()
+        self._evaluated_step = int(self.model.optimizer.iterations)
+        metrics = evaluate(self.model, self.input_fn(), self.steps, self.summary_dir)
+        self.result = (metrics, [])

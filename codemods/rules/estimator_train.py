@@ -1,4 +1,5 @@
-"""`estimator.train(input_fn, hooks, max_steps | steps)` -> checkpointed TF2 training, as a whole statement.
+"""`estimator.train(input_fn, hooks, max_steps | steps)` -> checkpointed TF2 training, as a whole statement;
+`train_and_evaluate(estimator, TrainSpec, EvalSpec)` -> the same, evaluated by a callback (end of this doc).
 
 Both targets keep the Estimator's contract with its `model_dir`: training resumes from the latest
 checkpoint there, saves every `save_checkpoints_steps` steps or every `save_checkpoints_secs` seconds
@@ -21,6 +22,11 @@ With `--exact` (docs/exact-resume.md) a resumed run takes the same steps as an u
 - keras: `compat.exact.ExactBackupAndRestore` takes BackupAndRestore's place (same directory and cadence).
 - loop: the checkpoint also holds the input iterator and the model's dropout generators; batches come
   from that iterator; SIGTERM/SIGINT end the loop after the step in flight with a save and exit code 75.
+
+`train_and_evaluate` (local mode) trained with `max_steps` from the TrainSpec and evaluated after checkpoint
+saves, at most every `throttle_secs`, and at the end. It becomes the train migration above with a
+`compat.evaluation.PeriodicEvaluation` among the hooks (same schedule, metrics to model_dir/eval); the
+TrainSpec/EvalSpec assignments are folded in (`ctx.moved`) and the call's result is the callback's `result`.
 """
 
 import textwrap
@@ -28,7 +34,7 @@ import textwrap
 import libcst as cst
 
 from codemods.canned_estimators import CANNED
-from codemods.facts import keyword_args, train_call
+from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, call_arguments, train_call
 from codemods.registry import Rule, register
 from codemods.templates import dataset_expression, source, statements
 
@@ -176,6 +182,21 @@ _SECONDS_CADENCE = {
 }
 
 
+# train_and_evaluate: the EvalSpec's evaluations become a callback of the training (codemods.facts.Training).
+_EVALUATION = """
+# train_and_evaluate: evaluate on the EvalSpec's input after checkpoint saves (at most every throttle_secs)
+# and at the end of training, as Estimator did; metrics also go to model_dir/eval.
+{est}_evaluation = evaluation.PeriodicEvaluation(
+    {eval_input_fn},
+    steps={eval_steps},
+    throttle_secs={throttle},
+    summary_dir=os.path.join({model_dir}, "eval"),
+    {eval_cadence},
+)
+"""
+_EVAL_SPEC_STEPS, _EVAL_SPEC_THROTTLE = "100", "600"  # EvalSpec's defaults
+
+
 def _keras_backup(kind: str, every: str, exact: bool) -> tuple[str, str, tuple[str, str]]:
     """The backup callback, its cadence arguments, and the import it needs."""
     if exact:
@@ -186,24 +207,30 @@ def _keras_backup(kind: str, every: str, exact: bool) -> tuple[str, str, tuple[s
     return "timed_backup.TimedBackupAndRestore", f"save_secs={every}", ("compat", "timed_backup")
 
 
-def _indented(text: str, indent: str) -> str:
-    return text.replace("\n", "\n" + indent)
-
-
 @register
 class EstimatorTrainRule(Rule):
     rule_id = "estimator-train"
     node_types = (cst.SimpleStatementLine,)
 
     def leave(self, original, updated, ctx):
-        estimator = ctx.facts.estimator_for_train(original)
-        if estimator is None:
+        spec = ctx.facts.migrated_spec(original)
+        if spec is not None:  # emitted again by its train_and_evaluate statement, which comes later
+            ctx.moved[id(ctx.facts.specs[spec])] = updated.body[0].value
+            return cst.RemoveFromParent()
+        found = ctx.facts.training(original)
+        if found is None:
             return updated
+        estimator, training = found
         if not estimator.migratable:
             ctx.todo(original, self.rule_id, estimator.kept_note)
             return updated
-        kwargs, _ = keyword_args(train_call(updated)[1])
+        if training.train_spec is None:
+            kwargs, evaluation = training.train_arguments(train_call(updated)[1]), None
+        else:
+            kwargs, evaluation = self._specs(training, updated, ctx)
         hooks = [source(element.value) for element in kwargs["hooks"].elements] if "hooks" in kwargs else []
+        if evaluation is not None:
+            hooks.append(f"{estimator.variable}_evaluation")
         limit = "max_steps" if "max_steps" in kwargs else "steps"
         values = {
             "est": estimator.variable,
@@ -249,13 +276,18 @@ class EstimatorTrainRule(Rule):
                 values[slot] = text.format(**values)
             code = (_EXACT_LOOP if ctx.exact else _LOOP).format(**values)
             target = "custom loop + CheckpointManager"
+        if evaluation is not None:
+            code = self._evaluation(values, kind, evaluation, ctx) + code.rstrip("\n") + self._result(updated, values)
+            what = f"train_and_evaluate({estimator.variable}, ...) -> {target} + compat.evaluation.PeriodicEvaluation"
+        else:
+            what = f"{estimator.variable}.train({limit}=...) -> {target}"
         new = statements(code)
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
         ctx.record(
             original,
             self.rule_id,
             True,
-            f"{estimator.variable}.train({limit}=...) -> {target}, checkpoints in model_dir "
+            f"{what}, checkpoints in model_dir "
             + (f"every {values['every']} steps" if kind == "steps" else f"every {values['every']} s (wall clock)")
             + ("; exact resume (data position, RNG, saves on SIGTERM)" if ctx.exact else "")
             + (
@@ -265,3 +297,36 @@ class EstimatorTrainRule(Rule):
             ),
         )
         return cst.FlattenSentinel(new)
+
+    @staticmethod
+    def _specs(training, updated, ctx):
+        """The train arguments and EvalSpec arguments of an (updated) train_and_evaluate statement."""
+        arguments, _ = call_arguments(updated.body[0].value, TRAIN_AND_EVALUATE_PARAMS)
+
+        def spec(key, original_spec):
+            given = arguments[key]
+            return ctx.moved[id(original_spec)] if isinstance(given, cst.Name) else given
+
+        train = training.train_arguments(spec("train_spec", training.train_spec))
+        evaluation, _ = call_arguments(spec("eval_spec", training.eval_spec), EVAL_SPEC_PARAMS)
+        return train, evaluation
+
+    @staticmethod
+    def _evaluation(values, kind, evaluation, ctx) -> str:
+        ctx.need_import("os")
+        ctx.need_import("compat", "evaluation")
+        return _EVALUATION.format(
+            **values,
+            eval_input_fn=source(evaluation["input_fn"]),
+            eval_steps=source(evaluation["steps"]) if "steps" in evaluation else _EVAL_SPEC_STEPS,
+            throttle=source(evaluation["throttle_secs"]) if "throttle_secs" in evaluation else _EVAL_SPEC_THROTTLE,
+            eval_cadence=f"every_{kind}={values['every']}",
+        )
+
+    @staticmethod
+    def _result(updated, values) -> str:
+        """`<targets> = <est>_evaluation.result` where train_and_evaluate's result was assigned."""
+        small = updated.body[0]
+        if not isinstance(small, cst.Assign):
+            return ""
+        return "\n" + "".join(source(target) for target in small.targets) + f"{values['est']}_evaluation.result\n"

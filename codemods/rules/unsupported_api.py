@@ -33,9 +33,9 @@ GUIDANCE = {
     "estimator.Estimator": "custom model_fn Estimator: not migrated yet; port model_fn to a tf_keras.Model "
     "(its layers) with a custom train_step, and keep checkpoints with BackupAndRestore or "
     "tf.train.CheckpointManager (the canned estimators' migrations show the shape)",
-    "estimator.train_and_evaluate": "train_and_evaluate: not migrated yet; train with fit(..., "
-    "validation_data=<EvalSpec input>, validation_steps=<EvalSpec steps>) and the migrated checkpointing, "
-    "or a loop that evaluates every throttle_secs",
+    "estimator.train_and_evaluate": "train_and_evaluate: migrated only for a canned estimator this module "
+    "builds; otherwise train with the migrated checkpointing and evaluate after checkpoint saves "
+    "(compat.evaluation.PeriodicEvaluation does it as a callback)",
     "estimator.tpu.TPUEstimator": "TPUEstimator: not migrated; build the model in "
     "tf.distribute.TPUStrategy(resolver).scope() and train it with fit",
     "tpu.CrossShardOptimizer": "CrossShardOptimizer: TPUStrategy aggregates gradients itself; use the "
@@ -50,6 +50,11 @@ GUIDANCE = {
     "tf.data.Dataset.from_tensor_slices((dict(frame), labels)).shuffle(queue_capacity)"
     ".repeat(num_epochs).batch(batch_size)",
 }
+for _name in ("LatestExporter", "BestExporter", "FinalExporter"):
+    GUIDANCE[f"estimator.{_name}"] = (
+        f"{_name}: not migrated; after training (or in a callback after an evaluation) save the model with "
+        "tf.saved_model.save / model.save, with the serving signature the serving_input_receiver_fn described"
+    )
 for _name in ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEstimator"):
     GUIDANCE[f"estimator.{_name}"] = (
         f"{_name}: gradient boosted trees have no TensorFlow 2 counterpart; use TensorFlow Decision "
@@ -72,6 +77,8 @@ class UnsupportedApiRule(Rule):
 
     def leave(self, original, updated, ctx):
         api = ctx.resolver.call_api(original)
+        if ctx.facts.training(original) is not None:
+            return updated  # train_and_evaluate of a canned estimator: the estimator-train rule's business
         if api is not None and api.path in GUIDANCE:
             ctx.todo(original, self.rule_id, GUIDANCE[api.path])
         return updated

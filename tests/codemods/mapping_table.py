@@ -170,6 +170,22 @@ ROWS = [
         exact=True,
     ),
     Row(
+        "`train_and_evaluate(est, TrainSpec(input_fn, max_steps, hooks), EvalSpec(input_fn, steps, throttle_secs))` (specs inline or in variables used only there)",
+        "the train migration with `max_steps` and a `compat.evaluation.PeriodicEvaluation` callback: evaluates after checkpoint saves at most every throttle_secs and at the end, metrics to model_dir/eval; its `.result` is what train_and_evaluate returned",
+        "same, the callback driven by the loop's `CallbackList`",
+        "train_and_evaluate",
+        ("evaluation.PeriodicEvaluation(", "throttle_secs=30", "metrics, exports = classifier_evaluation.result"),
+        ("evaluation.PeriodicEvaluation(", "CallbackList([classifier_evaluation]", "metrics, exports = classifier_evaluation.result"),
+    ),
+    Row(
+        "`train_and_evaluate` with exporters, a named EvalSpec, eval hooks, saving listeners, no max_steps, or a custom `Estimator`",
+        "kept, with a `TODO(migrate)` naming the reason (exporters: save the model with `tf.saved_model.save` yourself)",
+        "same",
+        "todo_train_and_evaluate_unfaithful",
+        ("EvalSpec(exporters=...) is not migrated yet", "training without a step limit"),
+        ("EvalSpec(exporters=...) is not migrated yet", "training without a step limit"),
+    ),
+    Row(
         "`est.evaluate(input_fn, steps)` after `est.train(...)` in the same or an enclosing block",
         "`compat.evaluation.evaluate(est, dataset, steps=..., summary_dir=model_dir/eval)`: the head's metrics under the Estimator's keys (`loss`, `average_loss`, `accuracy`, binary: `precision`, `recall`, `auc`, ...; `global_step`)",
         "same",
@@ -186,7 +202,7 @@ ROWS = [
         ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
     ),
     Row(
-        "Custom `Estimator(model_fn)`, `train_and_evaluate`, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, `pandas_input_fn`, built-in hooks (`StopAtStepHook`, `LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), early-stopping hooks",
+        "Custom `Estimator(model_fn)`, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, `pandas_input_fn`, built-in hooks (`StopAtStepHook`, `LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), early-stopping hooks",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",
