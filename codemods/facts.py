@@ -16,6 +16,7 @@ import libcst as cst
 
 from codemods.api import Api, ApiResolver
 from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.input_fns import callable_input_fn_problems
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
 HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
@@ -181,6 +182,7 @@ class ProgramFacts:
     hooks: dict[str, HookFacts] = field(default_factory=dict)
     input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
     specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
+    functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)  # every def, by name
 
     def hook_blocked_by(self, hook: str) -> list[str]:
         """Estimators that train with `hook` but stay Estimators (so the hook must stay a hook)."""
@@ -333,6 +335,9 @@ class _Collector(cst.CSTVisitor):
         self.resolver = resolver
         self.facts = facts
         self.assigned = defaultdict(int)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.facts.functions.setdefault(node.name.value, []).append(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if any(
@@ -609,7 +614,8 @@ def _train_problems(
 def _input_fn_problems(
     input_fn: cst.BaseExpression | None, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
-    """Why an input_fn= argument cannot become a tf.data pipeline; its numpy_input_fn noted as used."""
+    """Why an input_fn= argument cannot give the migrated code a tf.data pipeline; its numpy_input_fn noted as
+    used (numpy_input_fns are rewritten; functions returning a dataset are kept: codemods/input_fns.py)."""
     inline = resolver.call_api(input_fn) if input_fn is not None else None
     if isinstance(input_fn, cst.Name) and input_fn.value in facts.input_fns:
         estimator.input_fn_calls.append(facts.input_fns[input_fn.value])
@@ -617,7 +623,10 @@ def _input_fn_problems(
     if inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS):
         estimator.input_fn_calls.append(input_fn)
         return numpy_input_fn_problems(input_fn)
-    return ["input_fn= is not a numpy_input_fn this module builds"]
+    problems = callable_input_fn_problems(input_fn, facts.functions, resolver) if input_fn is not None else None
+    if problems is not None:
+        return problems
+    return ["input_fn= is not a numpy_input_fn, or a function returning a tf.data.Dataset, of this module"]
 
 
 def _evaluate_problems(

@@ -170,6 +170,22 @@ ROWS = [
         exact=True,
     ),
     Row(
+        "input_fn returning a `tf.data.Dataset`: a function of the module (no `mode`/`params`/`config` parameter, no TF1 iterator), a lambda or `functools.partial` of one, or a `make_input_fn(...)` factory",
+        "kept as it is; the migrated code iterates `input_fn()`",
+        "same",
+        "dataset_input_fns",
+        ("train_input_fn(),", "functools.partial(train_input_fn, batch_size=8)()", "make_input_fn({\"x\": x}, y, None)()"),
+        ("train_input_fn().take(", "make_input_fn({\"x\": x}, y, None)().take("),
+    ),
+    Row(
+        "input_fn taking `params`/`mode`/`config`, making a TF1 iterator, or returning tensors",
+        "the estimator is kept, with a `TODO(migrate)` naming the reason",
+        "same",
+        "todo_input_fns_unfaithful",
+        ("would be given `params` by Estimator", "makes a TF1 iterator"),
+        ("would be given `params` by Estimator", "makes a TF1 iterator"),
+    ),
+    Row(
         "`train_and_evaluate(est, TrainSpec(input_fn, max_steps, hooks), EvalSpec(input_fn, steps, throttle_secs))` (specs inline or in variables used only there)",
         "the train migration with `max_steps` and a `compat.evaluation.PeriodicEvaluation` callback: evaluates after checkpoint saves at most every throttle_secs and at the end, metrics to model_dir/eval; its `.result` is what train_and_evaluate returned",
         "same, the callback driven by the loop's `CallbackList`",

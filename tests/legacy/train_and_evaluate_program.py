@@ -2,7 +2,8 @@
 
 Both the input of `migrate rewrite` and, unchanged, the reference run under the legacy environment: fixed
 batch order, no dropout, a binary head (so every metric, AUCs included, is compared), a checkpoint every
-5 steps and no evaluation throttle, so Estimator evaluates after every checkpoint save.
+5 steps and no evaluation throttle, so Estimator evaluates after every checkpoint save. Training reads a
+numpy_input_fn (rewritten), evaluation an input_fn factory returning a tf.data.Dataset (kept as it is).
 """
 
 import argparse
@@ -13,6 +14,13 @@ import tensorflow as tf
 from sklearn.datasets import load_digits
 
 tf1 = tf.compat.v1
+
+
+def make_input_fn(images, labels, batch_size):
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": images}, labels)).batch(batch_size)
+
+    return input_fn
 
 
 def main():
@@ -38,11 +46,8 @@ def main():
     train_input_fn = tf1.estimator.inputs.numpy_input_fn(
         x={"x": images}, y=labels, batch_size=32, num_epochs=None, shuffle=False
     )
-    eval_input_fn = tf1.estimator.inputs.numpy_input_fn(
-        x={"x": images}, y=labels, batch_size=100, num_epochs=1, shuffle=False
-    )
     train_spec = tf1.estimator.TrainSpec(train_input_fn, max_steps=args.max_steps)
-    eval_spec = tf1.estimator.EvalSpec(eval_input_fn, steps=None, throttle_secs=0)
+    eval_spec = tf1.estimator.EvalSpec(make_input_fn(images, labels, 100), steps=None, throttle_secs=0)
     metrics, exports = tf1.estimator.train_and_evaluate(classifier, train_spec, eval_spec)
     with open(args.metrics_out, "w") as out:
         json.dump(None if metrics is None else {key: float(value) for key, value in metrics.items()}, out)
