@@ -47,6 +47,12 @@ RUNCONFIG_SUPPORTED = (
 RUNCONFIG_DEFAULTS = {"save_summary_steps": 100, "keep_checkpoint_max": 5}
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 
+# Estimator methods that use the trained model, with the keyword arguments their migration carries over.
+MODEL_METHODS = {
+    "evaluate": ("input_fn", "steps"),
+    "predict": ("input_fn", "predict_keys", "yield_single_examples"),
+}
+
 # SessionRunHook method -> (Keras callback method, number of hook parameters after self).
 HOOK_METHODS = {
     "begin": ("on_train_begin", 0),
@@ -129,7 +135,8 @@ class EstimatorFacts:
     trainings: list[Training] = field(default_factory=list)
     hook_classes: set[str] = field(default_factory=set)  # SessionRunHook classes its train calls use
     input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
-    evaluate_calls: list[cst.Call] = field(default_factory=list)  # `<estimator>.evaluate(...)` calls
+    # `<estimator>.evaluate(...)`/`.predict(...)` calls: they use the trained model (MODEL_METHODS)
+    model_calls: list[cst.Call] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -200,9 +207,10 @@ class ProgramFacts:
                 return facts
         return None
 
-    def estimator_for_evaluate(self, call: cst.Call) -> EstimatorFacts | None:
+    def estimator_for_model_call(self, call: cst.Call) -> EstimatorFacts | None:
+        """The estimator whose evaluate/predict call `call` is."""
         for facts in self.estimators.values():
-            if any(c is call for c in facts.evaluate_calls):
+            if any(c is call for c in facts.model_calls):
                 return facts
         return None
 
@@ -426,9 +434,9 @@ class _UseChecker(cst.CSTVisitor):
         self.allowed.add(id(node.attr))
 
     def visit_Call(self, node: cst.Call) -> None:
-        evaluated = method_call(node, "evaluate")
-        if evaluated in self.facts.estimators:
-            self.facts.estimators[evaluated].evaluate_calls.append(node)
+        used = model_method_call(node)
+        if used in self.facts.estimators:
+            self.facts.estimators[used].model_calls.append(node)
             self.allowed.add(id(node.func.value))
         estimator = self.facts.estimator_for_call(node)
         if estimator is None:
@@ -451,22 +459,22 @@ class _UseChecker(cst.CSTVisitor):
 
 
 class _TrainedBefore(cst.CSTVisitor):
-    """Evaluate calls that come after a train statement of their estimator in the same or an enclosing block.
+    """evaluate/predict calls after a train statement of their estimator in the same or an enclosing block.
 
     Only there is the migrated model in memory the model the Estimator would evaluate: its final checkpoint.
     """
 
     def __init__(self, facts: ProgramFacts):
         self.facts = facts
-        self.evaluated_after_training: set[int] = set()
+        self.used_after_training: set[int] = set()
 
     def _scan(self, body) -> None:
         trained: set[str] = set()
         for statement in body:
             if trained:
-                finder = _EvaluateCalls(trained)
+                finder = _ModelCalls(trained)
                 statement.visit(finder)
-                self.evaluated_after_training.update(id(call) for call in finder.calls)
+                self.used_after_training.update(id(call) for call in finder.calls)
             estimator = self.facts.estimator_for_train(statement)
             if estimator is not None:
                 trained.add(estimator.variable)
@@ -478,13 +486,13 @@ class _TrainedBefore(cst.CSTVisitor):
         self._scan(node.body)
 
 
-class _EvaluateCalls(cst.CSTVisitor):
+class _ModelCalls(cst.CSTVisitor):
     def __init__(self, estimators: set[str]):
         self.estimators = estimators
         self.calls: list[cst.Call] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if method_call(node, "evaluate") in self.estimators:
+        if model_method_call(node) in self.estimators:
             self.calls.append(node)
 
 
@@ -501,15 +509,16 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
         _check_estimator(estimator, facts, resolver, collector.assigned, checker.misused)
         if name in checker.misused:
             estimator.problems.append(
-                f"`{name}` is used other than by .train(...) and .evaluate(...); only these are migrated yet"
+                f"`{name}` is used other than by train, evaluate and predict; only these are migrated yet"
             )
-        for call in estimator.evaluate_calls:
-            if id(call) not in trained_before.evaluated_after_training:
+        for call in estimator.model_calls:
+            method = call.func.attr.value
+            if id(call) not in trained_before.used_after_training:
                 estimator.problems.append(
-                    f"{name}.evaluate() is not preceded by {name}.train() in its block or an enclosing one "
-                    "(Estimator evaluates the checkpoint in model_dir; the migrated model is the one in memory)"
+                    f"{name}.{method}() is not preceded by {name}.train() in its block or an enclosing one "
+                    "(Estimator used the checkpoint in model_dir; the migrated model is the one in memory)"
                 )
-            estimator.problems.extend(_evaluate_problems(call, estimator, facts, resolver))
+            estimator.problems.extend(_model_call_problems(call, estimator, facts, resolver))
         estimator.problems = list(dict.fromkeys(estimator.problems))  # one TODO per reason
     return facts
 
@@ -629,13 +638,21 @@ def _input_fn_problems(
     return ["input_fn= is not a numpy_input_fn, or a function returning a tf.data.Dataset, of this module"]
 
 
-def _evaluate_problems(
+def model_method_call(call: cst.Call) -> str | None:
+    """The receiver's name, for `<name>.evaluate(...)` or `<name>.predict(...)`."""
+    for method in MODEL_METHODS:
+        receiver = method_call(call, method)
+        if receiver is not None:
+            return receiver
+    return None
+
+
+def _model_call_problems(
     call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
+    method = call.func.attr.value
     kwargs, problems = keyword_args(call)
-    problems += [
-        f"evaluate({key}=...) is not migrated yet" for key in kwargs if key not in ("input_fn", "steps")
-    ]
+    problems += [f"{method}({key}=...) is not migrated yet" for key in kwargs if key not in MODEL_METHODS[method]]
     return problems + _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import tensorflow as tf
 import tf_keras
@@ -279,3 +280,22 @@ def model_optimizers(model: tf_keras.Model) -> dict[str, tf_keras.optimizers.Opt
         return {"dnn": model.optimizer, "linear": model.linear_optimizer}
     part = "linear" if model.name == "linear" else "dnn"
     return {part: model.optimizer}
+
+
+@dataclass(frozen=True)
+class Head:
+    kind: str  # "binary", "multi_class" or "regression"
+    v1: bool  # loss summed over the batch (tf.compat.v1.estimator) rather than averaged (tf.estimator)
+
+
+def head_of(model: tf_keras.Model) -> Head:
+    """The canned head a `compat.canned` model was compiled with."""
+    loss = model.loss
+    kinds = {
+        tf_keras.losses.BinaryCrossentropy: "binary",
+        tf_keras.losses.SparseCategoricalCrossentropy: "multi_class",
+        tf_keras.losses.MeanSquaredError: "regression",
+    }
+    if type(loss) not in kinds:
+        raise ValueError(f"model {model.name!r} was not built by compat.canned (loss: {loss!r})")
+    return Head(kinds[type(loss)], loss.reduction == "sum")

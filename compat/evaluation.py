@@ -23,34 +23,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import tensorflow as tf
 import tf_keras
 
+from compat.canned import head_of
+
 _AUC_THRESHOLDS = 200
 _AUC_EPSILON = 1e-6  # tf.compat.v1.metrics.auc's smoothing of recall, precision and the false-positive rate
 _THRESHOLD_EPSILON = 1e-7
-
-
-@dataclass(frozen=True)
-class Head:
-    kind: str  # "binary", "multi_class" or "regression"
-    v1: bool  # loss summed over the batch (tf.compat.v1.estimator) rather than averaged (tf.estimator)
-
-
-def head_of(model: tf_keras.Model) -> Head:
-    """The canned head a `compat.canned` model was compiled with."""
-    loss = model.loss
-    kinds = {
-        tf_keras.losses.BinaryCrossentropy: "binary",
-        tf_keras.losses.SparseCategoricalCrossentropy: "multi_class",
-        tf_keras.losses.MeanSquaredError: "regression",
-    }
-    if type(loss) not in kinds:
-        raise ValueError(f"model {model.name!r} was not built by compat.canned (loss: {loss!r})")
-    return Head(kinds[type(loss)], loss.reduction == "sum")
 
 
 class _V1Auc:

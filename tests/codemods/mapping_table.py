@@ -210,7 +210,15 @@ ROWS = [
         ("evaluation.evaluate(classifier, input_fn()",),
     ),
     Row(
-        "`est.evaluate(...)` before training, in another function, or with `name=`/`hooks=`/`checkpoint_path=`",
+        "`est.predict(input_fn, predict_keys, yield_single_examples)` after `est.train(...)` in the same or an enclosing block",
+        "`compat.prediction.predict(est, dataset, ...)`: the same per-example dicts (`logits`, `probabilities`, `class_ids`, `classes`, `all_class_ids`, `all_classes`, binary: `logistic`; regressors: `predictions`), same dtypes",
+        "same",
+        "estimator_evaluated",
+        ("prediction.predict(classifier, input_fn(), predict_keys=[\"class_ids\"])",),
+        ("prediction.predict(classifier, input_fn(), predict_keys=[\"class_ids\"])",),
+    ),
+    Row(
+        "`est.evaluate(...)`/`est.predict(...)` before training, in another function, or with `name=`/`hooks=`/`checkpoint_path=`",
         "the estimator is kept, with a `TODO(migrate)` naming the reason (Estimator evaluated model_dir's checkpoint, not a model in memory)",
         "same",
         "todo_evaluate_unfaithful",

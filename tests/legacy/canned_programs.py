@@ -2,7 +2,8 @@
 
 Each is both the input of `migrate rewrite` and, unchanged, the reference run under the legacy environment:
 fixed batch order (shuffle=False), no dropout, a checkpoint at step 0 and at --max_steps. After training
-it evaluates on every example once (18 batches, the last one short) and writes the metrics to --metrics_out.
+it evaluates on every example once (18 batches, the last one short) and predicts the first 100; metrics and
+predictions (dtype, values as strings) go to --metrics_out.
 """
 
 TEMPLATE = '''\
@@ -14,6 +15,7 @@ import tensorflow as tf
 from sklearn.datasets import load_digits
 
 tf1 = tf.compat.v1
+PREDICTIONS_COMPARED = 100
 
 
 def main():
@@ -41,8 +43,19 @@ def main():
         x={{"x": images}}, y=labels, batch_size=100, num_epochs=1, shuffle=False
     )
     metrics = model.evaluate(input_fn=eval_input_fn)
+    predictions = model.predict(input_fn=eval_input_fn)
+    first = [next(predictions) for _ in range(PREDICTIONS_COMPARED)]
     with open(args.metrics_out, "w") as out:
-        json.dump({{key: float(value) for key, value in metrics.items()}}, out)
+        json.dump(
+            {{
+                "metrics": {{key: float(value) for key, value in metrics.items()}},
+                "predictions": [
+                    {{key: [str(value.dtype), value.astype(str).tolist()] for key, value in example.items()}}
+                    for example in first
+                ],
+            }},
+            out,
+        )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,74 @@
+"""`Estimator.predict` for the migrated canned models: the same dicts, under the same keys, with the same dtypes.
+
+A canned Estimator's `predict(input_fn)` yields, per example, what its head predicts from the logits:
+- classifiers: `logits`, `probabilities` (softmax; binary: of [0, logit]), `class_ids` (int64, shape [1]),
+  `classes` (the class id as bytes, shape [1]), `all_class_ids` (int32), `all_classes` (bytes); binary heads
+  also `logistic` (the sigmoid);
+- regressors: `predictions` (the logits).
+Labels in the input are ignored, as Estimator ignored them. `predict_keys` keeps only those keys;
+`yield_single_examples=False` yields whole batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import tensorflow as tf
+import tf_keras
+
+from compat.canned import Head, head_of
+
+
+def _class_predictions(class_logits: np.ndarray, n_classes: int) -> dict[str, np.ndarray]:
+    """What a classifier head predicts from the logits over all classes (binary: [0, logit])."""
+    class_ids = np.argmax(class_logits, axis=-1).astype(np.int64)[:, None]
+    all_class_ids = np.tile(np.arange(n_classes, dtype=np.int32), (len(class_logits), 1))
+    return {
+        "probabilities": tf.nn.softmax(class_logits).numpy(),
+        "class_ids": class_ids,
+        "classes": _as_bytes(class_ids),
+        "all_class_ids": all_class_ids,
+        "all_classes": _as_bytes(all_class_ids),
+    }
+
+
+def _as_bytes(ids: np.ndarray) -> np.ndarray:
+    """Class ids as Estimator's class names: b"0", b"1", ... in an object array."""
+    return np.char.encode(ids.astype(str), "ascii").astype(object)
+
+
+def head_predictions(head: Head, logits: np.ndarray) -> dict[str, np.ndarray]:
+    """The head's predictions for a batch of logits, keyed as Estimator's PredictionKeys."""
+    if head.kind == "regression":
+        return {"predictions": logits}
+    if head.kind == "binary":
+        two_class_logits = np.concatenate([np.zeros_like(logits), logits], axis=-1)
+        predictions = {"logits": logits, "logistic": tf.math.sigmoid(logits).numpy()}
+        return {**predictions, **_class_predictions(two_class_logits, 2)}
+    return {"logits": logits, **_class_predictions(logits, logits.shape[-1])}
+
+
+def predict(
+    model: tf_keras.Model,
+    dataset: tf.data.Dataset,
+    predict_keys: str | list[str] | None = None,
+    yield_single_examples: bool = True,
+) -> Iterator[dict[str, np.ndarray]]:
+    """What a canned Estimator's `predict(input_fn, ...)` yields, for a `compat.canned` model."""
+    head = head_of(model)
+    logits_of = tf.function(lambda features: model(features, training=False))
+    keys = [predict_keys] if isinstance(predict_keys, str) else predict_keys
+    for batch in dataset:
+        features = batch[0] if isinstance(batch, tuple) else batch
+        predictions = head_predictions(head, logits_of(features).numpy())
+        if keys is not None:
+            unknown = sorted(set(keys) - set(predictions))
+            if unknown:
+                raise ValueError(f"predict_keys {unknown} are not predictions of this head: {sorted(predictions)}")
+            predictions = {key: predictions[key] for key in keys}
+        if not yield_single_examples:
+            yield predictions
+            continue
+        for index in range(len(next(iter(predictions.values())))):
+            yield {key: value[index] for key, value in predictions.items()}
