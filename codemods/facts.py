@@ -47,6 +47,10 @@ RUNCONFIG_SUPPORTED = (
 RUNCONFIG_DEFAULTS = {"save_summary_steps": 100, "keep_checkpoint_max": 5}
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 
+# Built-in hooks given to train(hooks=[...]) that become a compat.hooks callback, and their parameters.
+BUILTIN_HOOKS = {"train.StopAtStepHook": "StopAtStep", "estimator.StopAtStepHook": "StopAtStep"}
+BUILTIN_HOOK_PARAMS = {"StopAtStep": ("num_steps", "last_step")}
+
 # Estimator methods that use the trained model, with the keyword arguments their migration carries over.
 MODEL_METHODS = {
     "evaluate": ("input_fn", "steps"),
@@ -62,7 +66,8 @@ HOOK_METHODS = {
 }
 
 
-def _is_none(node: cst.BaseExpression | None) -> bool:
+def is_none(node: cst.BaseExpression | None) -> bool:
+    """Whether `node` is the literal None."""
     return isinstance(node, cst.Name) and node.value == "None"
 
 
@@ -135,6 +140,7 @@ class EstimatorFacts:
     trainings: list[Training] = field(default_factory=list)
     hook_classes: set[str] = field(default_factory=set)  # SessionRunHook classes its train calls use
     input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
+    builtin_hook_calls: list[cst.Call] = field(default_factory=list)  # StopAtStepHook(...) in its hooks=
     # `<estimator>.evaluate(...)`/`.predict(...)` calls: they use the trained model (MODEL_METHODS)
     model_calls: list[cst.Call] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -167,7 +173,7 @@ class EstimatorFacts:
         }
         if not given:
             return "secs", cst.Integer(str(DEFAULT_SAVE_CHECKPOINTS_SECS))
-        cadences = [(kind, value) for kind, value in given.items() if not _is_none(value)]
+        cadences = [(kind, value) for kind, value in given.items() if not is_none(value)]
         if len(cadences) == 2:
             return "RunConfig sets both save_checkpoints_steps and save_checkpoints_secs (Estimator refuses that)"
         if not cadences:
@@ -206,6 +212,12 @@ class ProgramFacts:
             if facts.call is call:
                 return facts
         return None
+
+    def migrated_builtin_hook(self, call: cst.Call) -> bool:
+        """Whether `call` builds a built-in hook for a train call that is migrated."""
+        return any(
+            facts.migratable and any(c is call for c in facts.builtin_hook_calls) for facts in self.estimators.values()
+        )
 
     def estimator_for_model_call(self, call: cst.Call) -> EstimatorFacts | None:
         """The estimator whose evaluate/predict call `call` is."""
@@ -520,7 +532,28 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
                 )
             estimator.problems.extend(_model_call_problems(call, estimator, facts, resolver))
         estimator.problems = list(dict.fromkeys(estimator.problems))  # one TODO per reason
+    _block_sharers(facts)
     return facts
+
+
+def _block_sharers(facts: ProgramFacts) -> None:
+    """An estimator sharing an input_fn or hook class with one that stays an Estimator stays one too: the
+    shared definition must stay TF1 for it, and the migrated code could not use it."""
+    changed = True
+    while changed:
+        changed = False
+        kept = [e for e in facts.estimators.values() if not e.migratable]
+        for estimator in facts.estimators.values():
+            if not estimator.migratable:
+                continue
+            for other in kept:
+                shared_input = any(c is d for c in estimator.input_fn_calls for d in other.input_fn_calls)
+                shared_hooks = sorted(estimator.hook_classes & other.hook_classes)
+                if shared_input or shared_hooks:
+                    what = "its numpy_input_fn" if shared_input else f"hook {shared_hooks[0]}"
+                    estimator.problems.append(f"shares {what} with `{other.variable}`, which is not migrated")
+                    changed = True
+                    break
 
 
 def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
@@ -594,10 +627,9 @@ def _train_problems(
         for key in kwargs
         if key not in ("input_fn", "hooks", "steps", "max_steps")
     ]
-    if ("steps" in kwargs) == ("max_steps" in kwargs):
-        problems.append("train() needs exactly one of steps= or max_steps= to be migrated")
-    elif _is_none(kwargs.get("steps", kwargs.get("max_steps"))):
-        problems.append("training without a step limit (steps/max_steps=None) is not migrated")
+    limits = [key for key in ("steps", "max_steps") if key in kwargs and not is_none(kwargs[key])]
+    if len(limits) == 2:
+        problems.append("train() with both steps= and max_steps= (Estimator refuses that)")
     problems += _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
     hooks = kwargs.get("hooks")
     if hooks is not None:
@@ -606,6 +638,11 @@ def _train_problems(
         else:
             for element in hooks.elements:
                 hook = element.value
+                builtin = resolver.call_api(hook)
+                if builtin is not None and builtin.path in BUILTIN_HOOKS:
+                    estimator.builtin_hook_calls.append(hook)
+                    problems += builtin_hook_problems(hook, builtin.path)
+                    continue
                 name = (
                     hook.func.value
                     if isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name)
@@ -614,7 +651,10 @@ def _train_problems(
                 if name is not None:
                     estimator.hook_classes.add(name)
                 if name not in facts.hooks:
-                    problems.append("hooks= holds a hook that is not a SessionRunHook class of this module")
+                    problems.append(
+                        "hooks= holds a hook that is neither a SessionRunHook class of this module nor a "
+                        f"built-in hook the rewrite carries over ({', '.join(sorted(set(BUILTIN_HOOKS.values())))})"
+                    )
                 elif facts.hooks[name].problems:
                     problems.append(f"hook {name} cannot become a Keras callback")
     return problems
@@ -683,3 +723,14 @@ def _train_and_evaluate_problems(
         f"EvalSpec({key}=...) is not migrated yet" for key in ("name", "hooks", "exporters") if key in evaluation
     ]
     return problems + _input_fn_problems(evaluation.get("input_fn"), estimator, facts, resolver)
+
+
+def builtin_hook_problems(call: cst.Call, path: str) -> list[str]:
+    """Why a built-in hook call cannot become its compat.hooks callback (empty when it can)."""
+    callback = BUILTIN_HOOKS[path]
+    arguments, problems = call_arguments(call, BUILTIN_HOOK_PARAMS[callback])
+    unknown = [key for key in arguments if key not in BUILTIN_HOOK_PARAMS[callback]]
+    problems += [f"{path.split('.')[-1]}({key}=...) is not migrated" for key in unknown]
+    if callback == "StopAtStep" and len([k for k in arguments if not is_none(arguments[k])]) != 1:
+        problems.append("StopAtStepHook needs exactly one of num_steps and last_step")
+    return problems

@@ -42,6 +42,32 @@ def max_difference(a: dict, b: dict) -> float:
     return max(float(np.max(np.abs(a[name] - b[name]))) for name in a)
 
 
+def assert_matches_estimator_checkpoint(model_dir: Path, estimator_dir: Path, step: int, atol: float = 1e-5) -> None:
+    """The latest TF2 checkpoint in `model_dir` is at `step` and holds the weights of the Estimator's
+    model.ckpt-<step> in `estimator_dir` within `atol`, which differ from its model.ckpt-0 (so the
+    comparison shows training, not two copies of the starting point)."""
+    import numpy as np
+    import tensorflow as tf
+
+    from compat.legacy_checkpoint import LegacyCheckpoint
+    from compat.rebuild import build_model, weight_sources
+    from compat.recognise import recognise
+
+    reference = LegacyCheckpoint(estimator_dir / f"model.ckpt-{step}")
+    estimator = recognise(reference)
+    final = build_model(estimator)
+    tf.train.Checkpoint(model=final, optimizer=final.optimizer).restore(
+        tf.train.latest_checkpoint(str(model_dir))
+    ).expect_partial()
+    assert int(final.optimizer.iterations) == step
+    initial = LegacyCheckpoint(estimator_dir / "model.ckpt-0")
+    for variable, names in weight_sources(estimator, final):
+        expected = np.concatenate([reference.read(n) for n in names], axis=0)
+        assert np.isfinite(expected).all(), f"{names}: the Estimator diverged; the comparison would prove nothing"
+        assert not np.allclose(expected, np.concatenate([initial.read(n) for n in names], axis=0)), names
+        np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=atol, err_msg=str(names))
+
+
 def migrate_file(source: Path, out_dir: Path, target: str) -> Path:
     """`migrate rewrite --out` on one program; returns the rewritten program's path."""
     run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir])

@@ -10,13 +10,9 @@ import json
 
 import numpy as np
 import pytest
-import tensorflow as tf
 
 from compat.convert import convert_checkpoint
-from compat.legacy_checkpoint import LegacyCheckpoint
-from compat.rebuild import build_model, weight_sources
-from compat.recognise import recognise
-from tests.conftest import MODERN_PYTHON, migrate_file, run
+from tests.conftest import MODERN_PYTHON, assert_matches_estimator_checkpoint, migrate_file, run
 from tests.legacy.canned_programs import PROGRAMS
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
@@ -51,19 +47,7 @@ def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, esti
     metrics_out = tmp_path / "metrics.json"
     run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
 
-    reference = LegacyCheckpoint(estimator_dir / f"model.ckpt-{STEPS}")
-    estimator = recognise(reference)
-    final = build_model(estimator)
-    tf.train.Checkpoint(model=final, optimizer=final.optimizer).restore(
-        tf.train.latest_checkpoint(str(model_dir))
-    ).expect_partial()
-    assert int(final.optimizer.iterations) == STEPS
-    initial = LegacyCheckpoint(estimator_dir / "model.ckpt-0")
-    for variable, names in weight_sources(estimator, final):
-        expected = np.concatenate([reference.read(n) for n in names], axis=0)
-        assert np.isfinite(expected).all(), f"{names}: the Estimator diverged; the comparison would prove nothing"
-        assert not np.allclose(expected, np.concatenate([initial.read(n) for n in names], axis=0)), names
-        np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=str(names))
+    assert_matches_estimator_checkpoint(model_dir, estimator_dir, STEPS)
 
     migrated_outputs = json.loads(metrics_out.read_text())
     migrated_metrics = migrated_outputs["metrics"]

@@ -34,7 +34,7 @@ import textwrap
 import libcst as cst
 
 from codemods.canned_estimators import CANNED
-from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, call_arguments, train_call
+from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, call_arguments, is_none, train_call
 from codemods.registry import Rule, register
 from codemods.templates import dataset_expression, source, statements
 
@@ -77,8 +77,7 @@ _LOOP_SETUP = """\
     {est}_checkpoint, {model_dir}, max_to_keep={keep}{keep_hours}, step_counter={est}_step{interval}
 )
 resume.restore_latest({est}_checkpoint, {est}_manager)
-{est}_last_step = {last_step}
-{est}_callbacks = tf_keras.callbacks.CallbackList([{hooks}], model={est})
+{last_step_line}{est}_callbacks = tf_keras.callbacks.CallbackList([{hooks}], model={est})
 {est}_summaries = {tf}.summary.create_file_writer({model_dir})
 
 @{tf}.function
@@ -89,6 +88,7 @@ def {est}_train_step(features, labels):
     return loss
 
 {est}_manager.save(checkpoint_number={est}_step)
+{est}.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
 {start_clock}"""
 
 # ...and the body of a step, once the batch is in {est}_features, {est}_labels.
@@ -111,7 +111,7 @@ _LOOP = (
     + _LOOP_SETUP
     + """\
 {est}_callbacks.on_train_begin()
-for {est}_features, {est}_labels in {dataset}.take(max(0, {est}_last_step - int({est}_step))):
+for {est}_features, {est}_labels in {dataset}{take}:
 """
     + _LOOP_STEP
     + """\
@@ -144,7 +144,7 @@ _EXACT_LOOP = (
 {est}_preemption = preemption.PreemptionWatcher()
 {est}_preemption.start()
 {est}_callbacks.on_train_begin()
-while int({est}_step) < {est}_last_step:
+while {more_steps}:
     {est}_next = {est}_iterator.get_next_as_optional()
     if not {est}_next.has_value():
         break
@@ -231,7 +231,7 @@ class EstimatorTrainRule(Rule):
         hooks = [source(element.value) for element in kwargs["hooks"].elements] if "hooks" in kwargs else []
         if evaluation is not None:
             hooks.append(f"{estimator.variable}_evaluation")
-        limit = "max_steps" if "max_steps" in kwargs else "steps"
+        limit = next((key for key in ("max_steps", "steps") if key in kwargs and not is_none(kwargs[key])), None)
         values = {
             "est": estimator.variable,
             "tf": ctx.need_tensorflow(),
@@ -239,7 +239,7 @@ class EstimatorTrainRule(Rule):
             "keep": source(estimator.run_config_value("keep_checkpoint_max")),
             "summary_steps": source(estimator.run_config_value("save_summary_steps")),
             "dataset": dataset_expression(kwargs["input_fn"]),
-            "limit": source(kwargs[limit]),
+            "limit": source(kwargs[limit]) if limit else "",
         }
         kind, every = estimator.checkpoint_cadence()
         values["every"] = source(every)
@@ -252,7 +252,10 @@ class EstimatorTrainRule(Rule):
             values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)
             values["backup"], values["cadence"], module = _keras_backup(kind, values["every"], ctx.exact)
             ctx.need_import(*module)
-            if limit == "max_steps":
+            if limit is None:  # until the input is exhausted (or a hook stops it), as Estimator
+                values["steps_per_epoch"] = "None"
+                code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
+            elif limit == "max_steps":
                 values["steps_per_epoch"] = f"{values['limit']} - int({values['est']}.optimizer.iterations)"
                 fit = textwrap.indent(_KERAS_FIT.strip().format(**values), "    ")
                 code = _KERAS_RESTORE.format(**values) + _MAX_STEPS_GUARD.format(**values) + fit
@@ -262,9 +265,16 @@ class EstimatorTrainRule(Rule):
             target = "fit + " + values["backup"].rsplit(".", 1)[1]
         else:
             values["hooks"] = ", ".join(hooks)
-            values["last_step"] = (
-                values["limit"] if limit == "max_steps" else f"int({values['est']}_step) + {values['limit']}"
-            )
+            est = values["est"]
+            if limit is None:  # until the input is exhausted (or a hook stops it), as Estimator
+                values.update(last_step_line="", take="", more_steps="True")
+            else:
+                last = values["limit"] if limit == "max_steps" else f"int({est}_step) + {values['limit']}"
+                values.update(
+                    last_step_line=f"{est}_last_step = {last}\n",
+                    take=f".take(max(0, {est}_last_step - int({est}_step)))",
+                    more_steps=f"int({est}_step) < {est}_last_step",
+                )
             two = CANNED[estimator.api.path].two_optimizers
             values["apply_gradients"] = (_TWO_OPTIMIZERS if two else _ONE_OPTIMIZER).format(**values)
             if ctx.exact:
@@ -280,7 +290,8 @@ class EstimatorTrainRule(Rule):
             code = self._evaluation(values, kind, evaluation, ctx) + code.rstrip("\n") + self._result(updated, values)
             what = f"train_and_evaluate({estimator.variable}, ...) -> {target} + compat.evaluation.PeriodicEvaluation"
         else:
-            what = f"{estimator.variable}.train({limit}=...) -> {target}"
+            call = f"train({limit}=...)" if limit else "train() until the input ends"
+            what = f"{estimator.variable}.{call} -> {target}"
         new = statements(code)
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
         ctx.record(

@@ -10,16 +10,12 @@ and neither order is "the" order.
 
 import libcst as cst
 
-from codemods.facts import NUMPY_INPUT_FN_APIS, keyword_args, numpy_input_fn_problems
+from codemods.facts import NUMPY_INPUT_FN_APIS, is_none, keyword_args, numpy_input_fn_problems
 from codemods.registry import Rule, register
 from codemods.templates import source
 
 _DEFAULT_BATCH_SIZE = "128"
 _DEFAULT_QUEUE_CAPACITY = "1000"
-
-
-def _is_none(node) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 @register
@@ -42,7 +38,7 @@ class NumpyInputFnRule(Rule):
         x, y = source(kwargs["x"]), kwargs.get("y")
         lines = [
             f"{ctx.need_tensorflow()}.data.Dataset.from_tensor_slices("
-            + (x if y is None or _is_none(y) else f"({x}, {source(y)})")
+            + (x if y is None or is_none(y) else f"({x}, {source(y)})")
             + ")"
         ]
         if kwargs["shuffle"].value == "True":
@@ -50,7 +46,7 @@ class NumpyInputFnRule(Rule):
                 f".shuffle({source(kwargs.get('queue_capacity', cst.Integer(_DEFAULT_QUEUE_CAPACITY)))})"
             )
         num_epochs = kwargs.get("num_epochs", cst.Integer("1"))
-        lines.append(".repeat()" if _is_none(num_epochs) else f".repeat({source(num_epochs)})")
+        lines.append(".repeat()" if is_none(num_epochs) else f".repeat({source(num_epochs)})")
         lines.append(f".batch({source(kwargs.get('batch_size', cst.Integer(_DEFAULT_BATCH_SIZE)))})")
         body = "".join("\n    " + line for line in lines)
         dataset = cst.parse_expression(f"lambda: ({body}\n)")

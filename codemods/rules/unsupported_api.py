@@ -9,7 +9,8 @@ import libcst as cst
 from codemods.registry import Rule, register
 
 _HOOKS = {
-    "StopAtStepHook": "end the loop at that step yourself (for estimator.train: its steps=/max_steps=)",
+    "StopAtStepHook": "carried over (compat.hooks.StopAtStep) only inline in the hooks= list of a migrated "
+    "train call; elsewhere end the loop at that step yourself",
     "LoggingTensorHook": "log from a tf_keras callback's on_train_batch_end(batch, logs) (graph tensors "
     "fetched by name do not exist in TF2)",
     "NanTensorHook": "use tf_keras.callbacks.TerminateOnNaN()",
@@ -77,8 +78,8 @@ class UnsupportedApiRule(Rule):
 
     def leave(self, original, updated, ctx):
         api = ctx.resolver.call_api(original)
-        if ctx.facts.training(original) is not None:
-            return updated  # train_and_evaluate of a canned estimator: the estimator-train rule's business
+        if ctx.facts.training(original) is not None or ctx.facts.migrated_builtin_hook(original):
+            return updated  # train_and_evaluate of a canned estimator, a hook it carries over: other rules
         if api is not None and api.path in GUIDANCE:
             ctx.todo(original, self.rule_id, GUIDANCE[api.path])
         return updated

@@ -1,0 +1,28 @@
+"""Built-in hooks in a migrated `train(hooks=[...])` -> their `compat.hooks` callback, arguments by name.
+
+`StopAtStepHook(num_steps | last_step)` -> `hooks.StopAtStep(num_steps | last_step)`. Hooks of estimators
+that stay Estimators stay as they are; other built-in hooks get the unsupported-api rule's TODO.
+"""
+
+import libcst as cst
+
+from codemods.facts import BUILTIN_HOOK_PARAMS, BUILTIN_HOOKS, call_arguments
+from codemods.registry import Rule, register
+from codemods.templates import source
+
+
+@register
+class BuiltinHookRule(Rule):
+    rule_id = "builtin-hook"
+    node_types = (cst.Call,)
+
+    def leave(self, original: cst.Call, updated: cst.Call, ctx):
+        if not ctx.facts.migrated_builtin_hook(original):
+            return updated
+        hook = ctx.resolver.call_api(original).path
+        callback = BUILTIN_HOOKS[hook]
+        arguments, _ = call_arguments(updated, BUILTIN_HOOK_PARAMS[callback])
+        ctx.need_import("compat", "hooks")
+        ctx.record(original, self.rule_id, True, f"{hook.split('.')[-1]} -> compat.hooks.{callback} (a callback)")
+        given = ", ".join(f"{key}={source(value)}" for key, value in arguments.items())
+        return cst.parse_expression(f"hooks.{callback}({given})")

@@ -1,0 +1,46 @@
+"""An Estimator program whose train calls end by StopAtStepHook or by running out of input, for
+tests/test_stop_hooks.py. Both the input of `migrate rewrite` and, unchanged, the legacy reference run.
+
+Three calls: max_steps=20 cut at step 12 by StopAtStepHook(last_step=12); steps=10 cut after 3 steps by
+StopAtStepHook(num_steps=3) (step 15); no limit over an input of one epoch, 18 batches (step 33).
+"""
+
+import argparse
+
+import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+tf1 = tf.compat.v1
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    args = parser.parse_args()
+
+    digits = load_digits()
+    images = (digits.images / 16.0 + 0.05).astype(np.float32)
+    labels = digits.target.astype(np.int32)
+    columns = [tf1.feature_column.numeric_column("x", shape=[8, 8])]
+    config = tf1.estimator.RunConfig(save_checkpoints_steps=1000, keep_checkpoint_max=10, tf_random_seed=7)
+    classifier = tf1.estimator.LinearClassifier(
+        feature_columns=columns,
+        n_classes=10,
+        optimizer=tf1.train.FtrlOptimizer(0.05),
+        model_dir=args.model_dir,
+        config=config,
+    )
+    endless_input_fn = tf1.estimator.inputs.numpy_input_fn(
+        x={"x": images}, y=labels, batch_size=32, num_epochs=None, shuffle=False
+    )
+    one_epoch_input_fn = tf1.estimator.inputs.numpy_input_fn(
+        x={"x": images}, y=labels, batch_size=100, num_epochs=1, shuffle=False
+    )
+    classifier.train(input_fn=endless_input_fn, max_steps=20, hooks=[tf1.train.StopAtStepHook(last_step=12)])
+    classifier.train(input_fn=endless_input_fn, steps=10, hooks=[tf1.train.StopAtStepHook(num_steps=3)])
+    classifier.train(input_fn=one_epoch_input_fn)
+
+
+if __name__ == "__main__":
+    main()

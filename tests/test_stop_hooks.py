@@ -1,0 +1,38 @@
+"""Train calls ended by StopAtStepHook or by the end of their input, migrated, against the real Estimator:
+tests/legacy/stop_hooks_program.py runs under the Estimator (legacy env) and, rewritten, under both targets
+from the Estimator's own step 0 (converted). Each call ends where the Estimator's did (steps 12, 15, 33),
+and the final weights are the Estimator's within 1e-5 (so the same batches were trained)."""
+
+from __future__ import annotations
+
+import pytest
+
+from compat.convert import convert_checkpoint
+from tests.conftest import MODERN_PYTHON, ROOT, assert_matches_estimator_checkpoint, migrate_file, run
+
+pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+PROGRAM = ROOT / "tests" / "legacy" / "stop_hooks_program.py"
+CALL_ENDS = [12, 15, 33]
+
+
+def checkpoint_steps(model_dir, prefix: str) -> set[int]:
+    return {int(path.name[len(prefix) :].split(".")[0]) for path in model_dir.glob(f"{prefix}*.index")}
+
+
+@pytest.fixture(scope="module")
+def estimator_dir(legacy_python, tmp_path_factory):
+    model_dir = tmp_path_factory.mktemp("estimator") / "model"
+    run([legacy_python, PROGRAM, "--model_dir", model_dir])
+    assert checkpoint_steps(model_dir, "model.ckpt-") >= {0, *CALL_ENDS}
+    return model_dir
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_train_calls_stop_where_the_estimators_did(target, estimator_dir, tmp_path):
+    model_dir = tmp_path / "model"
+    convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    assert "StopAtStepHook" not in migrated.read_text().split('"""', 2)[2]
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir])
+    assert checkpoint_steps(model_dir, "ckpt-") >= set(CALL_ENDS)  # each call's final save
+    assert_matches_estimator_checkpoint(model_dir, estimator_dir, CALL_ENDS[-1])
