@@ -49,7 +49,16 @@ DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 
 # Built-in hooks given to train(hooks=[...]) that become a compat.hooks callback, and their parameters.
 BUILTIN_HOOKS = {"train.StopAtStepHook": "StopAtStep", "estimator.StopAtStepHook": "StopAtStep"}
-BUILTIN_HOOK_PARAMS = {"StopAtStep": ("num_steps", "last_step")}
+_EARLY_STOPPING_REST = ("eval_dir", "min_steps", "run_every_secs", "run_every_steps")
+BUILTIN_HOOK_PARAMS = {
+    "StopAtStep": ("num_steps", "last_step"),
+    "stop_if_no_decrease_hook": ("estimator", "metric_name", "max_steps_without_decrease", *_EARLY_STOPPING_REST),
+    "stop_if_no_increase_hook": ("estimator", "metric_name", "max_steps_without_increase", *_EARLY_STOPPING_REST),
+    "stop_if_higher_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
+    "stop_if_lower_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
+}
+EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name.startswith("stop_if_")]
+BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_STOPPING_HOOKS})
 
 # Estimator methods that use the trained model, with the keyword arguments their migration carries over.
 MODEL_METHODS = {
@@ -196,6 +205,7 @@ class ProgramFacts:
     input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
     specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
     functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)  # every def, by name
+    builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
 
     def hook_blocked_by(self, hook: str) -> list[str]:
         """Estimators that train with `hook` but stay Estimators (so the hook must stay a hook)."""
@@ -380,6 +390,8 @@ class _Collector(cst.CSTVisitor):
             self.facts.input_fns[name] = value
         elif api.is_one_of(*SPEC_APIS):
             self.facts.specs[name] = value
+        elif api.path in BUILTIN_HOOKS:
+            self.facts.builtin_hook_variables[name] = value
         elif api.is_one_of(*CANNED_ESTIMATORS):
             kwargs, problems = keyword_args(value)
             self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
@@ -446,6 +458,11 @@ class _UseChecker(cst.CSTVisitor):
         self.allowed.add(id(node.attr))
 
     def visit_Call(self, node: cst.Call) -> None:
+        api = self.resolver.call_api(node)
+        if api is not None and BUILTIN_HOOKS.get(api.path) in EARLY_STOPPING_HOOKS:
+            estimator = call_arguments(node, BUILTIN_HOOK_PARAMS[BUILTIN_HOOKS[api.path]])[0].get("estimator")
+            if isinstance(estimator, cst.Name):
+                self.allowed.add(id(estimator))  # replaced by its eval directory when the hook is migrated
         used = model_method_call(node)
         if used in self.facts.estimators:
             self.facts.estimators[used].model_calls.append(node)
@@ -638,10 +655,12 @@ def _train_problems(
         else:
             for element in hooks.elements:
                 hook = element.value
+                if isinstance(hook, cst.Name) and hook.value in facts.builtin_hook_variables:
+                    hook = facts.builtin_hook_variables[hook.value]
                 builtin = resolver.call_api(hook)
                 if builtin is not None and builtin.path in BUILTIN_HOOKS:
                     estimator.builtin_hook_calls.append(hook)
-                    problems += builtin_hook_problems(hook, builtin.path)
+                    problems += builtin_hook_problems(hook, builtin.path, estimator)
                     continue
                 name = (
                     hook.func.value
@@ -725,12 +744,16 @@ def _train_and_evaluate_problems(
     return problems + _input_fn_problems(evaluation.get("input_fn"), estimator, facts, resolver)
 
 
-def builtin_hook_problems(call: cst.Call, path: str) -> list[str]:
+def builtin_hook_problems(call: cst.Call, path: str, estimator: EstimatorFacts) -> list[str]:
     """Why a built-in hook call cannot become its compat.hooks callback (empty when it can)."""
-    callback = BUILTIN_HOOKS[path]
+    callback, hook = BUILTIN_HOOKS[path], path.split(".")[-1]
     arguments, problems = call_arguments(call, BUILTIN_HOOK_PARAMS[callback])
     unknown = [key for key in arguments if key not in BUILTIN_HOOK_PARAMS[callback]]
-    problems += [f"{path.split('.')[-1]}({key}=...) is not migrated" for key in unknown]
+    problems += [f"{hook}({key}=...) is not migrated" for key in unknown]
     if callback == "StopAtStep" and len([k for k in arguments if not is_none(arguments[k])]) != 1:
         problems.append("StopAtStepHook needs exactly one of num_steps and last_step")
+    if callback in EARLY_STOPPING_HOOKS:
+        given = arguments.get("estimator")
+        if not (isinstance(given, cst.Name) and given.value == estimator.variable):
+            problems.append(f"{hook}(...) is given another estimator than the one it stops ({estimator.variable})")
     return problems

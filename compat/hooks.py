@@ -1,11 +1,19 @@
 """tf_keras callbacks doing what Estimator's built-in SessionRunHooks did, for `fit` and the migrated loop.
 
 Both targets honour `model.stop_training` after the step in which it was set, as MonitoredSession honoured
-`request_stop()`.
+`request_stop()`. The early-stopping hooks (`stop_if_no_decrease_hook`, ...) take the eval directory in
+place of the estimator (`estimator.eval_dir()` was model_dir/eval, where compat.evaluation writes) and
+decide from the metrics found there, as Estimator's did.
 """
 
 from __future__ import annotations
 
+import glob
+import operator
+import os
+import time
+
+import tensorflow as tf
 import tf_keras
 
 
@@ -27,3 +35,103 @@ class StopAtStep(tf_keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         if int(self.model.optimizer.iterations) >= self._stop_at:
             self.model.stop_training = True
+
+
+def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
+    """The metrics in eval_dir's event files by step, in step order: Estimator's `read_eval_metrics`, which
+    reads the Estimator's scalars (simple values), also reading TF2 scalars (compat.evaluation's)."""
+    found: dict[int, dict[str, float]] = {}
+    for path in sorted(glob.glob(os.path.join(eval_dir, "events.out.tfevents.*"))):
+        try:
+            for event in tf.compat.v1.train.summary_iterator(path):
+                for value in event.summary.value:
+                    number = _scalar(value)
+                    if number is not None:
+                        found.setdefault(event.step, {})[value.tag] = number
+        except tf.errors.DataLossError:
+            continue  # as Estimator: the rest of a corrupt file is skipped
+    return dict(sorted(found.items()))
+
+
+def _scalar(value) -> float | None:
+    if value.HasField("simple_value"):
+        return value.simple_value
+    if value.HasField("tensor"):
+        array = tf.make_ndarray(value.tensor)
+        if array.shape == () and array.dtype.kind == "f":
+            return float(array)
+    return None
+
+
+class StopOnEvalMetrics(tf_keras.callbacks.Callback):
+    """Estimator's early-stopping hook: every `run_every_secs` seconds (or `run_every_steps` steps), and after
+    the first step, `should_stop(read_eval_metrics(eval_dir))` is asked; True stops training."""
+
+    def __init__(self, eval_dir: str, should_stop, run_every_secs: float | None = 60, run_every_steps=None):
+        super().__init__()
+        if (run_every_secs is None) == (run_every_steps is None):
+            raise ValueError("exactly one of run_every_secs and run_every_steps must be set")
+        self.eval_dir, self.should_stop = eval_dir, should_stop
+        self.run_every_secs, self.run_every_steps = run_every_secs, run_every_steps
+
+    def on_train_begin(self, logs=None):
+        self._checked_at: tuple[float, int] | None = None
+
+    def on_train_batch_end(self, batch, logs=None):
+        step, now = int(self.model.optimizer.iterations), time.monotonic()
+        if self._checked_at is not None:
+            seconds, steps = now - self._checked_at[0], step - self._checked_at[1]
+            due = seconds >= self.run_every_secs if self.run_every_steps is None else steps >= self.run_every_steps
+            if not due:
+                return
+        self._checked_at = (now, step)
+        if self.should_stop(read_eval_metrics(self.eval_dir)):
+            self.model.stop_training = True
+
+
+def _no_improvement(metric_name, max_steps_without_improvement, min_steps, better):
+    def should_stop(evaluations: dict[int, dict[str, float]]) -> bool:
+        best = best_step = None
+        for step, metrics in evaluations.items():
+            if step < min_steps:
+                continue
+            if best is None or better(metrics[metric_name], best):
+                best, best_step = metrics[metric_name], step
+            if step - best_step >= max_steps_without_improvement:
+                return True
+        return False
+
+    return should_stop
+
+
+def _crossed(metric_name, threshold, min_steps, better):
+    def should_stop(evaluations: dict[int, dict[str, float]]) -> bool:
+        return any(
+            better(metrics[metric_name], threshold) for step, metrics in evaluations.items() if step >= min_steps
+        )
+
+    return should_stop
+
+
+# The estimator's hooks by the same names, with its eval directory in place of the estimator; `cadence` is
+# run_every_secs=60 / run_every_steps=None, as there.
+def stop_if_no_decrease_hook(eval_dir, metric_name, max_steps_without_decrease, min_steps=0, **cadence):
+    """`tf.estimator.experimental.stop_if_no_decrease_hook`, reading the metrics in eval_dir."""
+    decide = _no_improvement(metric_name, max_steps_without_decrease, min_steps, operator.lt)
+    return StopOnEvalMetrics(eval_dir, decide, **cadence)
+
+
+def stop_if_no_increase_hook(eval_dir, metric_name, max_steps_without_increase, min_steps=0, **cadence):
+    """`tf.estimator.experimental.stop_if_no_increase_hook`, reading the metrics in eval_dir."""
+    decide = _no_improvement(metric_name, max_steps_without_increase, min_steps, operator.gt)
+    return StopOnEvalMetrics(eval_dir, decide, **cadence)
+
+
+def stop_if_higher_hook(eval_dir, metric_name, threshold, min_steps=0, **cadence):
+    """`tf.estimator.experimental.stop_if_higher_hook`, reading the metrics in eval_dir."""
+    return StopOnEvalMetrics(eval_dir, _crossed(metric_name, threshold, min_steps, operator.gt), **cadence)
+
+
+def stop_if_lower_hook(eval_dir, metric_name, threshold, min_steps=0, **cadence):
+    """`tf.estimator.experimental.stop_if_lower_hook`, reading the metrics in eval_dir."""
+    return StopOnEvalMetrics(eval_dir, _crossed(metric_name, threshold, min_steps, operator.lt), **cadence)

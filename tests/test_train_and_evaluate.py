@@ -1,9 +1,11 @@
 """`train_and_evaluate` migrated, against the real thing: tests/legacy/train_and_evaluate_program.py runs under
 the Estimator (legacy env) and, rewritten, under both targets from the Estimator's own step 0 (converted).
 
-Same evaluation schedule (after every checkpoint save: steps 5, 10, 15, 20, as the eval summaries in
-model_dir/eval show), the same metrics at each of those steps and the same returned metrics, within
-METRICS_RTOL; run again once finished, both return no metrics (nothing trained, nothing evaluated).
+Two runs: to max_steps=20, and to max_steps=40 ended early by `stop_if_higher_hook` (accuracy above 0.65,
+checked every step). Each has the same evaluation schedule as the Estimator (after every checkpoint save,
+as the eval summaries in model_dir/eval show), the same metrics at each evaluated step, the same final step
+and the same returned metrics, within METRICS_RTOL. Run again once finished, the first returns no metrics
+in both (nothing trained, nothing evaluated).
 """
 
 from __future__ import annotations
@@ -20,8 +22,12 @@ from tests.conftest import MODERN_PYTHON, ROOT, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "train_and_evaluate_program.py"
-STEPS = 20
 METRICS_RTOL = 1e-4  # weights agree within 1e-5 (tests/test_canned_equivalence.py); metrics follow
+# name -> (program arguments, steps evaluated, final step)
+RUNS = {
+    "to_max_steps": (["--max_steps", 20], [5, 10, 15, 20], 20),
+    "early_stopped": (["--max_steps", 40, "--stop_above_accuracy", 0.65], [5, 10], 10),
+}
 
 
 def evaluations(eval_dir: Path) -> dict[int, dict[str, float]]:
@@ -36,8 +42,8 @@ def evaluations(eval_dir: Path) -> dict[int, dict[str, float]]:
     return found
 
 
-def train_and_evaluate(python, program: Path, model_dir: Path, metrics_out: Path) -> dict | None:
-    run([python, program, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
+def train_and_evaluate(python, program: Path, model_dir: Path, metrics_out: Path, arguments) -> dict | None:
+    run([python, program, "--model_dir", model_dir, "--metrics_out", metrics_out, *arguments])
     return json.loads(metrics_out.read_text())
 
 
@@ -48,31 +54,39 @@ def assert_metrics_close(actual: dict, expected: dict, where: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def estimator_run(legacy_python, tmp_path_factory):
-    work = tmp_path_factory.mktemp("estimator")
-    metrics = train_and_evaluate(legacy_python, PROGRAM, work / "model", work / "metrics.json")
-    again = train_and_evaluate(legacy_python, PROGRAM, work / "model", work / "again.json")
-    return work / "model", metrics, again
+def estimator_runs(legacy_python, tmp_path_factory):
+    runs = {}
+    for name, (arguments, _, _) in RUNS.items():
+        work = tmp_path_factory.mktemp(name)
+        metrics = train_and_evaluate(legacy_python, PROGRAM, work / "model", work / "metrics.json", arguments)
+        again = None
+        if name == "to_max_steps":  # after an early stop a re-run trains a step, evaluates and stops again
+            again = train_and_evaluate(legacy_python, PROGRAM, work / "model", work / "again.json", arguments)
+        runs[name] = (work / "model", metrics, again)
+    return runs
 
 
+@pytest.mark.parametrize("run_name", sorted(RUNS))
 @pytest.mark.parametrize("target", ["keras", "loop"])
-def test_train_and_evaluate_evaluates_as_the_estimator(target, estimator_run, tmp_path):
-    estimator_dir, estimator_metrics, estimator_again = estimator_run
+def test_train_and_evaluate_evaluates_as_the_estimator(target, run_name, estimator_runs, tmp_path):
+    arguments, evaluated_steps, final_step = RUNS[run_name]
+    estimator_dir, estimator_metrics, estimator_again = estimator_runs[run_name]
     model_dir = tmp_path / "model"
     convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     assert "train_and_evaluate(" not in migrated.read_text()
 
-    metrics = train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "metrics.json")
-    assert estimator_metrics["global_step"] == metrics["global_step"] == STEPS
+    metrics = train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "metrics.json", arguments)
+    assert estimator_metrics["global_step"] == metrics["global_step"] == final_step
     assert_metrics_close(metrics, estimator_metrics, "returned metrics")
 
     expected, actual = evaluations(estimator_dir / "eval"), evaluations(model_dir / "eval")
-    assert sorted(expected) == [5, 10, 15, 20]
+    assert sorted(expected) == evaluated_steps
     assert sorted(actual) == sorted(expected)
     for step, values in expected.items():
         assert len(values) >= 10  # every head metric, not only the loss
         assert_metrics_close(actual[step], values, f"eval summaries at step {step}")
 
-    assert estimator_again is None  # finished: Estimator trains nothing and evaluates nothing
-    assert train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "again.json") is None
+    if run_name == "to_max_steps":  # finished: Estimator trains nothing and evaluates nothing
+        assert estimator_again is None
+        assert train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "again.json", arguments) is None

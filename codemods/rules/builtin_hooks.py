@@ -1,7 +1,11 @@
 """Built-in hooks in a migrated `train(hooks=[...])` -> their `compat.hooks` callback, arguments by name.
 
-`StopAtStepHook(num_steps | last_step)` -> `hooks.StopAtStep(num_steps | last_step)`. Hooks of estimators
-that stay Estimators stay as they are; other built-in hooks get the unsupported-api rule's TODO.
+`StopAtStepHook(num_steps | last_step)` -> `hooks.StopAtStep(num_steps | last_step)`;
+`tf.estimator.experimental.stop_if_no_decrease_hook(estimator, metric, N, ...)` (and `_no_increase_`,
+`_higher_`, `_lower_`) -> `hooks.stop_if_no_decrease_hook(<eval_dir>, metric, N, ...)`, the estimator's
+eval directory (model_dir/eval, where evaluations write) in place of the estimator. Inline in hooks= or
+through a variable. Hooks of estimators that stay Estimators stay as they are; other built-in hooks get the
+unsupported-api rule's TODO.
 """
 
 import libcst as cst
@@ -22,6 +26,16 @@ class BuiltinHookRule(Rule):
         hook = ctx.resolver.call_api(original).path
         callback = BUILTIN_HOOKS[hook]
         arguments, _ = call_arguments(updated, BUILTIN_HOOK_PARAMS[callback])
+        if "estimator" in arguments:  # an early-stopping hook reads the estimator's eval directory
+            estimator = ctx.facts.estimators[arguments.pop("estimator").value]
+            eval_dir = arguments.pop("eval_dir", None)
+            ctx.need_import("os")
+            arguments = {
+                "eval_dir": cst.parse_expression(
+                    source(eval_dir) if eval_dir is not None else f'os.path.join({source(estimator.model_dir)}, "eval")'
+                ),
+                **arguments,
+            }
         ctx.need_import("compat", "hooks")
         ctx.record(original, self.rule_id, True, f"{hook.split('.')[-1]} -> compat.hooks.{callback} (a callback)")
         given = ", ".join(f"{key}={source(value)}" for key, value in arguments.items())

@@ -229,8 +229,8 @@ class EstimatorTrainRule(Rule):
         else:
             kwargs, evaluation = self._specs(training, updated, ctx)
         hooks = [source(element.value) for element in kwargs["hooks"].elements] if "hooks" in kwargs else []
-        if evaluation is not None:
-            hooks.append(f"{estimator.variable}_evaluation")
+        if evaluation is not None:  # first, as Estimator evaluated from its saver hook, before the user's
+            hooks.insert(0, f"{estimator.variable}_evaluation")
         limit = next((key for key in ("max_steps", "steps") if key in kwargs and not is_none(kwargs[key])), None)
         values = {
             "est": estimator.variable,

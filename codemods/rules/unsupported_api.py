@@ -27,7 +27,6 @@ _EARLY_STOPPING = (
     "stop_if_no_increase_hook",
     "stop_if_higher_hook",
     "stop_if_lower_hook",
-    "make_early_stopping_hook",
 )
 
 GUIDANCE = {
@@ -63,9 +62,13 @@ for _name in ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEs
     )
 for _name in _EARLY_STOPPING:
     GUIDANCE[f"estimator.experimental.{_name}"] = (
-        f"{_name}: not migrated yet; use tf_keras.callbacks.EarlyStopping(monitor=..., patience=...) "
-        "with validation data given to fit"
+        f"{_name}: carried over (compat.hooks.{_name}, reading model_dir/eval) only in the hooks of a migrated "
+        "train call of the estimator it names; otherwise stop on the evaluation metrics in a callback"
     )
+GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
+    "make_early_stopping_hook: not migrated; wrap should_stop_fn in compat.hooks.StopOnEvalMetrics "
+    "(its should_stop receives the metrics found in model_dir/eval by step)"
+)
 for _name, _what in _HOOKS.items():
     for _namespace in ("train", "estimator"):
         GUIDANCE[f"{_namespace}.{_name}"] = f"{_name}: not migrated yet; {_what}"

@@ -202,6 +202,14 @@ ROWS = [
         ("hooks.StopAtStep(last_step=40)", "hooks.StopAtStep(num_steps=5)"),
     ),
     Row(
+        "`tf.estimator.experimental.stop_if_no_decrease_hook(est, metric, N, ...)` (and `_no_increase_`, `_higher_`, `_lower_`) in a migrated training's hooks, inline or through a variable",
+        "`compat.hooks.stop_if_no_decrease_hook(eval_dir=model_dir/eval, metric, N, ...)`: the same decision on the metrics in model_dir/eval, at the same cadence",
+        "same, in the loop's `CallbackList`",
+        "early_stopping_hooks",
+        ('hooks.stop_if_no_decrease_hook(eval_dir=os.path.join("/tmp/early", "eval")', "hooks.stop_if_higher_hook("),
+        ('hooks.stop_if_no_decrease_hook(eval_dir=os.path.join("/tmp/early", "eval")', "hooks.stop_if_higher_hook("),
+    ),
+    Row(
         "an estimator sharing a numpy_input_fn or a hook class with one that is not migrated",
         "kept too, with a `TODO(migrate)`: the shared definition stays TF1",
         "same",
@@ -250,7 +258,7 @@ ROWS = [
         ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
     ),
     Row(
-        "Custom `Estimator(model_fn)`, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, `pandas_input_fn`, built-in hooks (`StopAtStepHook`, `LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), early-stopping hooks",
+        "Custom `Estimator(model_fn)`, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, `pandas_input_fn`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), `make_early_stopping_hook`, exporters",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

@@ -4,6 +4,7 @@ Both the input of `migrate rewrite` and, unchanged, the reference run under the 
 batch order, no dropout, a binary head (so every metric, AUCs included, is compared), a checkpoint every
 5 steps and no evaluation throttle, so Estimator evaluates after every checkpoint save. Training reads a
 numpy_input_fn (rewritten), evaluation an input_fn factory returning a tf.data.Dataset (kept as it is).
+An early-stopping hook ends training once an evaluation's accuracy is above --stop_above_accuracy.
 """
 
 import argparse
@@ -28,6 +29,7 @@ def main():
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--max_steps", type=int, default=20)
     parser.add_argument("--metrics_out", required=True)
+    parser.add_argument("--stop_above_accuracy", type=float, default=2.0)  # by default: never
     args = parser.parse_args()
 
     digits = load_digits()
@@ -46,7 +48,10 @@ def main():
     train_input_fn = tf1.estimator.inputs.numpy_input_fn(
         x={"x": images}, y=labels, batch_size=32, num_epochs=None, shuffle=False
     )
-    train_spec = tf1.estimator.TrainSpec(train_input_fn, max_steps=args.max_steps)
+    stop = tf1.estimator.experimental.stop_if_higher_hook(
+        classifier, "accuracy", args.stop_above_accuracy, run_every_secs=None, run_every_steps=1
+    )
+    train_spec = tf1.estimator.TrainSpec(train_input_fn, max_steps=args.max_steps, hooks=[stop])
     eval_spec = tf1.estimator.EvalSpec(make_input_fn(images, labels, 100), steps=None, throttle_secs=0)
     metrics, exports = tf1.estimator.train_and_evaluate(classifier, train_spec, eval_spec)
     with open(args.metrics_out, "w") as out:
