@@ -150,7 +150,7 @@ ROWS = [
     Row(
         "`est.train(input_fn, hooks, max_steps \\| steps)`",
         "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[BackupAndRestore, TensorBoard, *hooks])`, final save",
-        "`Checkpoint` + `CheckpointManager(checkpoint_interval=N)`, `tf.function` step, final save",
+        "`Checkpoint` + `CheckpointManager(checkpoint_interval=N)`, `tf.function` step, final save; without hooks and with a step cadence, the steps up to the next checkpoint or summary run in one `tf.function` call",
         "runconfig_every_field",
         (
             "resume.restore_latest(",
@@ -158,7 +158,7 @@ ROWS = [
             "tf_keras.callbacks.BackupAndRestore(",
             "tf_keras.callbacks.TensorBoard(",
         ),
-        ("tf.train.CheckpointManager(", "@tf.function", "tf.GradientTape()"),
+        ("tf.train.CheckpointManager(", "@tf.function", "tf.GradientTape()", "regressor_train_steps(regressor_iterator"),
     ),
     Row(
         "`est.train(...)` with `--exact`",
@@ -175,7 +175,7 @@ ROWS = [
         "same",
         "dataset_input_fns",
         ("train_input_fn(),", "functools.partial(train_input_fn, batch_size=8)()", "make_input_fn({\"x\": x}, y, None)()"),
-        ("train_input_fn().take(", "make_input_fn({\"x\": x}, y, None)().take("),
+        ("iter(train_input_fn())", "iter(make_input_fn({\"x\": x}, y, None)())"),
     ),
     Row(
         "input_fn taking `params`/`mode`/`config`, making a TF1 iterator, or returning tensors",
