@@ -47,7 +47,7 @@ RUNCONFIG_SUPPORTED = (
 RUNCONFIG_DEFAULTS = {"save_summary_steps": 100, "keep_checkpoint_max": 5}
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 
-# Built-in hooks given to train(hooks=[...]) that become a compat.hooks callback, and their parameters.
+# Built-in hooks given to train(hooks=[...]) that become a compat.estimator_hooks callback, and their parameters.
 BUILTIN_HOOKS = {"train.StopAtStepHook": "StopAtStep", "estimator.StopAtStepHook": "StopAtStep"}
 _EARLY_STOPPING_REST = ("eval_dir", "min_steps", "run_every_secs", "run_every_steps")
 BUILTIN_HOOK_PARAMS = {
@@ -745,7 +745,7 @@ def _train_and_evaluate_problems(
 
 
 def builtin_hook_problems(call: cst.Call, path: str, estimator: EstimatorFacts) -> list[str]:
-    """Why a built-in hook call cannot become its compat.hooks callback (empty when it can)."""
+    """Why a built-in hook call cannot become its compat.estimator_hooks callback (empty when it can)."""
     callback, hook = BUILTIN_HOOKS[path], path.split(".")[-1]
     arguments, problems = call_arguments(call, BUILTIN_HOOK_PARAMS[callback])
     unknown = [key for key in arguments if key not in BUILTIN_HOOK_PARAMS[callback]]

@@ -1,8 +1,8 @@
-"""Built-in hooks in a migrated `train(hooks=[...])` -> their `compat.hooks` callback, arguments by name.
+"""Built-in hooks in a migrated `train(hooks=[...])` -> their `compat.estimator_hooks` callback, arguments by name.
 
-`StopAtStepHook(num_steps | last_step)` -> `hooks.StopAtStep(num_steps | last_step)`;
+`StopAtStepHook(num_steps | last_step)` -> `estimator_hooks.StopAtStep(num_steps | last_step)`;
 `tf.estimator.experimental.stop_if_no_decrease_hook(estimator, metric, N, ...)` (and `_no_increase_`,
-`_higher_`, `_lower_`) -> `hooks.stop_if_no_decrease_hook(<eval_dir>, metric, N, ...)`, the estimator's
+`_higher_`, `_lower_`) -> `estimator_hooks.stop_if_no_decrease_hook(<eval_dir>, metric, N, ...)`, the estimator's
 eval directory (model_dir/eval, where evaluations write) in place of the estimator. Inline in hooks= or
 through a variable. Hooks of estimators that stay Estimators stay as they are; other built-in hooks get the
 unsupported-api rule's TODO.
@@ -36,7 +36,7 @@ class BuiltinHookRule(Rule):
                 ),
                 **arguments,
             }
-        ctx.need_import("compat", "hooks")
-        ctx.record(original, self.rule_id, True, f"{hook.split('.')[-1]} -> compat.hooks.{callback} (a callback)")
+        ctx.need_import("compat", "estimator_hooks")
+        ctx.record(original, self.rule_id, True, f"{hook.split('.')[-1]} -> compat.estimator_hooks.{callback} (a callback)")
         given = ", ".join(f"{key}={source(value)}" for key, value in arguments.items())
-        return cst.parse_expression(f"hooks.{callback}({given})")
+        return cst.parse_expression(f"estimator_hooks.{callback}({given})")

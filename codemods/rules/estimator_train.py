@@ -18,7 +18,7 @@ through `compat.resume.restore_latest`, which refuses an unconverted Estimator m
   with `resume.restore_latest(checkpoint, manager)`, a `tf.function` train step, and the migrated
   hooks driven through a Keras `CallbackList`. `steps=N` counts from the restored step, as in Estimator.
   Without hooks and with a step cadence, the steps up to the next checkpoint or summary step run in one
-  `tf.function` call (same steps, batches, saves and summaries; ~3x fewer Python round trips' cost).
+  `tf.function` call (same steps, batches, saves and summaries; speed: bench/training_throughput.py).
 
 With `--exact` (docs/exact-resume.md) a resumed run takes the same steps as an uninterrupted one:
 - keras: `compat.exact.ExactBackupAndRestore` takes BackupAndRestore's place (same directory and cadence).
@@ -68,6 +68,7 @@ _KERAS_FIT = """
     callbacks=[
         {backup}(os.path.join({model_dir}, "backup"), {cadence}),
         tf_keras.callbacks.TensorBoard({model_dir}, update_freq={summary_steps}),{hooks}
+        estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook
     ],
 )
 {est}_manager.save(checkpoint_number={est}.optimizer.iterations)
@@ -102,6 +103,7 @@ _LOOP_STEP = """\
         with {est}_summaries.as_default():
             {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
 {periodic_save}    {est}_callbacks.on_train_batch_end({est}_batch, {{"loss": {est}_loss}})
+    estimator_hooks.check_loss({est}_loss)  # Estimator's NanTensorHook
 """
 
 _LOOP = (
@@ -164,6 +166,8 @@ while {more_steps}:
     if int({est}_step) % {summary_steps} == 0:
         with {est}_summaries.as_default():
             {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
+    # Estimator's NanTensorHook; checked before the save: a NaN step makes every later loss NaN.
+    estimator_hooks.check_loss({est}_loss)
     if {est}_manager.save(checkpoint_number={est}_step) is not None:
         {est}_saved_at = int({est}_step)
     if int({est}_step) - {est}_done < {est}_chunk:
@@ -296,6 +300,7 @@ class EstimatorTrainRule(Rule):
         values["keep_hours"] = f", keep_checkpoint_every_n_hours={source(hours)}" if hours is not None else ""
         ctx.need_import("tf_keras")
         ctx.need_import("compat", "resume")
+        ctx.need_import("compat", "estimator_hooks")
         if ctx.target == "keras":
             ctx.need_import("os")
             values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)

@@ -9,7 +9,7 @@ import libcst as cst
 from codemods.registry import Rule, register
 
 _HOOKS = {
-    "StopAtStepHook": "carried over (compat.hooks.StopAtStep) only inline in the hooks= list of a migrated "
+    "StopAtStepHook": "carried over (compat.estimator_hooks.StopAtStep) only inline in the hooks= list of a migrated "
     "train call; elsewhere end the loop at that step yourself",
     "LoggingTensorHook": "log from a tf_keras callback's on_train_batch_end(batch, logs) (graph tensors "
     "fetched by name do not exist in TF2)",
@@ -62,11 +62,11 @@ for _name in ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEs
     )
 for _name in _EARLY_STOPPING:
     GUIDANCE[f"estimator.experimental.{_name}"] = (
-        f"{_name}: carried over (compat.hooks.{_name}, reading model_dir/eval) only in the hooks of a migrated "
+        f"{_name}: carried over (compat.estimator_hooks.{_name}, reading model_dir/eval) only in the hooks of a migrated "
         "train call of the estimator it names; otherwise stop on the evaluation metrics in a callback"
     )
 GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
-    "make_early_stopping_hook: not migrated; wrap should_stop_fn in compat.hooks.StopOnEvalMetrics "
+    "make_early_stopping_hook: not migrated; wrap should_stop_fn in compat.estimator_hooks.StopOnEvalMetrics "
     "(its should_stop receives the metrics found in model_dir/eval by step)"
 )
 for _name, _what in _HOOKS.items():

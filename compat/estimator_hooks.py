@@ -1,6 +1,7 @@
 """tf_keras callbacks doing what Estimator's built-in SessionRunHooks did, for `fit` and the migrated loop.
 
-Both targets honour `model.stop_training` after the step in which it was set, as MonitoredSession honoured
+Every Estimator train call also ran a NanTensorHook on its loss, failing with NanLossDuringTrainingError on a
+NaN loss: `check_loss` (loop) and `RaiseOnNanLoss` (fit) do the same. Both targets honour `model.stop_training` after the step in which it was set, as MonitoredSession honoured
 `request_stop()`. The early-stopping hooks (`stop_if_no_decrease_hook`, ...) take the eval directory in
 place of the estimator (`estimator.eval_dir()` was model_dir/eval, where compat.evaluation writes) and
 decide from the metrics found there, as Estimator's did.
@@ -13,8 +14,28 @@ import operator
 import os
 import time
 
+import numpy as np
 import tensorflow as tf
 import tf_keras
+
+
+class NanLossDuringTrainingError(RuntimeError):
+    """Training produced a NaN loss (Estimator raised its NanLossDuringTrainingError)."""
+
+
+def check_loss(loss) -> None:
+    """Fail as Estimator's NanTensorHook did when `loss` is NaN; the steps before stay checkpointed."""
+    if np.isnan(float(loss)):
+        raise NanLossDuringTrainingError("NaN loss during training.")
+
+
+class RaiseOnNanLoss(tf_keras.callbacks.Callback):
+    """`check_loss` after every step of `fit` (its `loss` log, the epoch's running mean, is NaN from the first
+    NaN step on)."""
+
+    def on_train_batch_end(self, batch, logs=None):
+        if logs and "loss" in logs:
+            check_loss(logs["loss"])
 
 
 class StopAtStep(tf_keras.callbacks.Callback):
