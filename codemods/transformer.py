@@ -47,6 +47,7 @@ class RuleContext:
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
         self.tf = self._tensorflow_name(module)
+        self.imported_names: dict[str, str] = {}  # name the migrated code imports -> module it comes from
         # Rewritten nodes a rule removed from their statement for another rule to emit elsewhere, keyed by
         # the id of the original node (a TrainSpec assignment folded into its train_and_evaluate).
         self.moved: dict[int, cst.CSTNode] = {}
@@ -69,6 +70,7 @@ class RuleContext:
 
     def need_import(self, module: str, obj: str | None = None, asname: str | None = None) -> None:
         AddImportsVisitor.add_needed_import(self._transformer.context, module, obj, asname)
+        self.imported_names[asname or obj or module.split(".")[0]] = module
 
     def need_tensorflow(self) -> str:
         self.need_import("tensorflow", asname=None if self.tf == "tensorflow" else self.tf)
@@ -216,8 +218,45 @@ def migrate_source(source: str, target: str = "keras", exact: bool = False) -> M
     new_module = wrapper.visit(transformer)
     if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
         new_module = _add_imports(new_module, context)
+    clashes = _clashing_names(wrapper, transformer.ctx.imported_names)
+    if clashes:
+        return MigrationResult(source, clashes, changed=False)
     code = new_module.code
     if code != source:
         cst.parse_module(code)  # never hand back code that does not parse
     findings = sorted(transformer.ctx.findings, key=lambda f: (f.line, f.col, f.rule))
     return MigrationResult(code, findings, changed=code != source)
+
+
+def _clashing_names(wrapper: cst.MetadataWrapper, imported: dict[str, str]) -> list[Finding]:
+    """The module's own bindings of a name the migrated code would import (`for prediction in ...` against
+    `from compat import prediction`): the migrated code would call the user's object. Such a module is
+    left as it is, with one finding per clash."""
+    positions = wrapper.resolve(PositionProvider)
+    clashes = {}
+    for scope in set(wrapper.resolve(ScopeProvider).values()):
+        if scope is None:
+            continue
+        for assignment in scope.assignments:
+            name, node = assignment.name, getattr(assignment, "node", None)
+            if name not in imported or node is None or name in clashes or _imports(node, name, imported[name]):
+                continue
+            start = positions[node].start if node in positions else None
+            clashes[name] = Finding(
+                "name-clash",
+                start.line if start else 1,
+                start.column if start else 0,
+                False,
+                f"not migrated: the module binds `{name}`, the name under which the migrated code imports "
+                f"{imported[name]}{'.' + name if imported[name] == 'compat' else ''}; rename it and run again",
+            )
+    return sorted(clashes.values(), key=lambda f: (f.line, f.col))
+
+
+def _imports(node: cst.CSTNode, name: str, module: str) -> bool:
+    """Whether `node` is an import binding `name` to what the migrated code imports under it."""
+    if isinstance(node, cst.ImportFrom):
+        return cst.helpers.get_full_name_for_node(node.module) == module
+    if isinstance(node, cst.Import):
+        return any(cst.helpers.get_full_name_for_node(alias.name) == module for alias in node.names)
+    return False

@@ -3,7 +3,7 @@
 Every Estimator train call also ran a NanTensorHook on its loss, failing with NanLossDuringTrainingError on a
 NaN loss: `check_loss` (loop) and `RaiseOnNanLoss` (fit) do the same. Both targets honour `model.stop_training` after the step in which it was set, as MonitoredSession honoured
 `request_stop()`. The early-stopping hooks (`stop_if_no_decrease_hook`, ...) take the eval directory in
-place of the estimator (`estimator.eval_dir()` was model_dir/eval, where compat.evaluation writes) and
+place of the estimator (`estimator.eval_dir()` was model_dir/eval, where compat.estimator_evaluation writes) and
 decide from the metrics found there, as Estimator's did.
 """
 
@@ -60,7 +60,7 @@ class StopAtStep(tf_keras.callbacks.Callback):
 
 def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
     """The metrics in eval_dir's event files by step, in step order: Estimator's `read_eval_metrics`, which
-    reads the Estimator's scalars (simple values), also reading TF2 scalars (compat.evaluation's)."""
+    reads the Estimator's scalars (simple values), also reading TF2 scalars (compat.estimator_evaluation's)."""
     found: dict[int, dict[str, float]] = {}
     for path in sorted(glob.glob(os.path.join(eval_dir, "events.out.tfevents.*"))):
         try:

@@ -1,7 +1,7 @@
 """Canned estimators beyond DNNClassifier, end to end: the real Estimator (legacy env) against the programs
 `migrate rewrite` makes of it. From the Estimator's own step 0 (converted by `convert-checkpoint`) and the
 same unshuffled batches, 20 migrated steps give the Estimator's `model.ckpt-20` within 1e-5, and the migrated
-`evaluate` (compat.evaluation) and `predict` (compat.prediction) then give the Estimator's metrics and
+`evaluate` (compat.estimator_evaluation) and `predict` (compat.estimator_prediction) then give the Estimator's metrics and
 predictions, key for key (predictions: dtypes too)."""
 
 from __future__ import annotations

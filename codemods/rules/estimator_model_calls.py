@@ -1,4 +1,4 @@
-"""`estimator.evaluate(...)` and `estimator.predict(...)` -> `compat.evaluation.evaluate` / `compat.prediction.predict`
+"""`estimator.evaluate(...)` and `estimator.predict(...)` -> `compat.estimator_evaluation.evaluate` / `compat.estimator_prediction.predict`
 on the migrated model: the same metrics dict, the same per-example prediction dicts, under the same keys.
 
 Only after the estimator's `train(...)` in the same or an enclosing block (`codemods.facts`): the Estimator
@@ -41,25 +41,25 @@ class _ModelCallRule(Rule):
 class EstimatorEvaluateRule(_ModelCallRule):
     rule_id = "estimator-evaluate"
     method = "evaluate"
-    replaced_by = "compat.evaluation.evaluate (the head's metrics, same keys)"
+    replaced_by = "compat.estimator_evaluation.evaluate (the head's metrics, same keys)"
 
     def replacement(self, estimator, dataset, kwargs, ctx):
         ctx.need_import("os")
-        ctx.need_import("compat", "evaluation")
+        ctx.need_import("compat", "estimator_evaluation")
         steps = f", steps={source(kwargs['steps'])}" if "steps" in kwargs else ""
         summary_dir = f'os.path.join({source(estimator.model_dir)}, "eval")'
-        return f"evaluation.evaluate({estimator.variable}, {dataset}{steps}, summary_dir={summary_dir})"
+        return f"estimator_evaluation.evaluate({estimator.variable}, {dataset}{steps}, summary_dir={summary_dir})"
 
 
 @register
 class EstimatorPredictRule(_ModelCallRule):
     rule_id = "estimator-predict"
     method = "predict"
-    replaced_by = "compat.prediction.predict (the head's predictions, same keys)"
+    replaced_by = "compat.estimator_prediction.predict (the head's predictions, same keys)"
 
     def replacement(self, estimator, dataset, kwargs, ctx):
-        ctx.need_import("compat", "prediction")
+        ctx.need_import("compat", "estimator_prediction")
         options = "".join(
             f", {key}={source(kwargs[key])}" for key in ("predict_keys", "yield_single_examples") if key in kwargs
         )
-        return f"prediction.predict({estimator.variable}, {dataset}{options})"
+        return f"estimator_prediction.predict({estimator.variable}, {dataset}{options})"

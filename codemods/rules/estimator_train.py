@@ -27,7 +27,7 @@ With `--exact` (docs/exact-resume.md) a resumed run takes the same steps as an u
 
 `train_and_evaluate` (local mode) trained with `max_steps` from the TrainSpec and evaluated after checkpoint
 saves, at most every `throttle_secs`, and at the end. It becomes the train migration above with a
-`compat.evaluation.PeriodicEvaluation` among the hooks (same schedule, metrics to model_dir/eval); the
+`compat.estimator_evaluation.PeriodicEvaluation` among the hooks (same schedule, metrics to model_dir/eval); the
 TrainSpec/EvalSpec assignments are folded in (`ctx.moved`) and the call's result is the callback's `result`.
 """
 
@@ -239,7 +239,7 @@ _SECONDS_CADENCE = {
 _EVALUATION = """
 # train_and_evaluate: evaluate on the EvalSpec's input after checkpoint saves (at most every throttle_secs)
 # and at the end of training, as Estimator did; metrics also go to model_dir/eval.
-{est}_evaluation = evaluation.PeriodicEvaluation(
+{est}_evaluation = estimator_evaluation.PeriodicEvaluation(
     {eval_input_fn},
     steps={eval_steps},
     throttle_secs={throttle},
@@ -347,7 +347,7 @@ class EstimatorTrainRule(Rule):
             target = "custom loop + CheckpointManager"
         if evaluation is not None:
             code = self._evaluation(values, kind, evaluation, ctx) + code.rstrip("\n") + self._result(updated, values)
-            what = f"train_and_evaluate({estimator.variable}, ...) -> {target} + compat.evaluation.PeriodicEvaluation"
+            what = f"train_and_evaluate({estimator.variable}, ...) -> {target} + compat.estimator_evaluation.PeriodicEvaluation"
         else:
             call = f"train({limit}=...)" if limit else "train() until the input ends"
             what = f"{estimator.variable}.{call} -> {target}"
@@ -384,7 +384,7 @@ class EstimatorTrainRule(Rule):
     @staticmethod
     def _evaluation(values, kind, evaluation, ctx) -> str:
         ctx.need_import("os")
-        ctx.need_import("compat", "evaluation")
+        ctx.need_import("compat", "estimator_evaluation")
         return _EVALUATION.format(
             **values,
             eval_input_fn=source(evaluation["input_fn"]),

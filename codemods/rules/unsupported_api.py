@@ -35,7 +35,7 @@ GUIDANCE = {
     "tf.train.CheckpointManager (the canned estimators' migrations show the shape)",
     "estimator.train_and_evaluate": "train_and_evaluate: migrated only for a canned estimator this module "
     "builds; otherwise train with the migrated checkpointing and evaluate after checkpoint saves "
-    "(compat.evaluation.PeriodicEvaluation does it as a callback)",
+    "(compat.estimator_evaluation.PeriodicEvaluation does it as a callback)",
     "estimator.tpu.TPUEstimator": "TPUEstimator: not migrated; build the model in "
     "tf.distribute.TPUStrategy(resolver).scope() and train it with fit",
     "tpu.CrossShardOptimizer": "CrossShardOptimizer: TPUStrategy aggregates gradients itself; use the "
