@@ -206,6 +206,8 @@ class ProgramFacts:
     specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
     functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)  # every def, by name
     builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
+    # name -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
+    hook_lists: dict[str, cst.List] = field(default_factory=dict)
 
     def hook_blocked_by(self, hook: str) -> list[str]:
         """Estimators that train with `hook` but stay Estimators (so the hook must stay a hook)."""
@@ -365,6 +367,7 @@ class _Collector(cst.CSTVisitor):
         self.resolver = resolver
         self.facts = facts
         self.assigned = defaultdict(int)
+        self.lists: dict[str, cst.List] = {}  # name -> list literal assigned to it
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.facts.functions.setdefault(node.name.value, []).append(node)
@@ -381,6 +384,8 @@ class _Collector(cst.CSTVisitor):
             return
         name, value = assignment
         self.assigned[name] += 1
+        if isinstance(value, cst.List):
+            self.lists[name] = value
         api = self.resolver.call_api(value)
         if api is None:
             return
@@ -400,9 +405,10 @@ class _Collector(cst.CSTVisitor):
 class _UseChecker(cst.CSTVisitor):
     """Second pass: every use of an estimator, RunConfig or spec variable must be one the rules rewrite."""
 
-    def __init__(self, facts: ProgramFacts, resolver: ApiResolver):
+    def __init__(self, facts: ProgramFacts, resolver: ApiResolver, lists: dict[str, cst.List]):
         self.facts = facts
         self.resolver = resolver
+        self.lists = lists  # list variables: used only as hooks= (and assigned once) they are hook lists
         self.allowed: set[int] = set()  # ids of Name nodes whose use is understood
         self.misused: set[str] = set()
         self.assigned_so_far: set[str] = set()
@@ -453,6 +459,8 @@ class _UseChecker(cst.CSTVisitor):
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
             self.allowed.add(id(node.keyword))  # `config=` names a parameter, not the variable
+            if node.keyword.value == "hooks" and isinstance(node.value, cst.Name):
+                self.allowed.add(id(node.value))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.allowed.add(id(node.attr))
@@ -481,7 +489,10 @@ class _UseChecker(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         watched = (
-            node.value in self.facts.estimators or node.value in self.facts.run_configs or node.value in self.facts.specs
+            node.value in self.facts.estimators
+            or node.value in self.facts.run_configs
+            or node.value in self.facts.specs
+            or node.value in self.lists
         )
         if watched and id(node) not in self.allowed:
             self.misused.add(node.value)
@@ -530,8 +541,13 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     facts = ProgramFacts()
     collector = _Collector(resolver, facts)
     module.visit(collector)
-    checker = _UseChecker(facts, resolver)
+    checker = _UseChecker(facts, resolver, collector.lists)
     module.visit(checker)
+    facts.hook_lists = {
+        name: value
+        for name, value in collector.lists.items()
+        if name not in checker.misused and collector.assigned[name] == 1
+    }
     trained_before = _TrainedBefore(facts)
     module.visit(trained_before)
     for name, estimator in facts.estimators.items():
@@ -649,9 +665,11 @@ def _train_problems(
         problems.append("train() with both steps= and max_steps= (Estimator refuses that)")
     problems += _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
     hooks = kwargs.get("hooks")
+    if isinstance(hooks, cst.Name) and hooks.value in facts.hook_lists:
+        hooks = facts.hook_lists[hooks.value]
     if hooks is not None:
         if not isinstance(hooks, cst.List):
-            problems.append("hooks= must be a list literal")
+            problems.append("hooks= must be a list literal, or a variable assigned one list literal and only given as hooks=")
         else:
             for element in hooks.elements:
                 hook = element.value

