@@ -16,10 +16,18 @@ import libcst as cst
 
 from codemods.api import Api, ApiResolver
 from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.hook_facts import (
+    BUILTIN_HOOK_PARAMS,
+    BUILTIN_HOOKS,
+    EARLY_STOPPING_HOOKS,
+    HOOK_BASE_APIS,
+    analyze_hook,
+    builtin_hook_problems,
+)
 from codemods.input_fns import callable_input_fn_problems
+from codemods.syntax import call_arguments, is_none, keyword_args, method_call, single_assignment
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
-HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
 NUMPY_INPUT_FN_APIS = ("estimator.inputs.numpy_input_fn",)
 TRAIN_AND_EVALUATE_APIS = ("estimator.train_and_evaluate",)
 SPEC_APIS = ("estimator.TrainSpec", "estimator.EvalSpec")
@@ -47,64 +55,11 @@ RUNCONFIG_SUPPORTED = (
 RUNCONFIG_DEFAULTS = {"save_summary_steps": 100, "keep_checkpoint_max": 5}
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 
-# Built-in hooks given to train(hooks=[...]) that become a compat.estimator_hooks callback, and their parameters.
-BUILTIN_HOOKS = {"train.StopAtStepHook": "StopAtStep", "estimator.StopAtStepHook": "StopAtStep"}
-_EARLY_STOPPING_REST = ("eval_dir", "min_steps", "run_every_secs", "run_every_steps")
-BUILTIN_HOOK_PARAMS = {
-    "StopAtStep": ("num_steps", "last_step"),
-    "stop_if_no_decrease_hook": ("estimator", "metric_name", "max_steps_without_decrease", *_EARLY_STOPPING_REST),
-    "stop_if_no_increase_hook": ("estimator", "metric_name", "max_steps_without_increase", *_EARLY_STOPPING_REST),
-    "stop_if_higher_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
-    "stop_if_lower_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
-}
-EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name.startswith("stop_if_")]
-BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_STOPPING_HOOKS})
-
 # Estimator methods that use the trained model, with the keyword arguments their migration carries over.
 MODEL_METHODS = {
     "evaluate": ("input_fn", "steps"),
     "predict": ("input_fn", "predict_keys", "yield_single_examples"),
 }
-
-# SessionRunHook method -> (Keras callback method, number of hook parameters after self).
-HOOK_METHODS = {
-    "begin": ("on_train_begin", 0),
-    "before_run": ("on_train_batch_begin", 1),
-    "after_run": ("on_train_batch_end", 2),
-    "end": ("on_train_end", 1),
-}
-
-
-def is_none(node: cst.BaseExpression | None) -> bool:
-    """Whether `node` is the literal None."""
-    return isinstance(node, cst.Name) and node.value == "None"
-
-
-def keyword_args(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[str]]:
-    """The call's keyword arguments, and problems for what is not a plain keyword argument."""
-    kwargs, problems = {}, []
-    for arg in call.args:
-        if arg.keyword is None:
-            problems.append("positional or */** arguments are not followed; pass them by keyword")
-        else:
-            kwargs[arg.keyword.value] = arg.value
-    return kwargs, problems
-
-
-def call_arguments(call: cst.Call, parameters: tuple[str, ...]) -> tuple[dict[str, cst.BaseExpression], list[str]]:
-    """The call's arguments by parameter name (positional ones matched to `parameters`), and problems."""
-    arguments, problems = {}, []
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            problems.append("*/** arguments are not followed; pass the arguments by name")
-        elif arg.keyword is not None:
-            arguments[arg.keyword.value] = arg.value
-        elif index < len(parameters):
-            arguments[parameters[index]] = arg.value
-        else:
-            problems.append("more positional arguments than the function takes")
-    return arguments, problems
-
 
 @dataclass
 class Training:
@@ -261,20 +216,6 @@ class ProgramFacts:
         return None
 
 
-def single_assignment(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
-    """`name = value` as (name, value), for a statement line holding exactly that."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None
-    small = statement.body[0]
-    if (
-        isinstance(small, cst.Assign)
-        and len(small.targets) == 1
-        and isinstance(small.targets[0].target, cst.Name)
-    ):
-        return small.targets[0].target.value, small.value
-    return None
-
-
 def train_call(statement: cst.CSTNode) -> tuple[str, cst.Call] | None:
     """`estimator.train(...)` as a statement of its own: (receiver name, call)."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
@@ -284,74 +225,6 @@ def train_call(statement: cst.CSTNode) -> tuple[str, cst.Call] | None:
         return None
     receiver = method_call(small.value, "train")
     return (receiver, small.value) if receiver is not None else None
-
-
-def method_call(call: cst.Call, method: str) -> str | None:
-    """The receiver's name, for a call `<name>.<method>(...)`."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == method and isinstance(func.value, cst.Name):
-        return func.value.value
-    return None
-
-
-def analyze_hook(node: cst.ClassDef) -> list[str]:
-    """Why a SessionRunHook subclass cannot become a Keras callback (empty when it can)."""
-    problems = []
-    for statement in node.body.body:
-        if not isinstance(statement, cst.FunctionDef):
-            continue
-        name = statement.name.value
-        if name == "after_create_session":
-            problems.append("after_create_session(session, coord) has no Keras callback equivalent")
-            continue
-        if name not in HOOK_METHODS:
-            continue
-        params = [p.name.value for p in statement.params.params][1:]
-        star = isinstance(statement.params.star_arg, cst.Param | cst.ParamStar)
-        if len(params) != HOOK_METHODS[name][1] or star or statement.params.kwonly_params:
-            problems.append(f"{name}() has an unexpected signature")
-            continue
-        problems.extend(_hook_parameter_uses(statement, name, params))
-    return problems
-
-
-def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) -> list[str]:
-    """Uses of run_context/run_values/session that a callback cannot offer."""
-    run_context = params[0] if name in ("before_run", "after_run") else None
-    problems = []
-
-    class Uses(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> bool:
-            func = call.func
-            is_request_stop = (
-                run_context
-                and isinstance(func, cst.Attribute)
-                and isinstance(func.value, cst.Name)
-                and func.value.value == run_context
-                and func.attr.value == "request_stop"
-                and not call.args
-            )
-            return not is_request_stop  # run_context.request_stop() -> self.model.stop_training = True
-
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value in params:
-                problems.append(
-                    f"{name}() uses `{node.value}` beyond request_stop(); "
-                    "graph tensors, run_values and sessions do not exist in a Keras callback"
-                )
-
-        def visit_Return(self, node: cst.Return) -> None:
-            if (
-                name == "before_run"
-                and node.value is not None
-                and not (isinstance(node.value, cst.Name) and node.value.value == "None")
-            ):
-                problems.append(
-                    "before_run() returns SessionRunArgs; fetch from `logs` in the callback instead"
-                )
-
-    method.body.visit(Uses())
-    return sorted(set(problems))
 
 
 def run_config_facts(call: cst.Call, variable: str | None) -> RunConfigFacts:
@@ -678,7 +551,7 @@ def _train_problems(
                 builtin = resolver.call_api(hook)
                 if builtin is not None and builtin.path in BUILTIN_HOOKS:
                     estimator.builtin_hook_calls.append(hook)
-                    problems += builtin_hook_problems(hook, builtin.path, estimator)
+                    problems += builtin_hook_problems(hook, builtin.path, estimator.variable)
                     continue
                 name = (
                     hook.func.value
@@ -760,18 +633,3 @@ def _train_and_evaluate_problems(
         f"EvalSpec({key}=...) is not migrated yet" for key in ("name", "hooks", "exporters") if key in evaluation
     ]
     return problems + _input_fn_problems(evaluation.get("input_fn"), estimator, facts, resolver)
-
-
-def builtin_hook_problems(call: cst.Call, path: str, estimator: EstimatorFacts) -> list[str]:
-    """Why a built-in hook call cannot become its compat.estimator_hooks callback (empty when it can)."""
-    callback, hook = BUILTIN_HOOKS[path], path.split(".")[-1]
-    arguments, problems = call_arguments(call, BUILTIN_HOOK_PARAMS[callback])
-    unknown = [key for key in arguments if key not in BUILTIN_HOOK_PARAMS[callback]]
-    problems += [f"{hook}({key}=...) is not migrated" for key in unknown]
-    if callback == "StopAtStep" and len([k for k in arguments if not is_none(arguments[k])]) != 1:
-        problems.append("StopAtStepHook needs exactly one of num_steps and last_step")
-    if callback in EARLY_STOPPING_HOOKS:
-        given = arguments.get("estimator")
-        if not (isinstance(given, cst.Name) and given.value == estimator.variable):
-            problems.append(f"{hook}(...) is given another estimator than the one it stops ({estimator.variable})")
-    return problems

@@ -10,8 +10,9 @@ unsupported-api rule's TODO.
 
 import libcst as cst
 
-from codemods.facts import BUILTIN_HOOK_PARAMS, BUILTIN_HOOKS, call_arguments
+from codemods.hook_facts import BUILTIN_HOOK_PARAMS, BUILTIN_HOOKS
 from codemods.registry import Rule, register
+from codemods.syntax import call_arguments
 from codemods.templates import source
 
 

@@ -8,8 +8,8 @@ written to `model_dir/eval`, as Estimator did.
 
 import libcst as cst
 
-from codemods.facts import keyword_args
 from codemods.registry import Rule, register
+from codemods.syntax import keyword_args
 from codemods.templates import dataset_expression, source
 
 

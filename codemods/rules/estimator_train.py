@@ -36,8 +36,9 @@ import textwrap
 import libcst as cst
 
 from codemods.canned_estimators import CANNED
-from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, call_arguments, is_none, train_call
+from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, train_call
 from codemods.registry import Rule, register
+from codemods.syntax import call_arguments, is_none
 from codemods.templates import dataset_expression, source, statements
 
 _KERAS_RESTORE = """

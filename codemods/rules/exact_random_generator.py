@@ -7,8 +7,8 @@ migrated estimator's constructor (where the model is built).
 
 import libcst as cst
 
-from codemods.facts import single_assignment
 from codemods.registry import Rule, register
+from codemods.syntax import single_assignment
 from codemods.templates import statements
 
 _ENABLE = """

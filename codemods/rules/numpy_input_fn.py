@@ -10,8 +10,9 @@ and neither order is "the" order.
 
 import libcst as cst
 
-from codemods.facts import NUMPY_INPUT_FN_APIS, is_none, keyword_args, numpy_input_fn_problems
+from codemods.facts import NUMPY_INPUT_FN_APIS, numpy_input_fn_problems
 from codemods.registry import Rule, register
+from codemods.syntax import is_none, keyword_args
 from codemods.templates import source
 
 _DEFAULT_BATCH_SIZE = "128"

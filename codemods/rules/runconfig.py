@@ -12,8 +12,9 @@ report (DROPPED).
 import libcst as cst
 
 from codemods.api import ApiResolver
-from codemods.facts import RUNCONFIG_APIS, single_assignment
+from codemods.facts import RUNCONFIG_APIS
 from codemods.registry import Rule, register
+from codemods.syntax import single_assignment
 
 # RunConfig argument -> why dropping it changes nothing that training computes, and what replaces it.
 DROPPED = {

@@ -9,7 +9,7 @@ and the migrated loop honour after the current step, as MonitoredSession did. Th
 
 import libcst as cst
 
-from codemods.facts import HOOK_BASE_APIS, HOOK_METHODS
+from codemods.hook_facts import HOOK_BASE_APIS, HOOK_METHODS
 from codemods.registry import Rule, register
 
 

@@ -1,0 +1,106 @@
+"""Which hooks can become tf_keras callbacks: SessionRunHook subclasses of the module (their methods and what
+they use) and Estimator's built-in hooks that have a compat.estimator_hooks twin."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.syntax import call_arguments, is_none
+
+HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
+
+# SessionRunHook method -> (Keras callback method, number of hook parameters after self).
+HOOK_METHODS = {
+    "begin": ("on_train_begin", 0),
+    "before_run": ("on_train_batch_begin", 1),
+    "after_run": ("on_train_batch_end", 2),
+    "end": ("on_train_end", 1),
+}
+
+# Built-in hooks given to train(hooks=[...]) that become a compat.estimator_hooks callback, and their parameters.
+BUILTIN_HOOKS = {"train.StopAtStepHook": "StopAtStep", "estimator.StopAtStepHook": "StopAtStep"}
+_EARLY_STOPPING_REST = ("eval_dir", "min_steps", "run_every_secs", "run_every_steps")
+BUILTIN_HOOK_PARAMS = {
+    "StopAtStep": ("num_steps", "last_step"),
+    "stop_if_no_decrease_hook": ("estimator", "metric_name", "max_steps_without_decrease", *_EARLY_STOPPING_REST),
+    "stop_if_no_increase_hook": ("estimator", "metric_name", "max_steps_without_increase", *_EARLY_STOPPING_REST),
+    "stop_if_higher_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
+    "stop_if_lower_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
+}
+EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name.startswith("stop_if_")]
+BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_STOPPING_HOOKS})
+
+
+def analyze_hook(node: cst.ClassDef) -> list[str]:
+    """Why a SessionRunHook subclass cannot become a Keras callback (empty when it can)."""
+    problems = []
+    for statement in node.body.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        if name == "after_create_session":
+            problems.append("after_create_session(session, coord) has no Keras callback equivalent")
+            continue
+        if name not in HOOK_METHODS:
+            continue
+        params = [p.name.value for p in statement.params.params][1:]
+        star = isinstance(statement.params.star_arg, cst.Param | cst.ParamStar)
+        if len(params) != HOOK_METHODS[name][1] or star or statement.params.kwonly_params:
+            problems.append(f"{name}() has an unexpected signature")
+            continue
+        problems.extend(_hook_parameter_uses(statement, name, params))
+    return problems
+
+
+def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) -> list[str]:
+    """Uses of run_context/run_values/session that a callback cannot offer."""
+    run_context = params[0] if name in ("before_run", "after_run") else None
+    problems = []
+
+    class Uses(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> bool:
+            func = call.func
+            is_request_stop = (
+                run_context
+                and isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == run_context
+                and func.attr.value == "request_stop"
+                and not call.args
+            )
+            return not is_request_stop  # run_context.request_stop() -> self.model.stop_training = True
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in params:
+                problems.append(
+                    f"{name}() uses `{node.value}` beyond request_stop(); "
+                    "graph tensors, run_values and sessions do not exist in a Keras callback"
+                )
+
+        def visit_Return(self, node: cst.Return) -> None:
+            if (
+                name == "before_run"
+                and node.value is not None
+                and not (isinstance(node.value, cst.Name) and node.value.value == "None")
+            ):
+                problems.append(
+                    "before_run() returns SessionRunArgs; fetch from `logs` in the callback instead"
+                )
+
+    method.body.visit(Uses())
+    return sorted(set(problems))
+
+
+def builtin_hook_problems(call: cst.Call, path: str, trained: str) -> list[str]:
+    """Why a built-in hook call cannot become its compat.estimator_hooks callback (empty when it can)."""
+    callback, hook = BUILTIN_HOOKS[path], path.split(".")[-1]
+    arguments, problems = call_arguments(call, BUILTIN_HOOK_PARAMS[callback])
+    unknown = [key for key in arguments if key not in BUILTIN_HOOK_PARAMS[callback]]
+    problems += [f"{hook}({key}=...) is not migrated" for key in unknown]
+    if callback == "StopAtStep" and len([k for k in arguments if not is_none(arguments[k])]) != 1:
+        problems.append("StopAtStepHook needs exactly one of num_steps and last_step")
+    if callback in EARLY_STOPPING_HOOKS:
+        given = arguments.get("estimator")
+        if not (isinstance(given, cst.Name) and given.value == trained):
+            problems.append(f"{hook}(...) is given another estimator than the one it stops ({trained})")
+    return problems
