@@ -1,4 +1,5 @@
-"""TF1 `tf.compat.v1.train.*Optimizer` instances -> tf_keras optimizers that take the same steps.
+"""TF1 `tf.compat.v1.train.*Optimizer` and `tf.keras.optimizers.legacy.*` instances -> tf_keras optimizers that
+take the same steps.
 
 TF1 and Keras name and default some arguments differently: TF1 Adam's epsilon is 1e-8 (Keras: 1e-7) and
 its betas are `beta1`/`beta2`; TF1 Adagrad starts its accumulators at 0.1 and adds no epsilon. TF1
@@ -50,6 +51,20 @@ _OPTIMIZERS = {
         {},
     ),
 }
+# Keras (legacy) optimizer instances, which v2 canned estimators take (TF 2.15's estimator refuses the new
+# Keras optimizers in its graph): the tf_keras optimizer of the same name computes the same update.
+# RMSprop is not carried over (the two place epsilon differently).
+_KERAS_LEGACY = {
+    "Adam": ("learning_rate", "beta_1", "beta_2", "epsilon", "amsgrad", "name"),
+    "SGD": ("learning_rate", "momentum", "nesterov", "name"),
+    "Adagrad": ("learning_rate", "initial_accumulator_value", "epsilon", "name"),
+    "Ftrl": ("learning_rate", "learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
+             "l2_regularization_strength", "name", "l2_shrinkage_regularization_strength", "beta"),
+}
+for _name, _order in _KERAS_LEGACY.items():
+    _OPTIMIZERS[f"keras.optimizers.legacy.{_name}"] = (
+        _order, {key: key for key in _order if key != "name"}, f"tf_keras.optimizers.{_name}", {}
+    )
 _DROPPED = ("use_locking", "name", "accum_name", "linear_name")
 
 # Optimizers given by name (tensorflow_estimator/python/estimator/canned/optimizers.py): v1 heads make the
@@ -96,6 +111,7 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
     if api is None or api.path not in _OPTIMIZERS:
         return (
             "optimizer= is not a TF1 Adam, Adagrad, Ftrl, Momentum or GradientDescent optimizer instance, "
+            "a tf.keras.optimizers.legacy Adam, Adagrad, Ftrl or SGD instance, "
             "nor one of the names 'Adagrad', 'Adam', 'Ftrl', 'SGD'"
         )
     order, renames, _, _ = _OPTIMIZERS[api.path]

@@ -112,6 +112,14 @@ ROWS = [
         ("tf_keras.optimizers.SGD(learning_rate=0.1)",),
     ),
     Row(
+        "`tf.keras.optimizers.legacy.Adam \\| SGD \\| Adagrad \\| Ftrl(...)` (v2 canned estimators); `RMSprop`: TODO",
+        "`tf_keras.optimizers.<same name>(...)`, the same arguments",
+        "same",
+        "keras_legacy_optimizer_v2",
+        ("optimizer=tf_keras.optimizers.SGD(learning_rate=0.001, momentum=0.9)",),
+        ("optimizer=tf_keras.optimizers.SGD(learning_rate=0.001, momentum=0.9)",),
+    ),
+    Row(
         '`optimizer="Adagrad" \\| "Adam" \\| "Ftrl" \\| "SGD"` (a name)',
         'the Keras twin of the class the estimator makes of the name, with the learning rate it gives a name: DNN 0.05 (v1) or the Keras class\'s default (v2), Linear 0.2, DNNLinearCombined dnn 0.001 / linear min(0.005, 1/sqrt(#columns)); `"RMSProp"`: TODO',
         "same",

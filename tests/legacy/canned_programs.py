@@ -141,4 +141,16 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # A Keras (legacy) optimizer instance, as v2 canned estimators take them.
+    "dnn_regressor_keras_sgd_momentum_v2": TEMPLATE.format(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf.estimator.DNNRegressor(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        label_dimension=2,\n"
+        "        optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.0005, momentum=0.9),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
 }
