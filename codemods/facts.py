@@ -28,7 +28,8 @@ from codemods.input_fns import callable_input_fn_problems
 from codemods.syntax import call_arguments, is_none, keyword_args, method_call, single_assignment
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
-NUMPY_INPUT_FN_APIS = ("estimator.inputs.numpy_input_fn",)
+# Input functions over in-memory data, rewritten into tf.data pipelines (codemods/rules/numpy_input_fn.py).
+NUMPY_INPUT_FN_APIS = ("estimator.inputs.numpy_input_fn", "estimator.inputs.pandas_input_fn")
 TRAIN_AND_EVALUATE_APIS = ("estimator.train_and_evaluate",)
 SPEC_APIS = ("estimator.TrainSpec", "estimator.EvalSpec")
 # Parameters in order, for calls whose arguments are commonly given by position.
@@ -512,15 +513,16 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
 
 
 def numpy_input_fn_problems(call: cst.Call) -> list[str]:
-    """Why a numpy_input_fn call cannot become a tf.data pipeline (empty when it can)."""
+    """Why a numpy_input_fn or pandas_input_fn call cannot become a tf.data pipeline (empty when it can)."""
+    name = cst.helpers.get_full_name_for_node(call.func).rsplit(".", 1)[-1]
     kwargs, problems = keyword_args(call)
     supported = ("x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads")
-    problems += [f"numpy_input_fn({key}=...) is not migrated yet" for key in kwargs if key not in supported]
+    problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs if key not in supported]
     if "x" not in kwargs:
-        problems.append("numpy_input_fn needs x=")
+        problems.append(f"{name} needs x=")
     shuffle = kwargs.get("shuffle")
     if not (isinstance(shuffle, cst.Name) and shuffle.value in ("True", "False")):
-        problems.append("numpy_input_fn(shuffle=...) must be a literal True or False")
+        problems.append(f"{name}(shuffle=...) must be a literal True or False")
     return problems
 
 

@@ -1,5 +1,7 @@
-"""`numpy_input_fn(x={...}, y, batch_size, num_epochs, shuffle)` -> a zero-argument function returning a
-`tf.data.Dataset` of (features, labels), so it still works wherever an input_fn was called.
+"""`numpy_input_fn(x={...}, y, batch_size, num_epochs, shuffle)` and `pandas_input_fn(x=frame, y=series, ...)`
+-> a zero-argument function returning a `tf.data.Dataset` of (features, labels), so it still works wherever
+an input_fn was called. A DataFrame's columns are the features (`dict(frame)`, dtypes kept, the index
+dropped, as pandas_input_fn did).
 
 Order of operations follows the Estimator's feeding queue: epochs are concatenated before batching
 (`repeat(num_epochs).batch(batch_size)`), so a batch can span two epochs and only the very last batch is
@@ -36,20 +38,25 @@ class NumpyInputFnRule(Rule):
                 ctx.todo(original, self.rule_id, problem)
             return updated
         kwargs, _ = keyword_args(updated)
+        pandas = api.path.endswith("pandas_input_fn")
         x, y = source(kwargs["x"]), kwargs.get("y")
+        if pandas:  # a DataFrame's columns become the features dict; its index is not a feature
+            x = f"dict({x})"
         lines = [
             f"{ctx.need_tensorflow()}.data.Dataset.from_tensor_slices("
             + (x if y is None or is_none(y) else f"({x}, {source(y)})")
             + ")"
         ]
         if kwargs["shuffle"].value == "True":
-            lines.append(
-                f".shuffle({source(kwargs.get('queue_capacity', cst.Integer(_DEFAULT_QUEUE_CAPACITY)))})"
-            )
+            capacity = kwargs.get("queue_capacity", cst.Integer(_DEFAULT_QUEUE_CAPACITY))
+            if is_none(capacity):  # pandas_input_fn: a queue of 4 x the frame's length when shuffling
+                capacity = cst.parse_expression(f"4 * len({source(kwargs['x'])})")
+            lines.append(f".shuffle({source(capacity)})")
         num_epochs = kwargs.get("num_epochs", cst.Integer("1"))
         lines.append(".repeat()" if is_none(num_epochs) else f".repeat({source(num_epochs)})")
         lines.append(f".batch({source(kwargs.get('batch_size', cst.Integer(_DEFAULT_BATCH_SIZE)))})")
         body = "".join("\n    " + line for line in lines)
         dataset = cst.parse_expression(f"lambda: ({body}\n)")
-        ctx.record(original, self.rule_id, True, "numpy_input_fn -> tf.data.Dataset pipeline")
+        name = "pandas_input_fn" if pandas else "numpy_input_fn"
+        ctx.record(original, self.rule_id, True, f"{name} -> tf.data.Dataset pipeline")
         return dataset

@@ -46,9 +46,6 @@ GUIDANCE = {
     "target's output for a canned estimator shows the shape)",
     "train.Saver": "tf.compat.v1.train.Saver writes name-based TF1 checkpoints: use tf.train.Checkpoint "
     "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name)",
-    "estimator.inputs.pandas_input_fn": "pandas_input_fn: not migrated yet; use lambda: "
-    "tf.data.Dataset.from_tensor_slices((dict(frame), labels)).shuffle(queue_capacity)"
-    ".repeat(num_epochs).batch(batch_size)",
 }
 for _name in ("LatestExporter", "BestExporter", "FinalExporter"):
     GUIDANCE[f"estimator.{_name}"] = (

@@ -186,6 +186,14 @@ ROWS = [
         exact=True,
     ),
     Row(
+        "`pandas_input_fn(x=frame, y=series, batch_size, num_epochs, shuffle, queue_capacity)`",
+        "a zero-argument lambda: `tf.data.Dataset.from_tensor_slices((dict(frame), series))` + shuffle/repeat/batch as for numpy_input_fn (`queue_capacity=None`: 4 x the frame's length); `target_column`: TODO",
+        "same",
+        "pandas_input_fn",
+        ("from_tensor_slices((dict(frame), prices))", ".shuffle(4 * len(frame))"),
+        ("from_tensor_slices((dict(frame), prices))", ".shuffle(4 * len(frame))"),
+    ),
+    Row(
         "input_fn returning a `tf.data.Dataset`: a function of the module (no `mode`/`params`/`config` parameter, no TF1 iterator), a lambda or `functools.partial` of one, or a `make_input_fn(...)` factory",
         "kept as it is; the migrated code iterates `input_fn()`",
         "same",
@@ -282,7 +290,7 @@ ROWS = [
         ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
     ),
     Row(
-        "Custom `Estimator(model_fn)`, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, `pandas_input_fn`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), `make_early_stopping_hook`, exporters",
+        "Custom `Estimator(model_fn)`, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), `make_early_stopping_hook`, exporters",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

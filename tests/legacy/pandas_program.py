@@ -1,0 +1,48 @@
+"""An Estimator program fed by pandas_input_fn, for tests/test_pandas_input.py: both the input of
+`migrate rewrite` and, unchanged, the legacy reference run. Fixed batch order (shuffle=False), a checkpoint
+at step 0 and at --max_steps.
+"""
+
+import argparse
+
+import pandas as pd
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+tf1 = tf.compat.v1
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--max_steps", type=int, default=20)
+    args = parser.parse_args()
+
+    digits = load_digits()
+    frame = pd.DataFrame(
+        {
+            "ink": digits.images.mean(axis=(1, 2)) / 16.0 + 0.05,
+            "left": digits.images[:, :, :4].mean(axis=(1, 2)) / 16.0 + 0.05,
+            "top": digits.images[:, :4, :].mean(axis=(1, 2)) / 16.0 + 0.05,
+        }
+    )
+    targets = pd.Series(digits.target / 10.0)
+    columns = [tf1.feature_column.numeric_column(name) for name in ("ink", "left", "top")]
+    config = tf1.estimator.RunConfig(
+        save_checkpoints_steps=args.max_steps, keep_checkpoint_max=10, tf_random_seed=7
+    )
+    regressor = tf1.estimator.DNNRegressor(
+        feature_columns=columns,
+        hidden_units=[16, 8],
+        optimizer=tf1.train.GradientDescentOptimizer(0.01),
+        model_dir=args.model_dir,
+        config=config,
+    )
+    train_input_fn = tf1.estimator.inputs.pandas_input_fn(
+        x=frame, y=targets, batch_size=32, num_epochs=None, shuffle=False
+    )
+    regressor.train(input_fn=train_input_fn, max_steps=args.max_steps)
+
+
+if __name__ == "__main__":
+    main()
