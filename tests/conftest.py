@@ -68,6 +68,18 @@ def assert_matches_estimator_checkpoint(model_dir: Path, estimator_dir: Path, st
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=atol, err_msg=str(names))
 
 
+def run_migrated_from_estimator_start(program: Path, estimator_dir: Path, target: str, work: Path, *arguments):
+    """Convert the Estimator's model.ckpt-0 into work/model, rewrite `program` for `target` and run it there
+    with --model_dir work/model and `arguments`: (the migrated program, work/model)."""
+    from compat.convert import convert_checkpoint
+
+    model_dir = work / "model"
+    convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
+    migrated = migrate_file(program, work / "migrated", target)
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, *arguments])
+    return migrated, model_dir
+
+
 def migrate_file(source: Path, out_dir: Path, target: str) -> Path:
     """`migrate rewrite --out` on one program; returns the rewritten program's path."""
     run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir])

@@ -19,12 +19,19 @@ import tensorflow as tf
 import tf_keras
 
 from compat import canned
-from compat.convert import convert_checkpoint
 from compat.legacy_checkpoint import LegacyCheckpoint
 from compat.rebuild import weight_sources
 from compat.recognise import recognise
 from migrate.demo import checkpoint_step
-from tests.conftest import EXAMPLE, MIGRATE, MODERN_PYTHON, ROOT, migrate_file, run
+from tests.conftest import (
+    EXAMPLE,
+    MIGRATE,
+    MODERN_PYTHON,
+    ROOT,
+    migrate_file,
+    run,
+    run_migrated_from_estimator_start,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 KILLED = -signal.SIGKILL
@@ -77,11 +84,7 @@ def estimator_steps(legacy_python, tmp_path_factory):
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_migrated_steps_equal_estimator_steps(target, estimator_steps, tmp_path):
     """Start the migrated program from the Estimator's converted step 0; 20 steps later, same weights."""
-    model_dir = tmp_path / "model"
-    convert_checkpoint(estimator_steps / "model.ckpt-0", out=model_dir)
-
-    program = migrate_file(EQUIVALENCE_PROGRAM, tmp_path / "migrated", target)
-    run([MODERN_PYTHON, program, "--model_dir", model_dir, "--max_steps", "20"])
+    _, model_dir = run_migrated_from_estimator_start(EQUIVALENCE_PROGRAM, estimator_steps, target, tmp_path, "--max_steps", "20")
 
     final = build_equivalence_model()
     tf.train.Checkpoint(model=final, optimizer=final.optimizer).restore(

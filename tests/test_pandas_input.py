@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from compat.convert import convert_checkpoint
-from tests.conftest import MODERN_PYTHON, ROOT, assert_matches_estimator_checkpoint, migrate_file, run
+from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "pandas_program.py"
@@ -24,9 +23,6 @@ def estimator_dir(legacy_python, tmp_path_factory):
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_pandas_input_fn_feeds_the_estimators_batches(target, estimator_dir, tmp_path):
-    model_dir = tmp_path / "model"
-    convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
-    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    migrated, model_dir = run_migrated_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, "--max_steps", STEPS)
     assert "dict(frame)" in migrated.read_text() and "pandas_input_fn(" not in migrated.read_text()
-    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS])
     assert_matches_estimator_checkpoint(model_dir, estimator_dir, STEPS)

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from compat.convert import convert_checkpoint
-from tests.conftest import MODERN_PYTHON, ROOT, assert_matches_estimator_checkpoint, migrate_file, run
+from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "stop_hooks_program.py"
@@ -29,10 +28,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_train_calls_stop_where_the_estimators_did(target, estimator_dir, tmp_path):
-    model_dir = tmp_path / "model"
-    convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
-    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    migrated, model_dir = run_migrated_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path)
     assert "StopAtStepHook" not in migrated.read_text().split('"""', 2)[2]
-    run([MODERN_PYTHON, migrated, "--model_dir", model_dir])
     assert checkpoint_steps(model_dir, "ckpt-") >= set(CALL_ENDS)  # each call's final save
     assert_matches_estimator_checkpoint(model_dir, estimator_dir, CALL_ENDS[-1])
