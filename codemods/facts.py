@@ -104,6 +104,7 @@ class EstimatorFacts:
     config: RunConfigFacts | None
     trainings: list[Training] = field(default_factory=list)
     hook_classes: set[str] = field(default_factory=set)  # SessionRunHook classes its train calls use
+    hook_references: set[int] = field(default_factory=set)  # ids of those class names in its hooks lists
     input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
     builtin_hook_calls: list[cst.Call] = field(default_factory=list)  # StopAtStepHook(...) in its hooks=
     # `<estimator>.evaluate(...)`/`.predict(...)` calls: they use the trained model (MODEL_METHODS)
@@ -160,14 +161,18 @@ class ProgramFacts:
     hooks: dict[str, HookFacts] = field(default_factory=dict)
     input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
     specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
+    # SessionRunHook classes also named where no estimator's hooks list is followed (they stay hooks)
+    hooks_used_elsewhere: set[str] = field(default_factory=set)
     functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)  # every def, by name
     builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
     # name -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
     hook_lists: dict[str, cst.List] = field(default_factory=dict)
 
     def hook_blocked_by(self, hook: str) -> list[str]:
-        """Estimators that train with `hook` but stay Estimators (so the hook must stay a hook)."""
-        return [e.variable for e in self.estimators.values() if hook in e.hook_classes and not e.migratable]
+        """Why `hook` must stay a hook: the estimators that train with it but stay Estimators, and code the
+        rewrite does not follow that uses it."""
+        users = [f"estimator {e.variable}" for e in self.estimators.values() if hook in e.hook_classes and not e.migratable]
+        return users + (["code the rewrite does not follow"] if hook in self.hooks_used_elsewhere else [])
 
     def input_fn_blocked(self, call: cst.Call) -> bool:
         """Whether a numpy_input_fn call feeds an estimator that stays an Estimator."""
@@ -283,6 +288,7 @@ class _UseChecker(cst.CSTVisitor):
         self.facts = facts
         self.resolver = resolver
         self.lists = lists  # list variables: used only as hooks= (and assigned once) they are hook lists
+        self.hook_references: dict[str, list[cst.Name]] = {}  # SessionRunHook class -> every use of its name
         self.allowed: set[int] = set()  # ids of Name nodes whose use is understood
         self.misused: set[str] = set()
         self.assigned_so_far: set[str] = set()
@@ -362,6 +368,8 @@ class _UseChecker(cst.CSTVisitor):
             estimator.problems.append("config= is not a RunConfig this module builds")
 
     def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.facts.hooks and node is not self.facts.hooks[node.value].node.name:
+            self.hook_references.setdefault(node.value, []).append(node)
         watched = (
             node.value in self.facts.estimators
             or node.value in self.facts.run_configs
@@ -439,6 +447,10 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
                 )
             estimator.problems.extend(_model_call_problems(call, estimator, facts, resolver))
         estimator.problems = list(dict.fromkeys(estimator.problems))  # one TODO per reason
+    followed = {reference for estimator in facts.estimators.values() for reference in estimator.hook_references}
+    facts.hooks_used_elsewhere = {
+        name for name, references in checker.hook_references.items() if any(id(r) not in followed for r in references)
+    }
     _block_sharers(facts)
     return facts
 
@@ -452,6 +464,13 @@ def _block_sharers(facts: ProgramFacts) -> None:
         kept = [e for e in facts.estimators.values() if not e.migratable]
         for estimator in facts.estimators.values():
             if not estimator.migratable:
+                continue
+            elsewhere = sorted(estimator.hook_classes & facts.hooks_used_elsewhere)
+            if elsewhere:
+                estimator.problems.append(
+                    f"hook {elsewhere[0]} is also used where the rewrite cannot follow it, so it stays a hook"
+                )
+                changed = True
                 continue
             for other in kept:
                 shared_input = any(c is d for c in estimator.input_fn_calls for d in other.input_fn_calls)
@@ -562,6 +581,7 @@ def _train_problems(
                 )
                 if name is not None:
                     estimator.hook_classes.add(name)
+                    estimator.hook_references.add(id(hook.func))
                 if name not in facts.hooks:
                     problems.append(
                         "hooks= holds a hook that is neither a SessionRunHook class of this module nor a "

@@ -65,7 +65,7 @@ class SessionRunHookRule(Rule):
             ctx.todo(
                 original,
                 self.rule_id,
-                f"kept as a SessionRunHook: it is used by estimator(s) {', '.join(blocked)}, not migrated",
+                f"kept as a SessionRunHook: used by {', '.join(blocked)} (not migrated)",
                 statement=original,
             )
             return updated

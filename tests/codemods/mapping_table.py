@@ -242,12 +242,12 @@ ROWS = [
         ("CallbackList([*train_hooks]", "estimator_hooks.StopAtStep(num_steps=5)"),
     ),
     Row(
-        "an estimator sharing a numpy_input_fn or a hook class with one that is not migrated",
+        "an estimator sharing a numpy_input_fn or a hook class with one that is not migrated, or using a hook class also used where the rewrite cannot follow it",
         "kept too, with a `TODO(migrate)`: the shared definition stays TF1",
         "same",
         "todo_shared_with_kept_estimator",
-        ("shares its numpy_input_fn with `kept`", "shares hook CountingHook with `hooked_kept`"),
-        ("shares its numpy_input_fn with `kept`", "shares hook CountingHook with `hooked_kept`"),
+        ("shares its numpy_input_fn with `kept`", "shares hook CountingHook with `hooked_kept`", "hook PrintEveryStep is also used where the rewrite cannot follow it"),
+        ("shares its numpy_input_fn with `kept`", "shares hook CountingHook with `hooked_kept`", "hook PrintEveryStep is also used where the rewrite cannot follow it"),
     ),
     Row(
         "`train_and_evaluate(est, TrainSpec(input_fn, max_steps, hooks), EvalSpec(input_fn, steps, throttle_secs))` (specs inline or in variables used only there)",
