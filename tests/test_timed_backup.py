@@ -55,17 +55,20 @@ def _fit(backup, watch):
 
 
 def assert_on_the_clock(watch: BackupWatch) -> None:
-    """The first backup no sooner than SAVE_SECS after training began, then about one a SAVE_SECS.
+    """The first backup no sooner than SAVE_SECS after training began, then at most one a SAVE_SECS.
 
-    As Estimator's timer, the clock restarts when a save begins; the watch sees a save when it has
-    ended, so two sightings can be closer than SAVE_SECS by the difference of two save durations (measured
-    down to 0.18 s here), never by a step's worth of saves.
+    As Estimator's timer, the clock restarts when a save begins. The watch sees a save when it has ended,
+    so the gap between two sightings also depends on how long each save took: on a loaded machine a slow
+    save is followed by a sighting 0.07 s later (seen in a clean-clone run), which is right. What the clock
+    guarantees is counted instead: saves begin at least SAVE_SECS apart, so a run of T seconds has at
+    most T / SAVE_SECS + 1 of them, each after a different step.
     """
     assert len(watch.backups) >= 2, watch.backups
     moments = [moment for moment, _ in watch.backups]
     assert moments[0] - watch.started >= SAVE_SECS - 0.01, moments[0] - watch.started
-    assert min(np.diff(moments)) >= SAVE_SECS / 2, np.diff(moments)
     assert len(watch.backups) <= (watch.ended - watch.started) / SAVE_SECS + 1, watch.backups
+    steps = [step for _, step in watch.backups]
+    assert steps == sorted(set(steps)), steps
 
 
 def test_timed_backup_and_restore_backs_up_on_the_clock(tmp_path):
