@@ -9,7 +9,8 @@ differently. Everything here reads the original tree; the rules consult it while
 
 from __future__ import annotations
 
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -25,7 +26,8 @@ from codemods.hook_facts import (
     builtin_hook_problems,
 )
 from codemods.input_fns import callable_input_fn_problems
-from codemods.syntax import call_arguments, is_none, keyword_args, method_call, single_assignment
+from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
+from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
 # Input functions over in-memory data, rewritten into tf.data pipelines (codemods/rules/numpy_input_fn.py).
@@ -37,6 +39,8 @@ TRAIN_AND_EVALUATE_PARAMS = ("estimator", "train_spec", "eval_spec")
 TRAIN_SPEC_PARAMS = ("input_fn", "max_steps", "hooks", "saving_listeners")
 EVAL_SPEC_PARAMS = ("input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs")
 CANNED_ESTIMATORS = tuple(CANNED)
+CUSTOM_ESTIMATOR = "estimator.Estimator"
+CUSTOM_ESTIMATOR_KEYWORDS = ("model_fn", "params", *MOVED_TO_CHECKPOINTING)
 
 # RunConfig arguments the rewrite carries over; any other is a reason to leave the estimator alone.
 RUNCONFIG_SUPPORTED = (
@@ -110,10 +114,19 @@ class EstimatorFacts:
     # `<estimator>.evaluate(...)`/`.predict(...)` calls: they use the trained model (MODEL_METHODS)
     model_calls: list[cst.Call] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    model_fn: ModelFnShape | None = None  # a custom Estimator's model_fn, in the shape codemods/model_fns.py migrates
 
     @property
     def migratable(self) -> bool:
         return not self.problems
+
+    @property
+    def custom(self) -> bool:
+        return self.api.path == CUSTOM_ESTIMATOR
+
+    @property
+    def two_optimizers(self) -> bool:
+        return not self.custom and CANNED[self.api.path].two_optimizers
 
     @property
     def kept_note(self) -> str:
@@ -167,6 +180,16 @@ class ProgramFacts:
     builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
     # name -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
     hook_lists: dict[str, cst.List] = field(default_factory=dict)
+    module_code: str = ""
+    top_level_functions: set[int] = field(default_factory=set)  # ids of the module's own defs
+    name_uses: Counter[str] = field(default_factory=Counter)  # codemods.syntax.name_counts of the module
+
+    def migrated_model_fn(self, function: cst.FunctionDef) -> ModelFnShape | None:
+        """The shape of `function` when it is the model_fn of a custom estimator that is migrated."""
+        for estimator in self.estimators.values():
+            if estimator.migratable and estimator.model_fn is not None and estimator.model_fn.function is function:
+                return estimator.model_fn
+        return None
 
     def hook_blocked_by(self, hook: str) -> list[str]:
         """Why `hook` must stay a hook: the estimators that train with it but stay Estimators, and code the
@@ -279,6 +302,9 @@ class _Collector(cst.CSTVisitor):
         elif api.is_one_of(*CANNED_ESTIMATORS):
             kwargs, problems = keyword_args(value)
             self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
+        elif api.path == CUSTOM_ESTIMATOR:
+            arguments, problems = call_arguments(value, ESTIMATOR_PARAMS)
+            self.facts.estimators[name] = EstimatorFacts(name, value, api, arguments, None, problems=problems)
 
 
 class _UseChecker(cst.CSTVisitor):
@@ -420,7 +446,11 @@ class _ModelCalls(cst.CSTVisitor):
 
 def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     """Everything the rules need to know about the module before they change it."""
-    facts = ProgramFacts()
+    facts = ProgramFacts(
+        module_code=module.code,
+        top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
+        name_uses=name_counts(module),
+    )
     collector = _Collector(resolver, facts)
     module.visit(collector)
     checker = _UseChecker(facts, resolver, collector.lists)
@@ -483,22 +513,12 @@ def _block_sharers(facts: ProgramFacts) -> None:
 
 
 def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
-    from codemods.optimizers import optimizer_problem
-
-    spec = CANNED[estimator.api.path]
-    for key in estimator.kwargs:
-        if key not in spec.keywords and key not in MOVED_TO_CHECKPOINTING:
-            estimator.problems.append(f"{estimator.api.path}({key}=...) is not migrated yet")
-    for required in spec.required:
-        if required not in estimator.kwargs:
-            estimator.problems.append(f"{required}= must be given by keyword")
+    if estimator.custom:
+        _check_custom_estimator(estimator, facts, resolver)
+    else:
+        _check_canned_estimator(estimator, resolver)
     if assigned[estimator.variable] != 1:
         estimator.problems.append(f"`{estimator.variable}` is assigned more than once")
-    for key in spec.optimizers:
-        if key in estimator.kwargs:
-            problem = optimizer_problem(estimator.kwargs[key], resolver)
-            if problem:
-                estimator.problems.append(problem)
     config = estimator.config
     if config is not None:
         estimator.problems.extend(config.problems)
@@ -529,6 +549,53 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
                 if name in misused or assigned[name] != 1
             ]
         estimator.problems.extend(problems)
+
+
+def _check_canned_estimator(estimator: EstimatorFacts, resolver: ApiResolver) -> None:
+    from codemods.optimizers import optimizer_problem
+
+    spec = CANNED[estimator.api.path]
+    for key in estimator.kwargs:
+        if key not in spec.keywords and key not in MOVED_TO_CHECKPOINTING:
+            estimator.problems.append(f"{estimator.api.path}({key}=...) is not migrated yet")
+    for required in spec.required:
+        if required not in estimator.kwargs:
+            estimator.problems.append(f"{required}= must be given by keyword")
+    for key in spec.optimizers:
+        if key in estimator.kwargs:
+            problem = optimizer_problem(estimator.kwargs[key], resolver)
+            if problem:
+                estimator.problems.append(problem)
+
+
+def _check_custom_estimator(estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver) -> None:
+    """A custom Estimator migrates when its model_fn is a function of this module, in the shape
+    codemods/model_fns.py turns into a Keras model, used only here, and it is only trained."""
+    problems = estimator.problems
+    problems += [
+        f"Estimator({key}=...) is not migrated yet" for key in estimator.kwargs if key not in CUSTOM_ESTIMATOR_KEYWORDS
+    ]
+    function = estimator.kwargs.get("model_fn")
+    definitions = facts.functions.get(function.value, []) if isinstance(function, cst.Name) else []
+    if len(definitions) != 1:
+        problems.append("model_fn= is not a function defined once in this module")
+        return
+    name = function.value
+    if id(definitions[0]) not in facts.top_level_functions:
+        problems.append(f"model_fn `{name}` is not defined at the module's top level")
+    if facts.name_uses[name] != 2:  # its def and model_fn=
+        problems.append(f"model_fn `{name}` is used elsewhere too (it becomes a class)")
+    if estimator.model_calls:
+        problems.append(
+            "evaluate()/predict() of a custom model_fn are not migrated yet (its eval_metric_ops and predictions)"
+        )
+    shape = analyze_model_fn(definitions[0], resolver)
+    if isinstance(shape, list):
+        problems += [f"model_fn {name}: {problem}" for problem in shape]
+        return
+    if re.search(rf"\b{shape.class_name}\b", facts.module_code):
+        problems.append(f"the module already uses the name {shape.class_name} the migrated model_fn would take")
+    estimator.model_fn = shape
 
 
 def numpy_input_fn_problems(call: cst.Call) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 
 
@@ -56,3 +58,27 @@ def method_call(call: cst.Call, method: str) -> str | None:
     if isinstance(func, cst.Attribute) and func.attr.value == method and isinstance(func.value, cst.Name):
         return func.value.value
     return None
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self):
+        self.counts: Counter[str] = Counter()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.counts[node.value] += 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `x.attr`: x is a name here, attr is not
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # `f(key=value)`: key names a parameter
+        return False
+
+
+def name_counts(node: cst.CSTNode) -> Counter[str]:
+    """How often each name occurs in `node` (read or bound), attribute names and keywords excluded."""
+    finder = _Names()
+    node.visit(finder)
+    return finder.counts
+

@@ -94,9 +94,13 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
     if latest is None:
         return None
     if not tf.train.load_checkpoint(latest).has_tensor(OBJECT_GRAPH_KEY):
+        custom = hasattr(getattr(checkpoint, "model", None), "make_variables")  # a migrated model_fn
+        how = (
+            "compat.model_fns.convert_estimator_checkpoint(model, estimator_dir, new_model_dir) and train in "
+            "new_model_dir" if custom else f"`migrate convert-checkpoint {manager.directory}`"
+        )
         raise EstimatorCheckpointError(
-            f"{latest} is an Estimator checkpoint; convert it first with "
-            f"`migrate convert-checkpoint {manager.directory}` (restoring it here would silently start "
-            "over at step 0 and later delete the Estimator's checkpoints)"
+            f"{latest} is an Estimator checkpoint; convert it first with {how} (restoring it here would "
+            "silently start over at step 0 and later delete the Estimator's checkpoints)"
         )
     return checkpoint.restore(latest)

@@ -26,8 +26,11 @@ class CannedEstimatorRule(Rule):
             return updated
         if not estimator.migratable:
             for problem in estimator.problems:
-                ctx.todo(original, self.rule_id, f"{estimator.variable}: {problem}")
+                rule = "custom-estimator" if estimator.custom else self.rule_id
+                ctx.todo(original, rule, f"{estimator.variable}: {problem}")
             return updated
+        if estimator.custom:
+            return updated  # codemods/rules/custom_estimator.py
 
         spec = CANNED[estimator.api.path]
         args = []

@@ -35,7 +35,6 @@ import textwrap
 
 import libcst as cst
 
-from codemods.canned_estimators import CANNED
 from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, train_call
 from codemods.registry import Rule, register
 from codemods.syntax import call_arguments, is_none
@@ -236,6 +235,13 @@ _SECONDS_CADENCE = {
 }
 
 
+# A migrated model_fn makes its layers on first use: make them (and the optimizer's slots) before restoring.
+_MAKE_VARIABLES = """
+# The migrated model_fn's layers and optimizer slots, made from the input's structure: a checkpoint restores
+# into them, and the first checkpoint holds the initial weights, as the Estimator's did.
+{est}.make_variables({dataset}.element_spec)
+"""
+
 # train_and_evaluate: the EvalSpec's evaluations become a callback of the training (codemods.facts.Training).
 _EVALUATION = """
 # train_and_evaluate: evaluate on the EvalSpec's input after checkpoint saves (at most every throttle_secs)
@@ -335,7 +341,7 @@ class EstimatorTrainRule(Rule):
                     more_steps=f"int({est}_step) < {est}_last_step",
                     remaining=f"{est}_last_step - {est}_done, ",
                 )
-            two = CANNED[estimator.api.path].two_optimizers
+            two = estimator.two_optimizers
             values["apply_gradients"] = (_TWO_OPTIMIZERS if two else _ONE_OPTIMIZER).format(**values)
             if ctx.exact:
                 ctx.need_import("compat", "exact")
@@ -350,6 +356,8 @@ class EstimatorTrainRule(Rule):
             else:
                 code = (_EXACT_LOOP if ctx.exact else _LOOP).format(**values)
             target = "custom loop + CheckpointManager"
+        if estimator.custom:
+            code = _MAKE_VARIABLES.format(**values) + code
         if evaluation is not None:
             code = self._evaluation(values, kind, evaluation, ctx) + code.rstrip("\n") + self._result(updated, values)
             what = f"train_and_evaluate({estimator.variable}, ...) -> {target} + compat.estimator_evaluation.PeriodicEvaluation"

@@ -30,9 +30,10 @@ _EARLY_STOPPING = (
 )
 
 GUIDANCE = {
-    "estimator.Estimator": "custom model_fn Estimator: not migrated yet; port model_fn to a tf_keras.Model "
-    "(its layers) with a custom train_step, and keep checkpoints with BackupAndRestore or "
-    "tf.train.CheckpointManager (the canned estimators' migrations show the shape)",
+    "estimator.Estimator": "custom model_fn Estimator: migrated only when its model_fn has the common shape "
+    "(docs/migration.md, 'Custom model_fn'); otherwise port model_fn to a compat.model_fns.EstimatorModel "
+    "subclass (network in call, loss in compute_loss, optimizer compiled in) and keep checkpoints with "
+    "BackupAndRestore or tf.train.CheckpointManager (the migrations of other estimators show the shape)",
     "estimator.train_and_evaluate": "train_and_evaluate: migrated only for a canned estimator this module "
     "builds; otherwise train with the migrated checkpointing and evaluate after checkpoint saves "
     "(compat.estimator_evaluation.PeriodicEvaluation does it as a callback)",
@@ -80,6 +81,9 @@ class UnsupportedApiRule(Rule):
         api = ctx.resolver.call_api(original)
         if ctx.facts.training(original) is not None or ctx.facts.migrated_builtin_hook(original):
             return updated  # train_and_evaluate of a canned estimator, a hook it carries over: other rules
+        estimator = ctx.facts.estimator_for_call(original)
+        if estimator is not None and estimator.migratable:
+            return updated  # a custom Estimator migrated by codemods/rules/custom_estimator.py
         if api is not None and api.path in GUIDANCE:
             ctx.todo(original, self.rule_id, GUIDANCE[api.path])
         return updated

@@ -290,7 +290,31 @@ ROWS = [
         ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
     ),
     Row(
-        "Custom `Estimator(model_fn)`, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), `make_early_stopping_hook`, exporters",
+        "Custom `Estimator(model_fn=f, params=p)` whose `f` has the common shape: network from `features` (TF1 "
+        "`layers.dense/dropout/conv2d/...`, Keras layers, `feature_column.input_layer`), PREDICT/EVAL branches, "
+        "a loss from `labels`, `TF1Optimizer(...).minimize(loss, global_step=get_global_step())`",
+        "`class F(model_fns.EstimatorModel)`: network in `call` (`self.layer(tf_keras.layers.Dense, ...)`: made "
+        "once, named as in TF1), loss in `compute_loss`, the optimizer's Keras twin compiled in; `F(params=p)`; "
+        "the train migration after `make_variables(dataset.element_spec)`",
+        "same class; the loop calls `compute_loss` and `optimizer.apply_gradients`",
+        "custom_model_fn",
+        ("class MyModelFn(model_fns.EstimatorModel):", "self.layer(tf_keras.layers.Dense, units=units",
+         "classifier.make_variables(train_input_fn().element_spec)", "classifier = MyModelFn("),
+        ("class MyModelFn(model_fns.EstimatorModel):", "classifier.compute_loss(features, labels"),
+    ),
+    Row(
+        "A model_fn outside that shape (summaries, collections, `get_variable`, batch norm, regularizers, a "
+        "schedule on the global step, `training_hooks`, `config`), or a custom estimator that is evaluated or "
+        "predicted with",
+        "kept, with one `TODO(migrate)` per reason",
+        "same",
+        "todo_custom_model_fn_unfaithful",
+        ("calls layers.batch_normalization", "EstimatorSpec(training_hooks=...) is not migrated",
+         "evaluate()/predict() of a custom model_fn are not migrated yet"),
+        ("calls layers.batch_normalization",),
+    ),
+    Row(
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), `make_early_stopping_hook`, exporters",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

@@ -1,0 +1,423 @@
+"""Custom `model_fn`s in the common shape -> a `compat.model_fns.EstimatorModel` subclass (Keras).
+
+The shape (the TensorFlow guides' and most projects'): the network from `features` (TF1 layer functions,
+Keras layers, `feature_column.input_layer`, plain ops), `if mode == PREDICT/EVAL: return EstimatorSpec(...)`
+branches, a loss computed from `labels` and one network output, a TF1 optimizer and
+`train_op = optimizer.minimize(loss, global_step=get_global_step())`, then `return EstimatorSpec(mode,
+loss=loss, train_op=train_op, ...)` (the train part may sit in an `if mode == TRAIN:` branch).
+
+It becomes a class: the network in `call` (TF1 layers become `self.layer(tf_keras.layers.Dense, ...)(net)`,
+made once and named as the Estimator named them), the loss statements in `compute_loss`, the optimizer's
+Keras twin (codemods/optimizers.py) compiled in. Training takes the same steps: the same loss, its
+gradients, the same update. What only evaluate/predict/export use (PREDICT/EVAL branches, predictions,
+eval_metric_ops, export_outputs) is dropped; evaluate/predict calls of such an estimator keep it an
+Estimator. Anything else (summaries, collections, variable scopes, batch normalization's update ops,
+regularization losses, hooks in the EstimatorSpec, a learning-rate schedule on the global step, `config`)
+would run differently, so the model_fn is kept with the reason.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+import libcst as cst
+
+from codemods.api import ApiResolver
+from codemods.optimizers import keras_optimizer, optimizer_problem
+from codemods.syntax import call_arguments, name_counts, single_assignment
+from codemods.templates import source
+
+ESTIMATOR_PARAMS = ("model_fn", "model_dir", "config", "params", "warm_start_from")
+MODEL_FN_PARAMS = ("features", "labels", "mode", "params", "config")  # Estimator passes them by these names
+SPEC_PARAMS = (
+    "mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs", "training_chief_hooks",
+    "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks",
+)
+SPEC_UNUSED_IN_TRAINING = ("mode", "predictions", "eval_metric_ops", "export_outputs")
+GLOBAL_STEP_APIS = ("train.get_global_step", "train.get_or_create_global_step")
+
+# TF1 layer functions -> (Keras layer, how many positional arguments after `inputs` keep their meaning).
+TF1_LAYERS = {
+    "layers.dense": ("Dense", 1),
+    "layers.dropout": ("Dropout", 1),
+    "layers.flatten": ("Flatten", 0),
+    "layers.conv1d": ("Conv1D", 2),
+    "layers.conv2d": ("Conv2D", 2),
+    "layers.max_pooling1d": ("MaxPooling1D", 2),
+    "layers.max_pooling2d": ("MaxPooling2D", 2),
+    "layers.average_pooling1d": ("AveragePooling1D", 2),
+    "layers.average_pooling2d": ("AveragePooling2D", 2),
+}
+# Their arguments that put something in a graph collection the model_fn would have to read back.
+TF1_LAYER_COLLECTION_ARGUMENTS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer", "reuse")
+# Keras layers whose call does not depend on `training` (Dropout does: it must be called with training=).
+KERAS_LAYERS = (
+    "Dense", "Flatten", "Reshape", "Conv1D", "Conv2D", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
+    "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "Activation", "Concatenate", "Add",
+    "Embedding",
+)
+# APIs whose TF1 behaviour (graph collections, variable scopes, summaries, the global step) a Keras model
+# does not have.
+GRAPH_APIS = (
+    "get_variable", "variable_scope", "Variable", "get_collection", "add_to_collection", "trainable_variables",
+    "global_variables", "summary.", "train.", "metrics.", "placeholder", "Session", "contrib.", "estimator.",
+    "layers.", "feature_column.", "keras.", "losses.get_", "losses.add_loss", "assign",
+)
+
+
+@dataclass
+class ModelFnShape:
+    """A model_fn the rewrite turns into a class, and the parts the class is written from."""
+
+    function: cst.FunctionDef
+    class_name: str
+    forward: list[cst.BaseStatement]  # the network, as it goes into `call` (layer calls already rewritten)
+    output: str  # the network's value the loss reads
+    loss_statements: list[cst.BaseStatement]
+    loss: str
+    optimizer: cst.Call  # the TF1 optimizer's constructor call
+    parameters: tuple[str, ...]
+
+
+def class_name(function_name: str) -> str:
+    """`cnn_model_fn` -> `CnnModelFn`."""
+    return "".join(part[:1].upper() + part[1:] for part in function_name.split("_") if part) or "ModelFn"
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    return set(name_counts(node))
+
+
+def _assigned(statement: cst.BaseStatement) -> set[str]:
+    """Names a forward statement binds (assignment targets, for-loop targets, inside blocks too)."""
+    bound: set[str] = set()
+
+    class Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            bound.update(names_in(node.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            bound.update(names_in(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            bound.update(names_in(node.target))
+
+    statement.visit(Targets())
+    return bound
+
+
+class _Analysis:
+    def __init__(self, function: cst.FunctionDef, resolver: ApiResolver):
+        self.function = function
+        self.resolver = resolver
+        self.problems: list[str] = []
+
+    def mode_branch(self, statement: cst.BaseStatement) -> str | None:
+        """"TRAIN"/"EVAL"/"PREDICT" for `if mode == ModeKeys.X:` (either side, no else)."""
+        if not isinstance(statement, cst.If) or statement.orelse is not None:
+            return None
+        return self.mode_comparison(statement.test)
+
+    def mode_comparison(self, test: cst.BaseExpression) -> str | None:
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return None
+        target = test.comparisons[0]
+        if not isinstance(target.operator, cst.Equal):
+            return None
+        for mode, key in ((test.left, target.comparator), (target.comparator, test.left)):
+            api = self.resolver.api(key)
+            if isinstance(mode, cst.Name) and mode.value == "mode" and api and api.path.startswith("estimator.ModeKeys."):
+                return api.path.rsplit(".", 1)[1]
+        return None
+
+    def graph_api_problems(self, node: cst.CSTNode, where: str, allowed=()) -> None:
+        analysis = self
+
+        class Calls(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                if any(call is a for a in allowed):
+                    return
+                api = analysis.resolver.call_api(call)
+                if api is not None and api.path.startswith(GRAPH_APIS):
+                    analysis.problems.append(f"{where} calls {api.path} (TF1 graph state a Keras model does not have)")
+
+        node.visit(Calls())
+
+    def estimator_spec(self, statement: cst.BaseStatement) -> dict[str, cst.BaseExpression] | None:
+        """The arguments of `return EstimatorSpec(...)`."""
+        if not isinstance(statement, cst.SimpleStatementLine) or not isinstance(statement.body[0], cst.Return):
+            return None
+        value = statement.body[0].value
+        api = self.resolver.call_api(value) if isinstance(value, cst.Call) else None
+        if api is None or api.path != "estimator.EstimatorSpec":
+            return None
+        arguments, problems = call_arguments(value, SPEC_PARAMS)
+        self.problems.extend(problems)
+        return arguments
+
+
+def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelFnShape | list[str]:
+    """The parts of a model_fn in the common shape, or why it is not in it."""
+    analysis = _Analysis(function, resolver)
+    problems = analysis.problems
+    params = function.params
+    parameters = tuple(p.name.value for p in params.params)
+    if (
+        params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg
+        or params.posonly_params or any(p.default is not None for p in params.params)
+        or not set(parameters) <= set(MODEL_FN_PARAMS) or parameters[:1] != ("features",)
+    ):
+        return ["model_fn's parameters are not (features, labels, mode[, params][, config])"]
+    if "config" in parameters:
+        problems.append("model_fn takes config (RunConfig values inside the model are not migrated)")
+    body = list(function.body.body)
+    if body and _is_docstring(body[0]):
+        body = body[1:]
+
+    # The training return: the function's last statement, or the last one of its `if mode == TRAIN:` branch.
+    tail_end = len(body)
+    train_branch = next((i for i, s in enumerate(body) if analysis.mode_branch(s) == "TRAIN"), None)
+    statements = list(body)
+    if train_branch is not None:
+        statements = body[:train_branch] + list(body[train_branch].body.body)
+        tail_end = len(statements)
+    spec = analysis.estimator_spec(statements[-1]) if statements else None
+    if spec is None:
+        return ["model_fn does not end its training path with `return EstimatorSpec(...)`"]
+    problems += [
+        f"EstimatorSpec({key}=...) is not migrated (it changes how the Estimator trains)"
+        for key in spec if key not in SPEC_UNUSED_IN_TRAINING + ("loss", "train_op")
+    ]
+    loss, train_op = spec.get("loss"), spec.get("train_op")
+    if not isinstance(loss, cst.Name) or not isinstance(train_op, cst.Name | cst.Call):
+        return problems + ["EstimatorSpec's loss= must be a variable and train_op= optimizer.minimize(...)"]
+
+    forward, loss_statements, optimizer, optimizer_name = [], [], None, None
+    minimize = train_op if isinstance(train_op, cst.Call) else None
+    step_names: set[str] = set()  # variables holding get_global_step()
+    phase = "forward"
+    for statement in statements[: tail_end - 1]:
+        branch = analysis.mode_branch(statement)
+        if branch in ("EVAL", "PREDICT"):
+            if analysis.estimator_spec(statement.body.body[-1]) is None:
+                problems.append(f"the `mode == {branch}` branch does not end with `return EstimatorSpec(...)`")
+            continue  # evaluate/predict only
+        assignment = single_assignment(statement)
+        api = resolver.call_api(assignment[1]) if assignment else None
+        if api is not None and api.path in GLOBAL_STEP_APIS:
+            step_names.add(assignment[0])  # read by minimize(global_step=...), the optimizer's own step
+            continue
+        if phase == "forward" and "labels" not in names_in(statement):
+            forward.append(statement)
+            continue
+        if phase == "forward":
+            phase = "loss"
+        if assignment is None:
+            problems.append(f"model_fn statement `{_first_line(statement)}` is not migrated")
+            continue
+        name, value = assignment
+        if phase == "loss":
+            loss_statements.append(statement)
+            if name == loss.value:
+                phase = "after loss"
+        elif api is not None and (api.path.endswith("Optimizer") or api.path.startswith("keras.optimizers.")):
+            optimizer, optimizer_name = value, name
+        elif isinstance(train_op, cst.Name) and name == train_op.value:
+            minimize = value
+        elif api is not None and api.path.startswith("summary."):
+            problems.append(f"model_fn writes a summary ({api.path}): not migrated")
+        # anything else after the loss feeds evaluate/predict (metrics, predictions), not carried over
+
+    if phase != "after loss":
+        return problems + [f"model_fn does not compute its loss `{loss.value}` from labels"]
+    optimizer = _minimize(minimize, optimizer, optimizer_name, loss.value, step_names, analysis)
+    if optimizer is None:
+        return problems + ["the train_op is not `<TF1 optimizer>.minimize(loss, global_step=get_global_step())`"]
+    problem = optimizer_problem(optimizer, resolver)
+    if problem:
+        problems.append(problem)
+    analysis.graph_api_problems(optimizer, "the optimizer", allowed=[optimizer])
+    forward_names = set().union(*(_assigned(s) for s in forward))
+    # The class makes its optimizer in __init__, where only params and the module's names exist.
+    local = set().union(*(_assigned(s) for s in body)) | set(parameters) - {"params"}
+    if names_in(optimizer) & local:
+        problems.append("the optimizer's arguments use values computed in model_fn")
+
+    loss_reads = set().union(*(names_in(s) for s in loss_statements))
+    outputs = sorted(loss_reads & forward_names - set().union(*(_assigned(s) for s in loss_statements)))
+    if len(outputs) != 1:
+        problems.append(
+            f"the loss reads {len(outputs)} values of the network ({', '.join(outputs) or 'none'}); one is migrated"
+        )
+    if loss_reads & {"mode", "config"}:
+        problems.append("the loss depends on mode or config")
+    for statement in loss_statements:
+        analysis.graph_api_problems(statement, "the loss")
+    rewriter = _ForwardRewriter(analysis)
+    forward = [statement.visit(rewriter) for statement in _needed(forward, outputs[:1])]
+    if (loss_reads | set().union(*(names_in(s) for s in forward))) & step_names:
+        problems.append("the network or the loss reads the global step (a Keras model has optimizer.iterations)")
+    for name in sorted(set().union(*(names_in(s) for s in forward)) & {"mode", "config"}):
+        problems.append(f"the network uses `{name}` other than as `mode == ModeKeys.TRAIN`")
+    if problems:
+        return list(dict.fromkeys(problems))
+    return ModelFnShape(
+        function, class_name(function.name.value), forward, outputs[0], loss_statements, loss.value, optimizer,
+        parameters,
+    )
+
+
+def _needed(forward: list[cst.BaseStatement], outputs: list[str]) -> list[cst.BaseStatement]:
+    """The forward statements the output depends on: assignments only predictions or metrics read go."""
+    needed, kept = set(outputs), []
+    for statement in reversed(forward):
+        bound = _assigned(statement)
+        if isinstance(statement, cst.SimpleStatementLine) and bound and not bound & needed:
+            continue
+        kept.append(statement)
+        needed |= names_in(statement)
+    return kept[::-1]
+
+
+def _minimize(minimize, optimizer, optimizer_name, loss, step_names, analysis) -> cst.Call | None:
+    """Checks `train_op = <optimizer>.minimize(loss, global_step=...)`; the inline optimizer if it is one."""
+    if not isinstance(minimize, cst.Call) or not isinstance(minimize.func, cst.Attribute) or minimize.func.attr.value != "minimize":
+        return None
+    arguments, problems = call_arguments(minimize, ("loss", "global_step", "var_list"))
+    step = arguments.get("global_step")
+    step_api = analysis.resolver.call_api(step) if isinstance(step, cst.Call) else None
+    global_step = (step_api is not None and step_api.path in GLOBAL_STEP_APIS) or (
+        isinstance(step, cst.Name) and step.value in step_names
+    )
+    if problems or set(arguments) != {"loss", "global_step"} or not global_step or not (
+        isinstance(arguments["loss"], cst.Name) and arguments["loss"].value == loss
+    ):
+        analysis.problems.append("the train_op is not `optimizer.minimize(loss, global_step=get_global_step())`")
+        return None
+    receiver = minimize.func.value
+    if isinstance(receiver, cst.Name) and receiver.value == optimizer_name:
+        return optimizer
+    if isinstance(receiver, cst.Call) and analysis.resolver.call_api(receiver) is not None:
+        return receiver  # an optimizer made inline; optimizer_problem says whether it is carried over
+    return None
+
+
+class _ForwardRewriter(cst.CSTTransformer):
+    """The network's statements as `call` runs them: layers made once (`self.layer`), `mode == TRAIN` ->
+    `training`; problems for what a Keras model cannot do the same way."""
+
+    def __init__(self, analysis: _Analysis):
+        self.analysis = analysis
+
+    def leave_Comparison(self, original, updated):
+        if self.analysis.mode_comparison(original) == "TRAIN":
+            return cst.Name("training")
+        return updated
+
+    def visit_Comparison(self, node: cst.Comparison) -> bool:
+        return self.analysis.mode_comparison(node) != "TRAIN"
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        api = self.analysis.resolver.call_api(original)
+        if api is None or not isinstance(original.func, cst.Name | cst.Attribute):
+            return updated  # (a layer called where it is made resolves as its constructor: not that)
+        if api.path in TF1_LAYERS:
+            return self._tf1_layer(api.path, updated)
+        if api.path == "feature_column.input_layer":
+            arguments, problems = call_arguments(updated, ("features", "feature_columns"))
+            if problems or set(arguments) != {"features", "feature_columns"}:
+                self.analysis.problems.append("input_layer(...) takes more than features and feature_columns")
+                return updated
+            columns, features = source(arguments["feature_columns"]), source(arguments["features"])
+            return cst.parse_expression(f"self.layer(tf_keras.layers.DenseFeatures, {columns})({features})")
+        if api.path.startswith("keras.layers."):
+            return self._keras_layer(api.path.rsplit(".", 1)[1], original, updated)
+        if api.path.startswith(GRAPH_APIS):
+            self.analysis.problems.append(f"the network calls {api.path} (TF1 graph state a Keras model does not have)")
+        return updated
+
+    def _tf1_layer(self, path: str, call: cst.Call) -> cst.BaseExpression:
+        keras_class, positional = TF1_LAYERS[path]
+        inputs, arguments = None, []
+        training = "False"  # TF1's dropout drops nothing unless told training=True; Keras's would in fit
+        for index, arg in enumerate(call.args):
+            keyword = arg.keyword.value if arg.keyword else None
+            if arg.star or (keyword is None and index > positional):
+                self.analysis.problems.append(f"{path}(...) arguments beyond the first {positional + 1} must be given by keyword")
+            elif keyword in TF1_LAYER_COLLECTION_ARGUMENTS:
+                self.analysis.problems.append(f"{path}({keyword}=...) is not migrated (TF1 collections)")
+            elif keyword == "inputs" or (keyword is None and index == 0):
+                inputs = source(arg.value)
+            elif keyword == "training":
+                training = source(arg.value)
+            else:
+                arguments.append(f"{keyword}={source(arg.value)}" if keyword else source(arg.value))
+        rate_given = any(a.startswith("rate=") for a in arguments) or any(a.keyword is None for a in call.args[1:2])
+        if keras_class == "Dropout" and not rate_given:
+            arguments.insert(0, "0.5")  # TF1 dropout's default rate
+        call_training = f", training={training}" if keras_class == "Dropout" else ""
+        made = ", ".join(["tf_keras.layers." + keras_class, *arguments])
+        return cst.parse_expression(f"self.layer({made})({inputs}{call_training})")
+
+    def _keras_layer(self, name: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        plain = cst.SimpleWhitespace("")
+        arguments = "".join(
+            ", " + source(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=plain))
+            for arg in updated.args
+        )
+        made = cst.parse_expression(f"self.layer(tf_keras.layers.{name}{arguments})")
+        if name in KERAS_LAYERS:
+            return made
+        self.analysis.problems.append(
+            f"keras.layers.{name} in model_fn is not migrated"
+            + (" (call Dropout(...)(x, training=mode == ModeKeys.TRAIN) where it is made)" if name == "Dropout" else "")
+        )
+        return updated
+
+
+def class_code(shape: ModelFnShape, optimizer: str) -> str:
+    """The class a model_fn becomes (text, at column 0)."""
+    function = shape.function.name.value
+    features = "features"
+    forward = "".join(source(s) for s in shape.forward)
+    needs_params = "params" in shape.parameters
+    call_params = "params = self.params\n" if needs_params and "params" in names_in(cst.Module(shape.forward)) else ""
+    loss_code = "".join(source(s) for s in shape.loss_statements)
+    loss_params = "params = self.params\n" if needs_params and "params" in names_in(cst.Module(shape.loss_statements)) else ""
+    reads = names_in(cst.Module(shape.loss_statements))
+    unpacked = [(n, v) for n, v in (("features", "x"), ("labels", "y"), (shape.output, "y_pred")) if n in reads]
+    body = lambda code: textwrap.indent(textwrap.dedent(code).lstrip("\n"), " " * 8)  # noqa: E731
+    return (
+        f"class {shape.class_name}(model_fns.EstimatorModel):\n"
+        f'    """`{function}` as a Keras model: its network in `call` (each layer made once, named as the\n'
+        f'    Estimator named it), its loss in `compute_loss`, its optimizer compiled in."""\n\n'
+        f"    def __init__(self, params=None):\n"
+        f"        super().__init__(params)\n"
+        f"        self.compile(optimizer={optimizer})\n\n"
+        f"    def call(self, {features}, training=False):\n"
+        + body(call_params + forward)
+        + f"        return {shape.output}\n\n"
+        f"    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):\n"
+        f"        {', '.join(n for n, _ in unpacked)} = {', '.join(v for _, v in unpacked)}\n"
+        + body(loss_params + loss_code)
+        + f"        return {shape.loss}\n"
+    )
+
+
+def keras_optimizer_code(shape: ModelFnShape, resolver: ApiResolver) -> tuple[str, str]:
+    """The Keras optimizer expression and the module it needs (`tf_keras` or `canned`)."""
+    expression, module = keras_optimizer(shape.optimizer, shape.optimizer, resolver)
+    return source(expression), module
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
+
+
+def _first_line(statement: cst.BaseStatement) -> str:
+    return source(statement).strip().splitlines()[0]

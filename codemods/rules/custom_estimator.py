@@ -1,0 +1,68 @@
+"""Custom `Estimator(model_fn=f, params=p, model_dir, config)` -> `F(params=p)`, and `def f` -> `class F`.
+
+The model_fn becomes a `compat.model_fns.EstimatorModel` subclass (codemods/model_fns.py: which shapes, and
+why others are kept); `model_dir` and `config` move to the checkpointing code of the train calls, as for
+canned estimators, so the migrated model trains with the same checkpoints, cadence and hooks.
+"""
+
+import libcst as cst
+
+from codemods.model_fns import class_code, keras_optimizer_code
+from codemods.registry import Rule, register
+from codemods.templates import statements
+
+
+@register
+class ModelFnRule(Rule):
+    rule_id = "custom-model-fn"
+    node_types = (cst.FunctionDef,)
+
+    def leave(self, original, updated, ctx):
+        shape = ctx.facts.migrated_model_fn(original)
+        if shape is None:
+            return updated
+        optimizer, module = keras_optimizer_code(shape, ctx.resolver)
+        if module == "canned":  # TF1 Adagrad's Keras twin
+            ctx.need_import("compat", "canned")
+        ctx.need_import("tf_keras")
+        ctx.need_import("compat", "model_fns")
+        ctx.record(
+            original,
+            self.rule_id,
+            True,
+            f"model_fn {original.name.value} -> class {shape.class_name}(compat.model_fns.EstimatorModel): network "
+            "in call, loss in compute_loss, optimizer compiled in; PREDICT/EVAL parts dropped (only "
+            "evaluate/predict used them); an Estimator's model_dir converts with "
+            "compat.model_fns.convert_estimator_checkpoint",
+        )
+        new = statements(class_code(shape, optimizer))
+        new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
+        return cst.FlattenSentinel(new)
+
+
+@register
+class CustomEstimatorRule(Rule):
+    rule_id = "custom-estimator"
+    node_types = (cst.Call,)
+
+    def leave(self, original, updated, ctx):
+        estimator = ctx.facts.estimator_for_call(original)
+        if estimator is None or not estimator.custom or not estimator.migratable:
+            return updated  # kept ones get their TODOs from the canned-estimator rule
+        ctx.record(
+            original,
+            self.rule_id,
+            True,
+            f"Estimator(model_fn={estimator.model_fn.function.name.value}) -> {estimator.model_fn.class_name}"
+            "(params=...): model_dir and config go to the train calls' checkpointing",
+        )
+        original_params = estimator.kwargs.get("params")
+        kept = [
+            updated_arg.with_changes(keyword=cst.Name("params"), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+            for original_arg, updated_arg in zip(original.args, updated.args)
+            if original_params is not None and original_arg.value is original_params
+        ]
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=updated.args[-1].comma)
+        return updated.with_changes(func=cst.Name(estimator.model_fn.class_name), args=kept)

@@ -1,0 +1,96 @@
+"""Two custom model_fn Estimators, for tests/test_custom_model_fn.py: both the input of `migrate rewrite` and,
+unchanged, the legacy reference run. Fixed batch order, a checkpoint every 5 steps (step 0 included).
+
+- `layers_model_fn`: the TensorFlow guide's shape: feature columns through `input_layer`, TF1 layers in a
+  loop over params, a dropout switched by mode, PREDICT/EVAL branches, `tf.compat.v1.losses`, TF1 Adagrad.
+- `keras_model_fn`: Keras layers called inline on a feature, the loss from `tf.nn`, the train part in an
+  `if mode == TRAIN:` branch with the global step in a variable, TF1 plain gradient descent.
+"""
+
+import argparse
+import os
+
+import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+tf1 = tf.compat.v1
+
+LAYERS_PARAMS = {
+    "feature_columns": [tf1.feature_column.numeric_column("pixels", shape=[64])],
+    "hidden_units": [32, 16],
+    "dropout": 0.0,
+    "n_classes": 10,
+    "learning_rate": 0.05,
+}
+KERAS_PARAMS = {"units": 24, "learning_rate": 0.1}
+
+
+def layers_model_fn(features, labels, mode, params):
+    net = tf1.feature_column.input_layer(features, params["feature_columns"])
+    for units in params["hidden_units"]:
+        net = tf1.layers.dense(net, units=units, activation=tf.nn.relu)
+    net = tf1.layers.dropout(net, rate=params["dropout"], training=mode == tf.estimator.ModeKeys.TRAIN)
+    logits = tf1.layers.dense(net, params["n_classes"], activation=None, name="logits")
+
+    predicted_classes = tf.argmax(logits, 1)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        predictions = {"class_ids": predicted_classes[:, tf.newaxis], "probabilities": tf.nn.softmax(logits)}
+        return tf.estimator.EstimatorSpec(mode, predictions=predictions)
+
+    loss = tf1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    accuracy = tf1.metrics.accuracy(labels=labels, predictions=predicted_classes, name="acc_op")
+    if mode == tf.estimator.ModeKeys.EVAL:
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
+
+    optimizer = tf1.train.AdagradOptimizer(learning_rate=params["learning_rate"])
+    train_op = optimizer.minimize(loss, global_step=tf1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def keras_model_fn(features, labels, mode, params):
+    hidden = tf.keras.layers.Dense(params["units"], activation="tanh")(features["pixels"])
+    logits = tf.keras.layers.Dense(10)(hidden)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"class": tf.argmax(logits, 1)})
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        global_step = tf1.train.get_global_step()
+        optimizer = tf1.train.GradientDescentOptimizer(params["learning_rate"])
+        train_op = optimizer.minimize(loss, global_step=global_step)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    return tf.estimator.EstimatorSpec(mode, loss=loss)
+
+
+def train_input_fn():
+    digits = load_digits()
+    pixels = (digits.data / 16.0).astype(np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"pixels": pixels}, digits.target)).repeat().batch(32)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--max_steps", type=int, default=20)
+    args = parser.parse_args()
+
+    config = tf1.estimator.RunConfig(save_checkpoints_steps=5, keep_checkpoint_max=20)
+    layers_estimator = tf.estimator.Estimator(
+        model_fn=layers_model_fn,
+        model_dir=os.path.join(args.model_dir, "layers"),
+        config=config,
+        params=LAYERS_PARAMS,
+    )
+    layers_estimator.train(input_fn=train_input_fn, max_steps=args.max_steps)
+    keras_config = tf1.estimator.RunConfig(save_checkpoints_steps=5, keep_checkpoint_max=20)
+    keras_estimator = tf.estimator.Estimator(
+        model_fn=keras_model_fn,
+        model_dir=os.path.join(args.model_dir, "keras"),
+        config=keras_config,
+        params=KERAS_PARAMS,
+    )
+    keras_estimator.train(input_fn=train_input_fn, max_steps=args.max_steps)
+
+
+if __name__ == "__main__":
+    main()
