@@ -80,9 +80,9 @@ def run_migrated_from_estimator_start(program: Path, estimator_dir: Path, target
     return migrated, model_dir
 
 
-def migrate_file(source: Path, out_dir: Path, target: str) -> Path:
-    """`migrate rewrite --out` on one program; returns the rewritten program's path."""
-    run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir])
+def migrate_file(source: Path, out_dir: Path, target: str, *options: str) -> Path:
+    """`migrate rewrite --out` on one program (`options`: e.g. "--exact"); returns the rewritten program's path."""
+    run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir, *options])
     return out_dir / source.name
 
 

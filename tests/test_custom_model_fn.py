@@ -4,11 +4,16 @@ layers + gradient descent) under TensorFlow 2.15; rewritten, the same program tr
 under both targets from the Estimators' own step 0 (loaded by name with
 compat.model_fns.convert_estimator_checkpoint). After 20 steps on the same batches every weight is the
 Estimator's within 1e-5; stopped at step 10 and re-run to 20 (a restart, as after a crash: the checkpoint is
-restored into the migrated model, the input starts over), they match the Estimator restarted the same way."""
+restored into the migrated model, the input starts over), they match the Estimator restarted the same way.
+With --exact, SIGKILLed after a save of step >= 50 and re-run, both targets end with the weights of an
+uninterrupted run from the same start, bit for bit."""
 
 from __future__ import annotations
 
 import importlib.util
+import signal
+import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -16,11 +21,13 @@ import tensorflow as tf
 
 from compat import model_fns
 from compat.legacy_checkpoint import LegacyCheckpoint
-from tests.conftest import MODERN_PYTHON, ROOT, migrate_file, run
+from migrate.demo import checkpoint_step
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "custom_model_fn_program.py"
 STEPS = 20
+RESUME_STEPS = 600
 # model_dir subdirectory -> (the class the model_fn becomes, the params the program gives it)
 MODELS = {"layers": ("LayersModelFn", "LAYERS_PARAMS"), "keras": ("KerasModelFn", "KERAS_PARAMS")}
 
@@ -58,12 +65,23 @@ def _start_from_estimator(module, estimator_dir, model_dir):
         assert saved.endswith("ckpt-0") and int(model.optimizer.iterations) == 0
 
 
+def _latest_saved_step(directory) -> int:
+    """The highest step of the latest checkpoints below `directory` (each folder with a state file)."""
+    return max([checkpoint_step(state.parent) or 0 for state in directory.rglob("checkpoint")], default=0)
+
+
+def _restored(module, name, model_dir):
+    """A migrated model restored from the latest checkpoint in model_dir/name."""
+    model = _model(module, name)
+    tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
+        tf.train.latest_checkpoint(str(model_dir / name))
+    ).expect_partial()
+    return model
+
+
 def _assert_matches(module, model_dir, estimator_dir):
     for name in MODELS:
-        model = _model(module, name)
-        tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
-            tf.train.latest_checkpoint(str(model_dir / name))
-        ).expect_partial()
+        model = _restored(module, name, model_dir)
         assert int(model.optimizer.iterations) == STEPS
         reference = LegacyCheckpoint(estimator_dir / name / f"model.ckpt-{STEPS}")
         initial = LegacyCheckpoint(estimator_dir / name / "model.ckpt-0")
@@ -90,3 +108,33 @@ def test_migrated_model_fns_take_the_estimators_steps(target, estimator_dirs, tm
     for steps in (STEPS // 2, STEPS):
         run([MODERN_PYTHON, migrated, "--model_dir", tmp_path / "restarted", "--max_steps", steps])
     _assert_matches(module, tmp_path / "restarted", restarted)
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_model_fns_resume_exactly_after_sigkill(target, tmp_path):
+    """`--exact`: SIGKILLed mid-training, the re-run ends with the weights of an uninterrupted run, bit for
+    bit, so the checkpoint restores the whole migrated model (layers made by make_variables, optimizer
+    slots, step, input position)."""
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target, "--exact")
+    module = _import(migrated)
+    command = [MODERN_PYTHON, migrated, "--max_steps", RESUME_STEPS, "--model_dir"]
+    killed = tmp_path / "killed"
+    for name in MODELS:  # both runs start from the same weights
+        model = _model(module, name)
+        checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
+        for directory in (tmp_path / "straight", killed):
+            tf.train.CheckpointManager(checkpoint, directory / name, max_to_keep=1).save(checkpoint_number=0)
+    run([*command, tmp_path / "straight"])
+    process = subprocess.Popen([str(c) for c in [*command, killed]], env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while _latest_saved_step(killed / "layers") < 50:  # in model_dir (loop) or its backup dir (keras)
+        assert process.poll() is None and time.monotonic() < deadline, "no checkpoint of step 50 in time"
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    assert process.wait() == -signal.SIGKILL
+    run([*command, killed])
+    for name in MODELS:
+        finished = [_restored(module, name, directory) for directory in (tmp_path / "straight", killed)]
+        assert [int(model.optimizer.iterations) for model in finished] == [RESUME_STEPS] * 2
+        for straight, resumed in zip(*(model.trainable_variables for model in finished)):
+            np.testing.assert_array_equal(resumed.numpy(), straight.numpy(), err_msg=f"{name}: {straight.name}")
