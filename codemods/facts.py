@@ -26,6 +26,7 @@ from codemods.hook_facts import (
     builtin_hook_problems,
 )
 from codemods.input_fns import callable_input_fn_problems
+from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
 
@@ -40,6 +41,8 @@ TRAIN_SPEC_PARAMS = ("input_fn", "max_steps", "hooks", "saving_listeners")
 EVAL_SPEC_PARAMS = ("input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs")
 CANNED_ESTIMATORS = tuple(CANNED)
 CUSTOM_ESTIMATOR = "estimator.Estimator"
+GRAPH_MODE_SWITCHES = ("disable_v2_behavior", "disable_eager_execution")
+GRAPH_CODE = ("Session", "InteractiveSession", "placeholder", "train.MonitoredTrainingSession", "train.Saver")
 CUSTOM_ESTIMATOR_KEYWORDS = ("model_fn", "params", *MOVED_TO_CHECKPOINTING)
 
 # RunConfig arguments the rewrite carries over; any other is a reason to leave the estimator alone.
@@ -115,6 +118,7 @@ class EstimatorFacts:
     model_calls: list[cst.Call] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     model_fn: ModelFnShape | None = None  # a custom Estimator's model_fn, in the shape codemods/model_fns.py migrates
+    model_fn_paths: dict[str, Path] = field(default_factory=dict)  # "evaluate"/"predict" -> its path, when called
 
     @property
     def migratable(self) -> bool:
@@ -181,14 +185,18 @@ class ProgramFacts:
     # name -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
     hook_lists: dict[str, cst.List] = field(default_factory=dict)
     module_code: str = ""
+    # `tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` statements, and whether the module
+    # has TF1 graph code (sessions, placeholders) that needs them
+    graph_mode_switches: list[cst.SimpleStatementLine] = field(default_factory=list)
+    graph_code: bool = False
     top_level_functions: set[int] = field(default_factory=set)  # ids of the module's own defs
     name_uses: Counter[str] = field(default_factory=Counter)  # codemods.syntax.name_counts of the module
 
-    def migrated_model_fn(self, function: cst.FunctionDef) -> ModelFnShape | None:
-        """The shape of `function` when it is the model_fn of a custom estimator that is migrated."""
+    def migrated_model_fn(self, function: cst.FunctionDef) -> EstimatorFacts | None:
+        """The custom estimator, migrated, whose model_fn `function` is."""
         for estimator in self.estimators.values():
             if estimator.migratable and estimator.model_fn is not None and estimator.model_fn.function is function:
-                return estimator.model_fn
+                return estimator
         return None
 
     def hook_blocked_by(self, hook: str) -> list[str]:
@@ -281,6 +289,10 @@ class _Collector(cst.CSTVisitor):
             self.facts.hooks[node.name.value] = HookFacts(node.name.value, node, analyze_hook(node))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        small = node.body[0] if len(node.body) == 1 else None
+        switch = self.resolver.call_api(small.value) if isinstance(small, cst.Expr) else None
+        if switch is not None and switch.is_one_of(*GRAPH_MODE_SWITCHES):
+            self.facts.graph_mode_switches.append(node)
         assignment = single_assignment(node)
         if assignment is None:
             return
@@ -373,6 +385,8 @@ class _UseChecker(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         api = self.resolver.call_api(node)
+        if api is not None and api.is_one_of(*GRAPH_CODE):
+            self.facts.graph_code = True
         if api is not None and BUILTIN_HOOKS.get(api.path) in EARLY_STOPPING_HOOKS:
             estimator = call_arguments(node, BUILTIN_HOOK_PARAMS[BUILTIN_HOOKS[api.path]])[0].get("estimator")
             if isinstance(estimator, cst.Name):
@@ -481,6 +495,12 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     facts.hooks_used_elsewhere = {
         name for name, references in checker.hook_references.items() if any(id(r) not in followed for r in references)
     }
+    if facts.graph_mode_switches and facts.graph_code:
+        for estimator in facts.estimators.values():
+            estimator.problems.append(
+                "the module switches TF2 behaviour off for its TF1 graph code (sessions, placeholders), and the "
+                "migrated code runs eagerly"
+            )
     _block_sharers(facts)
     return facts
 
@@ -585,16 +605,18 @@ def _check_custom_estimator(estimator: EstimatorFacts, facts: ProgramFacts, reso
         problems.append(f"model_fn `{name}` is not defined at the module's top level")
     if facts.name_uses[name] != 2:  # its def and model_fn=
         problems.append(f"model_fn `{name}` is used elsewhere too (it becomes a class)")
-    if estimator.model_calls:
-        problems.append(
-            "evaluate()/predict() of a custom model_fn are not migrated yet (its eval_metric_ops and predictions)"
-        )
     shape = analyze_model_fn(definitions[0], resolver)
     if isinstance(shape, list):
         problems += [f"model_fn {name}: {problem}" for problem in shape]
         return
     if re.search(rf"\b{shape.class_name}\b", facts.module_code):
         problems.append(f"the module already uses the name {shape.class_name} the migrated model_fn would take")
+    for method in sorted({call.func.attr.value for call in estimator.model_calls}):
+        path = (evaluation_path if method == "evaluate" else prediction_path)(shape, resolver)
+        if isinstance(path, list):
+            problems += [f"model_fn {name}, for {method}(): {problem}" for problem in path]
+        else:
+            estimator.model_fn_paths[method] = path
     estimator.model_fn = shape
 
 

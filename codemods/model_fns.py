@@ -78,6 +78,8 @@ class ModelFnShape:
     loss: str
     optimizer: cst.Call  # the TF1 optimizer's constructor call
     parameters: tuple[str, ...]
+    body: list[cst.BaseStatement]  # the function's statements (docstring left out), as written
+    training_only: set[int]  # ids of the statements making the optimizer, the train_op, the global step
 
 
 def class_name(function_name: str) -> str:
@@ -196,6 +198,7 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
     forward, loss_statements, optimizer, optimizer_name = [], [], None, None
     minimize = train_op if isinstance(train_op, cst.Call) else None
     step_names: set[str] = set()  # variables holding get_global_step()
+    training_only: set[int] = set()
     phase = "forward"
     for statement in statements[: tail_end - 1]:
         branch = analysis.mode_branch(statement)
@@ -207,6 +210,7 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
         api = resolver.call_api(assignment[1]) if assignment else None
         if api is not None and api.path in GLOBAL_STEP_APIS:
             step_names.add(assignment[0])  # read by minimize(global_step=...), the optimizer's own step
+            training_only.add(id(statement))
             continue
         if phase == "forward" and "labels" not in names_in(statement):
             forward.append(statement)
@@ -223,8 +227,10 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
                 phase = "after loss"
         elif api is not None and (api.path.endswith("Optimizer") or api.path.startswith("keras.optimizers.")):
             optimizer, optimizer_name = value, name
+            training_only.add(id(statement))
         elif isinstance(train_op, cst.Name) and name == train_op.value:
             minimize = value
+            training_only.add(id(statement))
         elif api is not None and api.path.startswith("summary."):
             problems.append(f"model_fn writes a summary ({api.path}): not migrated")
         # anything else after the loss feeds evaluate/predict (metrics, predictions), not carried over
@@ -264,7 +270,7 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
         return list(dict.fromkeys(problems))
     return ModelFnShape(
         function, class_name(function.name.value), forward, outputs[0], loss_statements, loss.value, optimizer,
-        parameters,
+        parameters, body, training_only,
     )
 
 
@@ -376,8 +382,8 @@ class _ForwardRewriter(cst.CSTTransformer):
         return updated
 
 
-def class_code(shape: ModelFnShape, optimizer: str) -> str:
-    """The class a model_fn becomes (text, at column 0)."""
+def class_code(shape: ModelFnShape, optimizer: str, methods: str = "") -> str:
+    """The class a model_fn becomes (text, at column 0); `methods`: more of its body (model_fn_paths)."""
     function = shape.function.name.value
     features = "features"
     forward = "".join(source(s) for s in shape.forward)
@@ -402,6 +408,7 @@ def class_code(shape: ModelFnShape, optimizer: str) -> str:
         f"        {', '.join(n for n, _ in unpacked)} = {', '.join(v for _, v in unpacked)}\n"
         + body(loss_params + loss_code)
         + f"        return {shape.loss}\n"
+        + methods
     )
 
 

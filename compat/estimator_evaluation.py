@@ -136,6 +136,12 @@ def evaluate(
             metrics["auc"], metrics["auc_precision_recall"] = v1_auc.result("ROC"), v1_auc.result("PR")
         else:
             metrics.update({name: float(metric.result()) for name, metric in keras_aucs.items()})
+    return finish_evaluation(metrics, model, summary_dir)
+
+
+def finish_evaluation(metrics: dict[str, float], model: tf_keras.Model, summary_dir: str | None) -> dict[str, float]:
+    """Write the metrics to `summary_dir` at the model's step (as Estimator wrote model_dir/eval) and add
+    `global_step`, as Estimator's evaluate returned it."""
     step = int(model.optimizer.iterations)
     if summary_dir is not None:
         writer = tf.summary.create_file_writer(summary_dir)
@@ -144,8 +150,7 @@ def evaluate(
             for name, value in metrics.items():
                 tf.summary.scalar(name, value, step=step)
         writer.close()
-    metrics["global_step"] = step
-    return metrics
+    return {**metrics, "global_step": step}
 
 
 class PeriodicEvaluation(tf_keras.callbacks.Callback):

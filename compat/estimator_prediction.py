@@ -58,17 +58,29 @@ def predict(
     """What a canned Estimator's `predict(input_fn, ...)` yields, for a `compat.canned` model."""
     head = head_of(model)
     logits_of = tf.function(lambda features: model(features, training=False))
+    batches = (head_predictions(head, logits_of(features_of(batch)).numpy()) for batch in dataset)
+    return as_estimator_yields(batches, predict_keys, yield_single_examples)
+
+
+def features_of(batch):
+    """The features of an input batch: Estimator.predict dropped the labels of (features, labels)."""
+    return batch[0] if isinstance(batch, tuple) else batch
+
+
+def as_estimator_yields(batches, predict_keys, yield_single_examples: bool):
+    """Per-batch predictions (a dict of arrays, or one array) as Estimator.predict yielded them: limited to
+    `predict_keys`, then one example at a time (or a batch at a time)."""
     keys = [predict_keys] if isinstance(predict_keys, str) else predict_keys
-    for batch in dataset:
-        features = batch[0] if isinstance(batch, tuple) else batch
-        predictions = head_predictions(head, logits_of(features).numpy())
-        if keys is not None:
+    for predictions in batches:
+        if isinstance(predictions, dict) and keys is not None:
             unknown = sorted(set(keys) - set(predictions))
             if unknown:
-                raise ValueError(f"predict_keys {unknown} are not predictions of this head: {sorted(predictions)}")
+                raise ValueError(f"predict_keys {unknown} are not among the predictions: {sorted(predictions)}")
             predictions = {key: predictions[key] for key in keys}
         if not yield_single_examples:
             yield predictions
-            continue
-        for index in range(len(next(iter(predictions.values())))):
-            yield {key: value[index] for key, value in predictions.items()}
+        elif not isinstance(predictions, dict):
+            yield from predictions
+        else:
+            for index in range(len(next(iter(predictions.values())))):
+                yield {key: value[index] for key, value in predictions.items()}

@@ -8,7 +8,9 @@ point and returns the same layer on every later pass (layers are counted in call
 Estimator named it, so a legacy checkpoint maps onto it by name (`load_estimator_checkpoint`).
 
 The model_fn's loss goes to `compute_loss`, its optimizer to `compile`; `train_step` logs the step's own
-loss (as Estimator's `loss` summary and NanTensorHook saw it), not Keras's running mean.
+loss (as Estimator's `loss` summary and NanTensorHook saw it), not Keras's running mean. Its EVAL and
+PREDICT paths, when the program evaluates or predicts, become `evaluation_step` / `prediction_step`
+(codemods/model_fn_paths.py), which `evaluate` and `predict` here run as Estimator ran them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
+from compat.estimator_evaluation import finish_evaluation
+from compat.estimator_prediction import as_estimator_yields, features_of
 from compat.load import LoadResult, load_legacy_checkpoint
 
 
@@ -39,8 +43,12 @@ class EstimatorModel(tf_keras.Model):
         self._next_layer = 0
 
     def __call__(self, *args, **kwargs):
-        self._next_layer = 0  # each pass walks the same layers again, from the first
+        self.begin_pass()
         return super().__call__(*args, **kwargs)
+
+    def begin_pass(self) -> None:
+        """A forward pass (call, evaluation_step, prediction_step) walks the layers again from the first."""
+        self._next_layer = 0
 
     def layer(self, layer_class, *args, **kwargs):
         """The layer made at this point of the forward pass (made now on the first pass)."""
@@ -73,6 +81,65 @@ class EstimatorModel(tf_keras.Model):
         features = element_spec[0] if isinstance(element_spec, tuple) else element_spec
         self(tf.nest.map_structure(_zeros, features), training=False)
         self.optimizer.build(self.trainable_variables)
+
+
+# tf.compat.v1.metrics function -> the Keras metric computing the same value over the same inputs.
+KERAS_METRICS = {
+    "accuracy": tf_keras.metrics.Accuracy,
+    "mean": tf_keras.metrics.Mean,
+    "mean_squared_error": tf_keras.metrics.MeanSquaredError,
+    "mean_absolute_error": tf_keras.metrics.MeanAbsoluteError,
+    "root_mean_squared_error": tf_keras.metrics.RootMeanSquaredError,
+    "precision": tf_keras.metrics.Precision,
+    "recall": tf_keras.metrics.Recall,
+}
+
+
+def _update(metric: tf_keras.metrics.Metric, kind: str, given: dict) -> None:
+    weights = given.get("weights")
+    if kind == "mean":
+        metric.update_state(given["values"], sample_weight=weights)
+        return
+    labels, predictions = given["labels"], given["predictions"]
+    if kind in ("precision", "recall"):  # TF1 casts both to bool (nonzero is true); Keras thresholds at 0.5
+        labels, predictions = (tf.cast(tf.cast(x, tf.bool), tf.float32) for x in (labels, predictions))
+    metric.update_state(labels, predictions, sample_weight=weights)
+
+
+def evaluate(model: EstimatorModel, dataset: tf.data.Dataset, steps: int | None = None,
+             summary_dir: str | None = None) -> dict[str, float]:
+    """Estimator.evaluate for a migrated model_fn: its eval_metric_ops over every batch (or the first
+    `steps`), `loss` as the mean of the batch losses, `global_step`; also written to `summary_dir`."""
+
+    @tf.function
+    def evaluation_step(features, labels):
+        model.begin_pass()
+        return model.evaluation_step(features, labels)
+
+    metrics = {name: KERAS_METRICS[kind]() for name, kind in model.EVAL_METRICS.items()}
+    losses = []
+    for features, labels in dataset if steps is None else dataset.take(steps):
+        loss, given = evaluation_step(features, labels)
+        losses.append(float(loss))
+        for name, metric in metrics.items():
+            _update(metric, model.EVAL_METRICS[name], given[name])
+    results = {name: float(metric.result()) for name, metric in metrics.items()}
+    results["loss"] = float(np.mean(losses)) if losses else 0.0
+    return finish_evaluation(results, model, summary_dir)
+
+
+def predict(model: EstimatorModel, dataset: tf.data.Dataset, predict_keys: str | list[str] | None = None,
+            yield_single_examples: bool = True):
+    """Estimator.predict for a migrated model_fn: its PREDICT branch's predictions, per example (or per batch),
+    limited to `predict_keys` when the predictions are a dict."""
+
+    @tf.function
+    def prediction_step(features):
+        model.begin_pass()
+        return model.prediction_step(features)
+
+    batches = (tf.nest.map_structure(np.asarray, prediction_step(features_of(batch))) for batch in dataset)
+    return as_estimator_yields(batches, predict_keys, yield_single_examples)
 
 
 def _zeros(spec: tf.TensorSpec) -> tf.Tensor:

@@ -3,7 +3,7 @@ tests/legacy/custom_model_fn_program.py trains two model_fn Estimators (TF1 laye
 layers + gradient descent) under TensorFlow 2.15; rewritten, the same program trains the migrated classes
 under both targets from the Estimators' own step 0 (loaded by name with
 compat.model_fns.convert_estimator_checkpoint). After 20 steps on the same batches every weight is the
-Estimator's within 1e-5; stopped at step 10 and re-run to 20 (a restart, as after a crash: the checkpoint is
+Estimator's within 1e-5, evaluate() returns its metrics (rtol 1e-4) and predict() its predictions; stopped at step 10 and re-run to 20 (a restart, as after a crash: the checkpoint is
 restored into the migrated model, the input starts over), they match the Estimator restarted the same way.
 With --exact, SIGKILLed after a save of step >= 50 and re-run, both targets end with the weights of an
 uninterrupted run from the same start, bit for bit."""
@@ -11,6 +11,7 @@ uninterrupted run from the same start, bit for bit."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import signal
 import subprocess
 import time
@@ -36,7 +37,7 @@ MODELS = {"layers": ("LayersModelFn", "LAYERS_PARAMS"), "keras": ("KerasModelFn"
 def estimator_dirs(legacy_python, tmp_path_factory):
     """(uninterrupted to 20, stopped at 10 and re-run to 20) Estimator model_dirs."""
     straight = tmp_path_factory.mktemp("estimator") / "model"
-    run([legacy_python, PROGRAM, "--model_dir", straight, "--max_steps", STEPS])
+    run([legacy_python, PROGRAM, "--model_dir", straight, "--max_steps", STEPS, "--results", straight / "results.json"])
     restarted = tmp_path_factory.mktemp("estimator_restarted") / "model"
     for steps in (STEPS // 2, STEPS):
         run([legacy_python, PROGRAM, "--model_dir", restarted, "--max_steps", steps])
@@ -92,6 +93,20 @@ def _assert_matches(module, model_dir, estimator_dir):
             np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=f"{name}: {legacy}")
 
 
+def _assert_same_results(migrated: dict, estimator: dict) -> None:
+    """evaluate(): the same keys and values (rtol 1e-4); predict(): the same per-example dicts."""
+    for name in MODELS:
+        assert migrated[name]["evaluation"].keys() == estimator[name]["evaluation"].keys()
+        assert migrated[name]["evaluation"]["global_step"] == STEPS
+        for key, value in estimator[name]["evaluation"].items():
+            np.testing.assert_allclose(migrated[name]["evaluation"][key], value, rtol=1e-4, err_msg=f"{name}: {key}")
+        assert len(migrated[name]["predictions"]) == len(estimator[name]["predictions"]) == 50
+        for ours, theirs in zip(migrated[name]["predictions"], estimator[name]["predictions"]):
+            assert ours.keys() == theirs.keys()
+            for key in theirs:
+                np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-4, atol=1e-6, err_msg=f"{name}: {key}")
+
+
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_migrated_model_fns_take_the_estimators_steps(target, estimator_dirs, tmp_path):
     straight, restarted = estimator_dirs
@@ -101,8 +116,10 @@ def test_migrated_model_fns_take_the_estimators_steps(target, estimator_dirs, tm
     module = _import(migrated)
 
     _start_from_estimator(module, straight, tmp_path / "straight")
-    run([MODERN_PYTHON, migrated, "--model_dir", tmp_path / "straight", "--max_steps", STEPS])
+    results = tmp_path / "results.json"
+    run([MODERN_PYTHON, migrated, "--model_dir", tmp_path / "straight", "--max_steps", STEPS, "--results", results])
     _assert_matches(module, tmp_path / "straight", straight)
+    _assert_same_results(json.loads(results.read_text()), json.loads((straight / "results.json").read_text()))
 
     _start_from_estimator(module, restarted, tmp_path / "restarted")
     for steps in (STEPS // 2, STEPS):

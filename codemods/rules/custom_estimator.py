@@ -7,6 +7,7 @@ canned estimators, so the migrated model trains with the same checkpoints, caden
 
 import libcst as cst
 
+from codemods.model_fn_paths import path_methods
 from codemods.model_fns import class_code, keras_optimizer_code
 from codemods.registry import Rule, register
 from codemods.templates import statements
@@ -18,9 +19,10 @@ class ModelFnRule(Rule):
     node_types = (cst.FunctionDef,)
 
     def leave(self, original, updated, ctx):
-        shape = ctx.facts.migrated_model_fn(original)
-        if shape is None:
+        estimator = ctx.facts.migrated_model_fn(original)
+        if estimator is None:
             return updated
+        shape, paths = estimator.model_fn, estimator.model_fn_paths
         optimizer, module = keras_optimizer_code(shape, ctx.resolver)
         if module == "canned":  # TF1 Adagrad's Keras twin
             ctx.need_import("compat", "canned")
@@ -31,11 +33,13 @@ class ModelFnRule(Rule):
             self.rule_id,
             True,
             f"model_fn {original.name.value} -> class {shape.class_name}(compat.model_fns.EstimatorModel): network "
-            "in call, loss in compute_loss, optimizer compiled in; PREDICT/EVAL parts dropped (only "
-            "evaluate/predict used them); an Estimator's model_dir converts with "
+            "in call, loss in compute_loss, optimizer compiled in"
+            + "".join(f", its {mode} path in {mode}_step" for mode, used in (("evaluation", "evaluate"), ("prediction", "predict")) if used in paths)
+            + "; an Estimator's model_dir converts with "
             "compat.model_fns.convert_estimator_checkpoint",
         )
-        new = statements(class_code(shape, optimizer))
+        methods = path_methods(shape, paths.get("evaluate"), paths.get("predict"))
+        new = statements(class_code(shape, optimizer, methods))
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
         return cst.FlattenSentinel(new)
 

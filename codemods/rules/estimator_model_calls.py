@@ -45,10 +45,11 @@ class EstimatorEvaluateRule(_ModelCallRule):
 
     def replacement(self, estimator, dataset, kwargs, ctx):
         ctx.need_import("os")
-        ctx.need_import("compat", "estimator_evaluation")
+        module = "model_fns" if estimator.custom else "estimator_evaluation"  # model_fn's EVAL path, or the head's
+        ctx.need_import("compat", module)
         steps = f", steps={source(kwargs['steps'])}" if "steps" in kwargs else ""
         summary_dir = f'os.path.join({source(estimator.model_dir)}, "eval")'
-        return f"estimator_evaluation.evaluate({estimator.variable}, {dataset}{steps}, summary_dir={summary_dir})"
+        return f"{module}.evaluate({estimator.variable}, {dataset}{steps}, summary_dir={summary_dir})"
 
 
 @register
@@ -58,8 +59,9 @@ class EstimatorPredictRule(_ModelCallRule):
     replaced_by = "compat.estimator_prediction.predict (the head's predictions, same keys)"
 
     def replacement(self, estimator, dataset, kwargs, ctx):
-        ctx.need_import("compat", "estimator_prediction")
+        module = "model_fns" if estimator.custom else "estimator_prediction"  # model_fn's PREDICT path, or the head's
+        ctx.need_import("compat", module)
         options = "".join(
             f", {key}={source(kwargs[key])}" for key in ("predict_keys", "yield_single_examples") if key in kwargs
         )
-        return f"estimator_prediction.predict({estimator.variable}, {dataset}{options})"
+        return f"{module}.predict({estimator.variable}, {dataset}{options})"

@@ -303,15 +303,44 @@ ROWS = [
         ("class MyModelFn(model_fns.EstimatorModel):", "classifier.compute_loss(features, labels"),
     ),
     Row(
+        "`est.evaluate(input_fn, steps)` / `est.predict(input_fn, predict_keys, yield_single_examples)` of such an "
+        "estimator (EVAL path: `tf.compat.v1.metrics` accuracy, mean, mean_squared_error, mean_absolute_error, "
+        "root_mean_squared_error, precision, recall; PREDICT: an `if mode == PREDICT:` branch)",
+        "the class gains `evaluation_step` (loss + what each metric was given; `EVAL_METRICS`) / `prediction_step`; "
+        "the call -> `model_fns.evaluate(est, dataset, steps, summary_dir=model_dir/eval)` / `model_fns.predict(...)`",
+        "same",
+        "custom_model_fn",
+        ('EVAL_METRICS = {"accuracy": "accuracy"}', "accuracy = dict(labels=labels, predictions=predicted_classes)",
+         "model_fns.evaluate(classifier, eval_input_fn()", "model_fns.predict(classifier, eval_input_fn(), predict_keys="),
+        ("def prediction_step(self, features):", "model_fns.evaluate(classifier, eval_input_fn()"),
+    ),
+    Row(
         "A model_fn outside that shape (summaries, collections, `get_variable`, batch norm, regularizers, a "
-        "schedule on the global step, `training_hooks`, `config`), or a custom estimator that is evaluated or "
-        "predicted with",
+        "schedule on the global step, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
+        "with but without a PREDICT branch",
         "kept, with one `TODO(migrate)` per reason",
         "same",
         "todo_custom_model_fn_unfaithful",
         ("calls layers.batch_normalization", "EstimatorSpec(training_hooks=...) is not migrated",
-         "evaluate()/predict() of a custom model_fn are not migrated yet"),
+         "eval metric metrics.auc is not migrated yet", "model_fn has no `if mode == PREDICT:` branch"),
         ("calls layers.batch_normalization",),
+    ),
+    Row(
+        "`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` in a module whose estimators migrate",
+        "removed (the migrated code runs eagerly; Estimators built their own graphs)",
+        "same",
+        "graph_mode_switch",
+        ("import tensorflow as tf2", "canned.linear_regressor("),
+        ("import tensorflow as tf2", "canned.linear_regressor("),
+    ),
+    Row(
+        "the same switch in a module with TF1 graph code of its own (`Session`, `placeholder`, `Saver`, "
+        "`MonitoredTrainingSession`)",
+        "kept, and the module's estimators stay Estimators, with a `TODO(migrate)`",
+        "same",
+        "todo_graph_mode_switch_kept",
+        ("the module switches TF2 behaviour off for its TF1 graph code",),
+        ("the module switches TF2 behaviour off for its TF1 graph code",),
     ),
     Row(
         "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), `make_early_stopping_hook`, exporters",

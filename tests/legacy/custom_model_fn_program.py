@@ -1,5 +1,6 @@
 """Two custom model_fn Estimators, for tests/test_custom_model_fn.py: both the input of `migrate rewrite` and,
 unchanged, the legacy reference run. Fixed batch order, a checkpoint every 5 steps (step 0 included).
+With --results, each is then evaluated on all of digits and predicts its first 50 examples (written as JSON).
 
 - `layers_model_fn`: the TensorFlow guide's shape: feature columns through `input_layer`, TF1 layers in a
   loop over params, a dropout switched by mode, PREDICT/EVAL branches, `tf.compat.v1.losses`, TF1 Adagrad.
@@ -8,6 +9,8 @@ unchanged, the legacy reference run. Fixed batch order, a checkpoint every 5 ste
 """
 
 import argparse
+import itertools
+import json
 import os
 
 import numpy as np
@@ -62,17 +65,33 @@ def keras_model_fn(features, labels, mode, params):
     return tf.estimator.EstimatorSpec(mode, loss=loss)
 
 
+DIGITS = load_digits()
+PIXELS = (DIGITS.data / 16.0).astype(np.float32)
+
+
 def train_input_fn():
-    digits = load_digits()
-    pixels = (digits.data / 16.0).astype(np.float32)
-    return tf.data.Dataset.from_tensor_slices(({"pixels": pixels}, digits.target)).repeat().batch(32)
+    return tf.data.Dataset.from_tensor_slices(({"pixels": PIXELS}, DIGITS.target)).repeat().batch(32)
+
+
+def eval_input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"pixels": PIXELS}, DIGITS.target)).batch(64)
+
+
+def as_json(value):
+    if isinstance(value, dict):
+        return {key: as_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_json(item) for item in value]
+    return np.asarray(value).tolist()
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--max_steps", type=int, default=20)
+    parser.add_argument("--results", help="write evaluate() and the first predict() results here (JSON)")
     args = parser.parse_args()
+    results = {}
 
     config = tf1.estimator.RunConfig(save_checkpoints_steps=5, keep_checkpoint_max=20)
     layers_estimator = tf.estimator.Estimator(
@@ -82,6 +101,11 @@ def main():
         params=LAYERS_PARAMS,
     )
     layers_estimator.train(input_fn=train_input_fn, max_steps=args.max_steps)
+    if args.results:
+        results["layers"] = {
+            "evaluation": as_json(layers_estimator.evaluate(input_fn=eval_input_fn)),
+            "predictions": as_json(list(itertools.islice(layers_estimator.predict(input_fn=eval_input_fn), 50))),
+        }
     keras_config = tf1.estimator.RunConfig(save_checkpoints_steps=5, keep_checkpoint_max=20)
     keras_estimator = tf.estimator.Estimator(
         model_fn=keras_model_fn,
@@ -90,6 +114,13 @@ def main():
         params=KERAS_PARAMS,
     )
     keras_estimator.train(input_fn=train_input_fn, max_steps=args.max_steps)
+    if args.results:
+        results["keras"] = {
+            "evaluation": as_json(keras_estimator.evaluate(input_fn=eval_input_fn, steps=10)),
+            "predictions": as_json(list(itertools.islice(keras_estimator.predict(input_fn=eval_input_fn), 50))),
+        }
+        with open(args.results, "w") as file:
+            json.dump(results, file)
 
 
 if __name__ == "__main__":
