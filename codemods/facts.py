@@ -125,6 +125,12 @@ class EstimatorFacts:
         return not self.problems
 
     @property
+    def callbacks_every_step(self) -> bool:
+        """Whether a training of this estimator has hooks (or an evaluation schedule) that run after every step."""
+        return any(t.eval_spec is not None or not is_none(t.train_arguments().get("hooks", cst.Name("None")))
+                   for t in self.trainings)
+
+    @property
     def custom(self) -> bool:
         return self.api.path == CUSTOM_ESTIMATOR
 

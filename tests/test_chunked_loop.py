@@ -6,6 +6,7 @@ checkpoints and loss summaries at the cadence's steps."""
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import time
@@ -91,3 +92,36 @@ def test_chunked_loop_resumes_after_sigkill(tmp_path):
     expected = sorted({*range(0, saved + 1, EVERY), *range(saved, MAX_STEPS, EVERY), MAX_STEPS})
     assert checkpoint_steps(model_dir) == expected
     assert set(range(SUMMARY_STEPS, MAX_STEPS + 1, SUMMARY_STEPS)) <= set(summary_steps(model_dir))
+
+
+def test_keras_steps_per_execution_resumes_after_sigkill(tmp_path):
+    """The keras target without hooks runs `steps_per_execution` = gcd(150, 100) = 50 steps per call, and
+    BackupAndRestore's save_freq counts calls (150 // 50): SIGKILLed after a backup of step >= 300, the
+    backup is at a multiple of 150, and the re-run resumes from it (its progress bar starts past it) and
+    ends at max_steps."""
+    source = tmp_path / "program.py"
+    source.write_text(PROGRAM)
+    migrated = migrate_file(source, tmp_path / "migrated", "keras")
+    assert f"steps_per_execution = math.gcd({EVERY}, {SUMMARY_STEPS})" in migrated.read_text()
+    model_dir = tmp_path / "model"
+    process = subprocess.Popen([MODERN_PYTHON, migrated, "--model_dir", model_dir], env=QUIET_TF,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while (backed_up := backup_step(model_dir)) < 2 * EVERY:
+        assert process.poll() is None and time.monotonic() < deadline, "no backup of step 300 in time"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    assert process.wait() == -signal.SIGKILL
+    saved = max(backed_up, backup_step(model_dir))
+    assert saved % EVERY == 0 and saved < MAX_STEPS
+
+    rerun = run([MODERN_PYTHON, migrated, "--model_dir", model_dir])
+    first_shown = int(re.search(rf"(\d+)/{MAX_STEPS}", rerun.stdout).group(1))
+    assert saved < first_shown <= saved + EVERY  # fit went on from the backup, not from step 0
+    assert checkpoint_step(model_dir) == MAX_STEPS
+
+
+def backup_step(model_dir) -> int:
+    """The step of the newest BackupAndRestore backup below model_dir/backup (0 when there is none)."""
+    states = list((model_dir / "backup").rglob("checkpoint"))
+    return max([checkpoint_step(state.parent) or 0 for state in states], default=0)

@@ -10,9 +10,12 @@ through `compat.resume.restore_latest`, which refuses an unconverted Estimator m
 
 - keras: the latest checkpoint in model_dir is restored, then `fit` runs the remaining steps with
   `BackupAndRestore(save_freq=save_checkpoints_steps)` (on the clock: `compat.timed_backup.
-  TimedBackupAndRestore(save_secs=...)`) first among the callbacks (the Estimator saved its
-  checkpoint before the user's hooks ran), so a crash mid-call resumes at the last backup. `steps=N`
-  counts from the state the call started from: after a crash the re-run completes those N steps.
+  TimedBackupAndRestore(save_secs=...)`) before the user's hooks (the Estimator saved its checkpoint
+  before they ran) and after the NaN check (Estimator's NanTensorHook stopped a NaN step before its save),
+  so a crash mid-call resumes at the last backup. `steps=N` counts from the state the call started from:
+  after a crash the re-run completes those N steps. Without hooks and with a step cadence, `fit` runs
+  gcd(save_checkpoints_steps, save_summary_steps) steps per call (`steps_per_execution`; speed:
+  bench/training_throughput.py), with `compat.step_backup.BackupAndRestore` counting calls.
 - loop: `tf.train.Checkpoint` + `CheckpointManager(checkpoint_interval=save_checkpoints_steps)` (on the
   clock: a `time.monotonic()` check after each step), restored
   with `resume.restore_latest(checkpoint, manager)`, a `tf.function` train step, and the migrated
@@ -61,17 +64,23 @@ _MAX_STEPS_GUARD = """if int({est}.optimizer.iterations) < {limit}:  # max_steps
 """
 
 _KERAS_FIT = """
-{est}.fit(
+{steps_per_call}{est}.fit(
     {dataset},
     epochs=1,
     steps_per_epoch={steps_per_epoch},
     callbacks=[
+        estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
         {backup}(os.path.join({model_dir}, "backup"), {cadence}),
         tf_keras.callbacks.TensorBoard({model_dir}, update_freq={summary_steps}),{hooks}
-        estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook
     ],
 )
 {est}_manager.save(checkpoint_number={est}.optimizer.iterations)
+"""
+
+# Without hooks and with a step cadence, fit runs the steps between checkpoint and summary steps in one call
+# (steps_per_execution): callbacks then see every k-th step, where saves and summaries fall anyway.
+# BackupAndRestore counts calls, so its save_freq is in calls; compat.step_backup's resumes after the call.
+_STEPS_PER_CALL = """{est}.steps_per_execution = math.gcd({every}, {summary_steps})  # steps per call: saves and summaries fall between calls
 """
 
 # The parts both loops share: manager, restore, hooks, summaries, the train step, the first save...
@@ -317,6 +326,13 @@ class EstimatorTrainRule(Rule):
             values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)
             values["backup"], values["cadence"], module = _keras_backup(kind, values["every"], ctx.exact)
             ctx.need_import(*module)
+            values["steps_per_call"] = ""
+            if kind == "steps" and not ctx.exact and not estimator.callbacks_every_step:
+                ctx.need_import("math")
+                ctx.need_import("compat", "step_backup")
+                values["steps_per_call"] = _STEPS_PER_CALL.format(**values)
+                values["backup"] = "step_backup.BackupAndRestore"  # resumes after the call's last step
+                values["cadence"] += f" // math.gcd({values['every']}, {values['summary_steps']})"
             if limit is None:  # until the input is exhausted (or a hook stops it), as Estimator
                 values["steps_per_epoch"] = "None"
                 code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
