@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from codemods.model_fns import ModelFnShape, _Analysis, _ForwardRewriter, _needed, names_in
+from codemods.model_fns import ModelFnReader, ModelFnShape, NetworkRewriter, names_in, needed_statements
 from codemods.syntax import call_arguments, single_assignment
 from codemods.templates import source
 
@@ -41,7 +41,7 @@ class Path:
     metrics: dict[str, str]  # evaluation: metric key -> kind
 
 
-class _EvaluationRewriter(_ForwardRewriter):
+class _EvaluationRewriter(NetworkRewriter):
     """The forward rewrite, plus `metrics.<kind>(labels, predictions, weights)` -> `dict(labels=..., ...)`."""
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -70,7 +70,7 @@ def _shared(statements, shape, analysis):
 
 
 def _path(statements, result, analysis, rewriter, unavailable: set[str]) -> Path:
-    statements = [s.visit(rewriter) for s in _needed(statements, sorted(names_in(result)))]
+    statements = [s.visit(rewriter) for s in needed_statements(statements, sorted(names_in(result)))]
     result = result.visit(rewriter)
     used = set().union(names_in(result), *(names_in(s) for s in statements))
     for name in sorted(used & unavailable):
@@ -80,7 +80,7 @@ def _path(statements, result, analysis, rewriter, unavailable: set[str]) -> Path
 
 def prediction_path(shape: ModelFnShape, resolver) -> Path | list[str]:
     """The PREDICT path: statements up to the `if mode == PREDICT:` branch's return, and its predictions."""
-    analysis = _Analysis(shape.function, resolver)
+    analysis = ModelFnReader(shape.function, resolver)
     index = _branch(shape.body, analysis, "PREDICT")
     if index is None:
         return ["model_fn has no `if mode == PREDICT:` branch (predict() ran its other code without labels)"]
@@ -89,14 +89,14 @@ def prediction_path(shape: ModelFnShape, resolver) -> Path | list[str]:
     if "predictions" not in spec:
         return ["the PREDICT branch does not return EstimatorSpec(predictions=...)"]
     statements = _shared(shape.body[:index], shape, analysis) + branch[:-1]
-    path = _path(statements, spec["predictions"], analysis, _ForwardRewriter(analysis), {"labels", "mode", "config"})
+    path = _path(statements, spec["predictions"], analysis, NetworkRewriter(analysis), {"labels", "mode", "config"})
     return analysis.problems or path
 
 
 def evaluation_path(shape: ModelFnShape, resolver) -> Path | list[str]:
     """The EVAL path: from the top to the EVAL return (an `if mode == EVAL:` branch's, the return after the
     `if mode == TRAIN:` branch, or the single return), its loss and eval_metric_ops."""
-    analysis = _Analysis(shape.function, resolver)
+    analysis = ModelFnReader(shape.function, resolver)
     body = shape.body
     index, train = _branch(body, analysis, "EVAL"), _branch(body, analysis, "TRAIN")
     if index is not None:

@@ -109,7 +109,9 @@ def _assigned(statement: cst.BaseStatement) -> set[str]:
     return bound
 
 
-class _Analysis:
+class ModelFnReader:
+    """Questions about one model_fn's code (mode branches, EstimatorSpec returns, graph APIs); collects problems."""
+
     def __init__(self, function: cst.FunctionDef, resolver: ApiResolver):
         self.function = function
         self.resolver = resolver
@@ -161,7 +163,7 @@ class _Analysis:
 
 def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelFnShape | list[str]:
     """The parts of a model_fn in the common shape, or why it is not in it."""
-    analysis = _Analysis(function, resolver)
+    analysis = ModelFnReader(function, resolver)
     problems = analysis.problems
     params = function.params
     parameters = tuple(p.name.value for p in params.params)
@@ -260,8 +262,8 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
         problems.append("the loss depends on mode or config")
     for statement in loss_statements:
         analysis.graph_api_problems(statement, "the loss")
-    rewriter = _ForwardRewriter(analysis)
-    forward = [statement.visit(rewriter) for statement in _needed(forward, outputs[:1])]
+    rewriter = NetworkRewriter(analysis)
+    forward = [statement.visit(rewriter) for statement in needed_statements(forward, outputs[:1])]
     if (loss_reads | set().union(*(names_in(s) for s in forward))) & step_names:
         problems.append("the network or the loss reads the global step (a Keras model has optimizer.iterations)")
     for name in sorted(set().union(*(names_in(s) for s in forward)) & {"mode", "config"}):
@@ -274,7 +276,7 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
     )
 
 
-def _needed(forward: list[cst.BaseStatement], outputs: list[str]) -> list[cst.BaseStatement]:
+def needed_statements(forward: list[cst.BaseStatement], outputs: list[str]) -> list[cst.BaseStatement]:
     """The forward statements the output depends on: assignments only predictions or metrics read go."""
     needed, kept = set(outputs), []
     for statement in reversed(forward):
@@ -309,11 +311,11 @@ def _minimize(minimize, optimizer, optimizer_name, loss, step_names, analysis) -
     return None
 
 
-class _ForwardRewriter(cst.CSTTransformer):
+class NetworkRewriter(cst.CSTTransformer):
     """The network's statements as `call` runs them: layers made once (`self.layer`), `mode == TRAIN` ->
     `training`; problems for what a Keras model cannot do the same way."""
 
-    def __init__(self, analysis: _Analysis):
+    def __init__(self, analysis: ModelFnReader):
         self.analysis = analysis
 
     def leave_Comparison(self, original, updated):
