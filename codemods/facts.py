@@ -9,7 +9,6 @@ differently. Everything here reads the original tree; the rules consult it while
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -190,13 +189,20 @@ class ProgramFacts:
     builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
     # name -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
     hook_lists: dict[str, cst.List] = field(default_factory=dict)
-    module_code: str = ""
+    module: cst.Module | None = None
     # `tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` statements, and whether the module
     # has TF1 graph code (sessions, placeholders) that needs them
     graph_mode_switches: list[cst.SimpleStatementLine] = field(default_factory=list)
     graph_code: bool = False
     top_level_functions: set[int] = field(default_factory=set)  # ids of the module's own defs
-    name_uses: Counter[str] = field(default_factory=Counter)  # codemods.syntax.name_counts of the module
+    _name_uses: Counter[str] | None = None
+
+    @property
+    def name_uses(self) -> Counter[str]:
+        """How often each name occurs in the module (codemods.syntax.name_counts), counted when first asked."""
+        if self._name_uses is None:
+            self._name_uses = name_counts(self.module)
+        return self._name_uses
 
     def migrated_model_fn(self, function: cst.FunctionDef) -> EstimatorFacts | None:
         """The custom estimator, migrated, whose model_fn `function` is."""
@@ -467,9 +473,8 @@ class _ModelCalls(cst.CSTVisitor):
 def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     """Everything the rules need to know about the module before they change it."""
     facts = ProgramFacts(
-        module_code=module.code,
+        module=module,
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
-        name_uses=name_counts(module),
     )
     collector = _Collector(resolver, facts)
     module.visit(collector)
@@ -615,7 +620,7 @@ def _check_custom_estimator(estimator: EstimatorFacts, facts: ProgramFacts, reso
     if isinstance(shape, list):
         problems += [f"model_fn {name}: {problem}" for problem in shape]
         return
-    if re.search(rf"\b{shape.class_name}\b", facts.module_code):
+    if facts.name_uses[shape.class_name]:
         problems.append(f"the module already uses the name {shape.class_name} the migrated model_fn would take")
     for method in sorted({call.func.attr.value for call in estimator.model_calls}):
         path = (evaluation_path if method == "evaluate" else prediction_path)(shape, resolver)
