@@ -68,7 +68,10 @@ def _start_from_estimator(module, estimator_dir, model_dir):
 
 def _latest_saved_step(directory) -> int:
     """The highest step of the latest checkpoints below `directory` (each folder with a state file)."""
-    return max([checkpoint_step(state.parent) or 0 for state in directory.rglob("checkpoint")], default=0)
+    try:
+        return max([checkpoint_step(state.parent) or 0 for state in directory.rglob("checkpoint")], default=0)
+    except (OSError, tf.errors.OpError):  # a save in progress: its temporary directory went away
+        return 0
 
 
 def _restored(module, name, model_dir):
