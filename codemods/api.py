@@ -1,18 +1,23 @@
 """Which TensorFlow API a name in the source denotes, whatever the import alias.
 
-LibCST's QualifiedNameProvider resolves imports (`import tensorflow.compat.v1 as tf`,
-`from tensorflow import estimator`). Programs also alias by assignment (`tf1 = tf.compat.v1`), which the
-provider leaves as a local name; `ApiResolver` follows those module-level aliases too. Every spelling is
+Imports (`import tensorflow.compat.v1 as tf`, `from tensorflow import estimator`) are resolved from the
+module's import table when that is unambiguous, by LibCST's QualifiedNameProvider when it is not.
+Programs also alias by assignment (`tf1 = tf.compat.v1`); `ApiResolver` follows those module-level aliases
+too. Every spelling is
 reduced to an `Api`: the path below the TensorFlow root (`estimator.DNNClassifier`) and whether it was
 reached through `compat.v1`, which matters because v1 canned heads sum the loss where v2 heads average it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider, QualifiedNameSource
+from libcst.metadata import QualifiedName, QualifiedNameSource
+from libcst.metadata.base_provider import LazyValue
+
+from codemods.bindings import ModuleBindings
 
 _ROOTS = (
     ("tensorflow.compat.v1.", True),
@@ -55,16 +60,70 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
 
 
 class ApiResolver:
-    """Resolves expressions to `Api`s using the metadata of one module."""
+    """Resolves expressions to `Api`s in one module.
 
-    def __init__(self, get_metadata, module: cst.Module):
-        self._get_metadata = get_metadata  # a MetadataDependent's get_metadata
+    When every name bound to TensorFlow (by an import, or a module-level alias assignment) is bound once,
+    at module level, and nowhere else, every use of that name means that binding: names resolve from the
+    import table alone. Otherwise (rebound, shadowed by a parameter, imported inside a function or under
+    try/except, a star import) LibCST's qualified-name analysis of the whole module decides, as it would
+    have for every module; `scope_analysis` computes it, and is only called then.
+    """
+
+    def __init__(
+        self,
+        module: cst.Module,
+        bindings: ModuleBindings,
+        scope_analysis: Callable[[], Mapping[cst.CSTNode, Collection[QualifiedName]]],
+        always_analyse: bool = False,  # for tests comparing both ways
+    ):
+        self._bindings = bindings
+        self._qualified_names: Mapping[cst.CSTNode, Collection[QualifiedName]] | None = None
         self._aliases: dict[str, str] = {}
+        if not always_analyse and self._tensorflow_names_bound_once():
+            self._aliases = self._module_aliases(module)
+            if all(len(bindings.by_name[alias]) == 1 for alias in self._aliases):
+                return
+            self._aliases = {}
+        self._qualified_names = scope_analysis()
         self._aliases = self._module_aliases(module)
 
+    @property
+    def used_scope_analysis(self) -> bool:
+        return self._qualified_names is not None
+
+    def _tensorflow_names_bound_once(self) -> bool:
+        """Whether each name an import binds to TensorFlow (or a name that reads as TensorFlow's own, like
+        `tensorflow`) is bound once in the whole module, at module level."""
+        if self._bindings.star_import:
+            return False
+        for name, bindings in self._bindings.by_name.items():
+            tensorflow = api_from_qualified_name(name + ".x") is not None or any(
+                binding.imported is not None and api_from_qualified_name(binding.imported) is not None
+                for binding in bindings
+            )
+            if tensorflow and (len(bindings) > 1 or not bindings[0].module_level):
+                return False
+        return True
+
     def _qualified(self, node: cst.CSTNode) -> set[str]:
+        if self._qualified_names is not None:
+            names = self._qualified_names.get(node, ())
+            return self._resolve_aliases(names() if isinstance(names, LazyValue) else names)
+        full_name = cst.helpers.get_full_name_for_node(node)
+        if full_name is None:
+            return set()
+        head, _, rest = full_name.partition(".")
+        bindings = self._bindings.by_name.get(head)
+        if not bindings or len(bindings) > 1:
+            return set()
+        imported = bindings[0].imported
+        # A variable: an alias when _module_aliases found it to be one (then bound once, at module level).
+        name = self._aliases.get(head, head) if imported is None else imported
+        return {name + ("." + rest if rest else "")}
+
+    def _resolve_aliases(self, qualified_names: Collection[QualifiedName]) -> set[str]:
         names = set()
-        for qname in self._get_metadata(QualifiedNameProvider, node, ()):
+        for qname in qualified_names:
             name = qname.name
             if qname.source is QualifiedNameSource.LOCAL:
                 head, _, rest = name.partition(".")

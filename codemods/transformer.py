@@ -3,7 +3,7 @@
 A single traversal (rather than one codemod after another) keeps every node's position pointing into the
 input file, which is what the report's `line` promises. Rules see a `RuleContext`: the target, the
 module's facts, qualified-name resolution, and helpers to record findings, leave TODO comments and ask
-for imports (added afterwards by LibCST's AddImportsVisitor, whatever the module's existing imports).
+for imports (added afterwards by codemods.imports, whatever the module's existing imports).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from codemods.api import ApiResolver
+from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
 from codemods.findings import Finding, todo_comment
+from codemods.imports import NeededImport, add_imports
 from codemods.registry import Rule, load_rules
 from codemods.rules.unsupported_api import GUIDANCE
 
@@ -41,13 +41,17 @@ class RuleContext:
         self.target = target
         self.exact = exact  # emit the exact-resume runtime (compat.exact / the exact loop)
         self._transformer = transformer
-        self.resolver = ApiResolver(transformer.get_metadata, module)
+        self.bindings = ModuleBindings.of(module)
+        self.resolver = ApiResolver(
+            module, self.bindings, lambda: transformer.metadata_wrapper.resolve(QualifiedNameProvider)
+        )
         self.facts: ProgramFacts = collect_facts(module, self.resolver)
         self.findings: list[Finding] = []
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
-        self.tf = self._tensorflow_name(module)
+        self.tf = self._tensorflow_name(module, self.bindings)
         self.imported_names: dict[str, str] = {}  # name the migrated code imports -> module it comes from
+        self.needed_imports: list[NeededImport] = []
         # Rewritten nodes a rule removed from their statement for another rule to emit elsewhere, keyed by
         # the id of the original node (a TrainSpec assignment folded into its train_and_evaluate).
         self.moved: dict[int, cst.CSTNode] = {}
@@ -69,14 +73,17 @@ class RuleContext:
             pending.append(comment)
 
     def need_import(self, module: str, obj: str | None = None, asname: str | None = None) -> None:
-        AddImportsVisitor.add_needed_import(self._transformer.context, module, obj, asname)
+        needed = NeededImport(module, obj, asname)
+        if needed not in self.needed_imports:
+            self.needed_imports.append(needed)
         self.imported_names[asname or obj or module.split(".")[0]] = module
 
     def need_tensorflow(self) -> str:
         self.need_import("tensorflow", asname=None if self.tf == "tensorflow" else self.tf)
         return self.tf
 
-    def _tensorflow_name(self, module: cst.Module) -> str:
+    @staticmethod
+    def _tensorflow_name(module: cst.Module, bindings: ModuleBindings) -> str:
         """The module's name for `tensorflow` itself; `tf` may be bound to tensorflow.compat.v1 instead."""
         for statement in module.body:
             if isinstance(statement, cst.SimpleStatementLine):
@@ -85,18 +92,26 @@ class RuleContext:
                         for alias in small.names:
                             if cst.helpers.get_full_name_for_node(alias.name) == "tensorflow":
                                 return alias.asname.name.value if alias.asname else "tensorflow"
-        scope = self._transformer.get_metadata(ScopeProvider, module)
-        return "tf" if "tf" not in scope else "tf2"
+        module_level_tf = any(binding.module_level for binding in bindings.by_name.get("tf", ()))
+        return "tf2" if module_level_tf else "tf"
 
 
 class MigrationTransformer(cst.CSTTransformer):
     # A plain transformer, not a ContextAwareTransformer: that one's matcher-decorator dispatch on every
-    # node cost more than the rules themselves (measured). The context only carries the needed imports.
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider)
+    # node cost more than the rules themselves (measured).
+    # Positions only: qualified names come from codemods.api, which asks `metadata_wrapper` for LibCST's
+    # scope analysis only for modules whose TensorFlow names are ambiguous (it costs more than the rules).
+    METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, context: CodemodContext, target: str, rules: list[Rule], exact: bool = False):
+    def __init__(
+        self,
+        metadata_wrapper: cst.MetadataWrapper,
+        target: str,
+        rules: list[Rule],
+        exact: bool = False,
+    ):
         super().__init__()
-        self.context = context
+        self.metadata_wrapper = metadata_wrapper
         self.target = target
         self.exact = exact
         self.rules_by_type: dict[type, list[Rule]] = defaultdict(list)
@@ -138,49 +153,6 @@ def _with_comments(statement, comments: list[str]):
     )
 
 
-def _add_imports(module: cst.Module, context: CodemodContext) -> cst.Module:
-    """LibCST's AddImportsVisitor, run on the module's leading import block only.
-
-    It only reads and changes that block (and puts an empty line before the first statement after it),
-    but walks the whole tree twice with matcher dispatch on every node: on the whole module it cost more
-    than all the rules together (measured). The output is the same.
-    """
-    start = 1 if module.body and _is_docstring_or_strict(module.body[0]) else 0
-    end = start
-    while end < len(module.body) and _is_single_import(module.body[end]):
-        end += 1
-    header = module.with_changes(body=module.body[:end])
-    new_header = AddImportsVisitor(context).transform_module_impl(header)
-    rest = list(module.body[end:])
-    if rest and new_header is not header and not rest[0].leading_lines:
-        rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(),))
-    elif rest and new_header is not header and rest[0].leading_lines[0].comment is not None:
-        rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(), *rest[0].leading_lines))
-    return new_header.with_changes(body=[*new_header.body, *rest])
-
-
-def _is_single_import(statement: cst.CSTNode) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], (cst.Import, cst.ImportFrom))
-    )
-
-
-def _is_docstring_or_strict(statement: cst.CSTNode) -> bool:
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return False
-    small = statement.body[0]
-    if isinstance(small, cst.Expr):
-        return isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
-    return (
-        isinstance(small, cst.Assign)
-        and len(small.targets) == 1
-        and isinstance(small.targets[0].target, cst.Name)
-        and small.targets[0].target.value == "__strict__"
-    )
-
-
 def _names_worth_parsing() -> re.Pattern:
     """Every construct the rules act on is reached through a name containing "estimator" (tf.estimator,
     tf.compat.v1.estimator, tensorflow_estimator, estimator.inputs.*), is a SessionRunHook subclass, or is
@@ -211,14 +183,11 @@ def migrate_source(source: str, target: str = "keras", exact: bool = False) -> M
     if _RULES is None:
         _RULES = load_rules()
     module = cst.parse_module(source)
-    context = CodemodContext()
     # No defensive copy: the tree was parsed here and is not shared.
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    transformer = MigrationTransformer(context, target, _RULES, exact)
-    new_module = wrapper.visit(transformer)
-    if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
-        new_module = _add_imports(new_module, context)
-    clashes = _clashing_names(wrapper, transformer.ctx.imported_names)
+    transformer = MigrationTransformer(wrapper, target, _RULES, exact)
+    new_module = add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports)
+    clashes = _clashing_names(wrapper, transformer.ctx.bindings, transformer.ctx.imported_names)
     if clashes:
         return MigrationResult(source, clashes, changed=False)
     code = new_module.code
@@ -228,29 +197,31 @@ def migrate_source(source: str, target: str = "keras", exact: bool = False) -> M
     return MigrationResult(code, findings, changed=code != source)
 
 
-def _clashing_names(wrapper: cst.MetadataWrapper, imported: dict[str, str]) -> list[Finding]:
+def _clashing_names(
+    wrapper: cst.MetadataWrapper, bindings: ModuleBindings, imported: dict[str, str]
+) -> list[Finding]:
     """The module's own bindings of a name the migrated code would import (`for prediction in ...` against
     `from compat import prediction`): the migrated code would call the user's object. Such a module is
     left as it is, with one finding per clash."""
     positions = wrapper.resolve(PositionProvider)
-    clashes = {}
-    for scope in set(wrapper.resolve(ScopeProvider).values()):
-        if scope is None:
-            continue
-        for assignment in scope.assignments:
-            name, node = assignment.name, getattr(assignment, "node", None)
-            if name not in imported or node is None or name in clashes or _imports(node, name, imported[name]):
+    clashes = []
+    for name, module in imported.items():
+        for binding in bindings.by_name.get(name, ()):
+            if _imports(binding.node, name, module):
                 continue
-            start = positions[node].start if node in positions else None
-            clashes[name] = Finding(
-                "name-clash",
-                start.line if start else 1,
-                start.column if start else 0,
-                False,
-                f"not migrated: the module binds `{name}`, the name under which the migrated code imports "
-                f"{imported[name]}{'.' + name if imported[name] == 'compat' else ''}; rename it and run again",
+            start = positions[binding.node].start
+            clashes.append(
+                Finding(
+                    "name-clash",
+                    start.line,
+                    start.column,
+                    False,
+                    f"not migrated: the module binds `{name}`, the name under which the migrated code imports "
+                    f"{module}{'.' + name if module == 'compat' else ''}; rename it and run again",
+                )
             )
-    return sorted(clashes.values(), key=lambda f: (f.line, f.col))
+            break
+    return sorted(clashes, key=lambda f: (f.line, f.col))
 
 
 def _imports(node: cst.CSTNode, name: str, module: str) -> bool:

@@ -1,0 +1,145 @@
+"""Every place a module binds a name, found in one plain walk: no scope analysis.
+
+LibCST's ScopeProvider answers "which binding does this name use" for every name, and costs more than all
+the rules together on an Estimator program (measured: bench/rewrite_throughput.py). Most modules never
+need that question answered: they import `tensorflow` once at the top and never bind the name again, so
+every use of it means the import. `ModuleBindings` lists the bindings, so that `codemods.api.ApiResolver`
+can tell when that is the case and pay for scope analysis only when it is not.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class Binding:
+    name: str
+    # The node LibCST's scope analysis records for the assignment: the import statement, the def, the
+    # class, the parameter, or the Name stored to (so that findings point where LibCST's would).
+    node: cst.CSTNode
+    imported: str | None  # the dotted name an import binds: `import a.b as c` -> "a.b"; None for others
+    module_level: bool
+
+
+class ModuleBindings(cst.CSTVisitor):
+    """Collects `by_name`: name -> its bindings in every scope, in source order; `star_import` is set when
+    a `from ... import *` binds names that cannot be listed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_name: dict[str, list[Binding]] = defaultdict(list)
+        self.star_import = False
+        self._depth = 0  # nesting in functions, classes, lambdas and comprehensions
+
+    @classmethod
+    def of(cls, module: cst.Module) -> ModuleBindings:
+        bindings = cls()
+        module.visit(bindings)
+        return bindings
+
+    def _bind(self, name: str, node: cst.CSTNode, imported: str | None = None) -> None:
+        self.by_name[name].append(Binding(name, node, imported, self._depth == 0))
+
+    def _bind_target(self, target: cst.BaseExpression) -> None:
+        """Names stored to by an assignment target (`a`, `a, (b, *c)`); attributes and subscripts bind none."""
+        if isinstance(target, cst.Name):
+            self._bind(target.value, target)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            dotted = cst.helpers.get_full_name_for_node(alias.name)
+            if alias.asname is not None:
+                self._bind(alias.asname.name.value, node, dotted)
+            else:  # `import a.b` binds `a`; `a.b.c` in the source then names a.b.c as written
+                head = dotted.split(".")[0]
+                self._bind(head, node, head)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if isinstance(node.names, cst.ImportStar):
+            self.star_import = True
+            return False
+        module = cst.helpers.get_full_name_for_node(node.module) if node.module else ""
+        relative = "." * len(node.relative)
+        for alias in node.names:
+            name = alias.name.value
+            imported = f"{relative}{module}.{name}" if module else f"{relative}{name}"
+            self._bind(alias.asname.name.value if alias.asname else name, node, imported)
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind_target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind_target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind_target(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind_target(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:  # with ... as x, except ... as x (imports return early)
+        self._bind_target(node.name)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self._bind(item.name.value, node)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self._bind(item.name.value, node)
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self._bind_target(node.name)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self._bind_target(node.name)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self._bind_target(node.rest)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._bind(node.name.value, node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._bind(node.name.value, node)
+        self._depth += 1
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._depth -= 1
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._bind(node.name.value, node)
+        self._depth += 1
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._depth -= 1
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._depth += 1
+        self._bind_target(node.target)
+
+    def leave_CompFor(self, original_node: cst.CompFor) -> None:
+        self._depth -= 1
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._depth += 1
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._depth -= 1

@@ -1,0 +1,57 @@
+"""codemods.imports writes what LibCST's AddImportsVisitor writes, for the imports the rewrite asks for."""
+
+import libcst as cst
+import pytest
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+
+from codemods.imports import NeededImport, add_imports
+
+MODULES = {
+    "docstring": '"""Trains."""\nimport tensorflow as tf\n\nx = 1\n',
+    "no-imports": "x = 1\n",
+    "empty": "",
+    "comment-after-block": "import tensorflow as tf\n# the model\nx = 1\n",
+    "no-blank-line": "import tensorflow as tf\nx = 1\n",
+    "existing-from": "import os\nfrom compat import resume\nfrom compat import canned as c\n\nx = 1\n",
+    "star": "from compat import *\n\nx = 1\n",
+    "relative": "from . import compat\nfrom .compat import resume\n\nx = 1\n",
+    "aliased-tensorflow": "import tensorflow.compat.v1 as tf\nimport tensorflow as tf2\n\ntf.x()\n",
+    "import-after-code": "x = 1\nimport os\n",
+    "parenthesized": "from compat import (\n    resume,\n)\n\nx = 1\n",
+}
+NEEDS = {
+    "plain": [NeededImport("tf_keras"), NeededImport("os"), NeededImport("math")],
+    "from": [
+        NeededImport("compat", "resume"),
+        NeededImport("compat", "estimator_hooks"),
+        NeededImport("compat", "canned"),
+    ],
+    "aliased": [NeededImport("tensorflow", asname="tf2"), NeededImport("tensorflow", asname="tf3")],
+    "mixed": [
+        NeededImport("compat", "canned"),
+        NeededImport("tf_keras"),
+        NeededImport("tensorflow", asname="tf2"),
+        NeededImport("time"),
+    ],
+    "none": [],
+}
+
+
+def with_libcst(source: str, needed: list[NeededImport]) -> str:
+    context = CodemodContext()
+    for imp in needed:
+        AddImportsVisitor.add_needed_import(context, imp.module, imp.obj, imp.asname)
+    return AddImportsVisitor(context).transform_module(cst.parse_module(source)).code
+
+
+@pytest.mark.parametrize("needs", NEEDS)
+@pytest.mark.parametrize("module", MODULES)
+def test_same_output_as_libcst(module, needs):
+    source, needed = MODULES[module], NEEDS[needs]
+    assert add_imports(cst.parse_module(source), needed).code == with_libcst(source, needed)
+
+
+def test_new_names_join_an_existing_from_import_sorted():
+    code = add_imports(cst.parse_module(MODULES["existing-from"]), NEEDS["from"]).code
+    assert code.splitlines()[1] == "from compat import canned, estimator_hooks, resume"
