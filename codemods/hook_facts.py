@@ -26,8 +26,11 @@ BUILTIN_HOOK_PARAMS = {
     "stop_if_no_increase_hook": ("estimator", "metric_name", "max_steps_without_increase", *_EARLY_STOPPING_REST),
     "stop_if_higher_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
     "stop_if_lower_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
+    "make_early_stopping_hook": ("estimator", "should_stop_fn", "run_every_secs", "run_every_steps"),
 }
-EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name.startswith("stop_if_")]
+# The hooks given the estimator they stop; the callbacks are not (the metric hooks read its eval directory).
+EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name != "StopAtStep"]
+METRIC_EARLY_STOPPING_HOOKS = [name for name in EARLY_STOPPING_HOOKS if name.startswith("stop_if_")]
 BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_STOPPING_HOOKS})
 
 

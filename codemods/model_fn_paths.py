@@ -80,7 +80,7 @@ def _path(statements, result, analysis, rewriter, unavailable: set[str]) -> Path
 
 def prediction_path(shape: ModelFnShape, resolver) -> Path | list[str]:
     """The PREDICT path: statements up to the `if mode == PREDICT:` branch's return, and its predictions."""
-    analysis = ModelFnReader(shape.function, resolver)
+    analysis = ModelFnReader(resolver)
     index = _branch(shape.body, analysis, "PREDICT")
     if index is None:
         return ["model_fn has no `if mode == PREDICT:` branch (predict() ran its other code without labels)"]
@@ -96,7 +96,7 @@ def prediction_path(shape: ModelFnShape, resolver) -> Path | list[str]:
 def evaluation_path(shape: ModelFnShape, resolver) -> Path | list[str]:
     """The EVAL path: from the top to the EVAL return (an `if mode == EVAL:` branch's, the return after the
     `if mode == TRAIN:` branch, or the single return), its loss and eval_metric_ops."""
-    analysis = ModelFnReader(shape.function, resolver)
+    analysis = ModelFnReader(resolver)
     body = shape.body
     index, train = _branch(body, analysis, "EVAL"), _branch(body, analysis, "TRAIN")
     if index is not None:

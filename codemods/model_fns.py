@@ -112,8 +112,7 @@ def _assigned(statement: cst.BaseStatement) -> set[str]:
 class ModelFnReader:
     """Questions about one model_fn's code (mode branches, EstimatorSpec returns, graph APIs); collects problems."""
 
-    def __init__(self, function: cst.FunctionDef, resolver: ApiResolver):
-        self.function = function
+    def __init__(self, resolver: ApiResolver):
         self.resolver = resolver
         self.problems: list[str] = []
 
@@ -163,7 +162,7 @@ class ModelFnReader:
 
 def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelFnShape | list[str]:
     """The parts of a model_fn in the common shape, or why it is not in it."""
-    analysis = ModelFnReader(function, resolver)
+    analysis = ModelFnReader(resolver)
     problems = analysis.problems
     params = function.params
     parameters = tuple(p.name.value for p in params.params)
@@ -387,7 +386,6 @@ class NetworkRewriter(cst.CSTTransformer):
 def class_code(shape: ModelFnShape, optimizer: str, methods: str = "") -> str:
     """The class a model_fn becomes (text, at column 0); `methods`: more of its body (model_fn_paths)."""
     function = shape.function.name.value
-    features = "features"
     forward = "".join(source(s) for s in shape.forward)
     needs_params = "params" in shape.parameters
     call_params = "params = self.params\n" if needs_params and "params" in names_in(cst.Module(shape.forward)) else ""
@@ -403,7 +401,7 @@ def class_code(shape: ModelFnShape, optimizer: str, methods: str = "") -> str:
         f"    def __init__(self, params=None):\n"
         f"        super().__init__(params)\n"
         f"        self.compile(optimizer={optimizer})\n\n"
-        f"    def call(self, {features}, training=False):\n"
+        "    def call(self, features, training=False):\n"
         + body(call_params + forward)
         + f"        return {shape.output}\n\n"
         f"    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):\n"

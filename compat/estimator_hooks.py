@@ -4,7 +4,8 @@ Every Estimator train call also ran a NanTensorHook on its loss, failing with Na
 NaN loss: `check_loss` (loop) and `RaiseOnNanLoss` (fit) do the same. Both targets honour `model.stop_training` after the step in which it was set, as MonitoredSession honoured
 `request_stop()`. The early-stopping hooks (`stop_if_no_decrease_hook`, ...) take the eval directory in
 place of the estimator (`estimator.eval_dir()` was model_dir/eval, where compat.estimator_evaluation writes) and
-decide from the metrics found there, as Estimator's did.
+decide from the metrics found there, as Estimator's did; `make_early_stopping_hook` asks the user's
+`should_stop_fn` on the same schedule.
 """
 
 from __future__ import annotations
@@ -86,15 +87,18 @@ def _scalar(value) -> float | None:
     return None
 
 
-class StopOnEvalMetrics(tf_keras.callbacks.Callback):
-    """Estimator's early-stopping hook: every `run_every_secs` seconds (or `run_every_steps` steps), and after
-    the first step, `should_stop(read_eval_metrics(eval_dir))` is asked; True stops training."""
+class StopOnPredicate(tf_keras.callbacks.Callback):
+    """`make_early_stopping_hook(estimator, should_stop_fn, run_every_secs, run_every_steps)`'s hook: after
+    the first step of the call, then every `run_every_secs` seconds (or `run_every_steps` steps), ask
+    `should_stop_fn()`; True stops training."""
 
-    def __init__(self, eval_dir: str, should_stop, run_every_secs: float | None = 60, run_every_steps=None):
+    def __init__(self, should_stop_fn, run_every_secs: float | None = 60, run_every_steps=None):
         super().__init__()
         if (run_every_secs is None) == (run_every_steps is None):
             raise ValueError("exactly one of run_every_secs and run_every_steps must be set")
-        self.eval_dir, self.should_stop = eval_dir, should_stop
+        if not callable(should_stop_fn):
+            raise TypeError("should_stop_fn must be callable")
+        self.should_stop_fn = should_stop_fn
         self.run_every_secs, self.run_every_steps = run_every_secs, run_every_steps
 
     def on_train_begin(self, logs=None):
@@ -108,8 +112,23 @@ class StopOnEvalMetrics(tf_keras.callbacks.Callback):
             if not due:
                 return
         self._checked_at = (now, step)
-        if self.should_stop(read_eval_metrics(self.eval_dir)):
+        if self.should_stop_fn():
             self.model.stop_training = True
+
+
+def make_early_stopping_hook(should_stop_fn, run_every_secs=60, run_every_steps=None) -> StopOnPredicate:
+    """`tf.estimator.experimental.make_early_stopping_hook` without its estimator argument (which only said
+    where the hook ran: the chief)."""
+    return StopOnPredicate(should_stop_fn, run_every_secs, run_every_steps)
+
+
+class StopOnEvalMetrics(StopOnPredicate):
+    """Estimator's metric-based early-stopping hooks: `should_stop(read_eval_metrics(eval_dir))`, asked as
+    `StopOnPredicate` asks."""
+
+    def __init__(self, eval_dir: str, should_stop, run_every_secs: float | None = 60, run_every_steps=None):
+        super().__init__(lambda: should_stop(read_eval_metrics(eval_dir)), run_every_secs, run_every_steps)
+        self.eval_dir = eval_dir
 
 
 def _no_improvement(metric_name, max_steps_without_improvement, min_steps, better):

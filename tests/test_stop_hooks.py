@@ -1,7 +1,12 @@
 """Train calls ended by StopAtStepHook or by the end of their input, migrated, against the real Estimator:
 tests/legacy/stop_hooks_program.py runs under the Estimator (legacy env) and, rewritten, under both targets
 from the Estimator's own step 0 (converted). Each call ends where the Estimator's did (steps 12, 15, 33),
-and the final weights are the Estimator's within 1e-5 (so the same batches were trained)."""
+and the final weights are the Estimator's within 1e-5 (so the same batches were trained).
+
+The program's second estimator trains with make_early_stopping_hook(run_every_steps=4) whose should_stop_fn
+says yes when asked the third time. The migrated callback asks after steps 1, 5 and 9 and stops at 9. The
+Estimator's hook reads the global step in the same session.run as the train op, unordered, so it sees the
+value before or after the step: measured, it stopped at 9 in three runs out of four and at 10 in one."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_m
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "stop_hooks_program.py"
 CALL_ENDS = [12, 15, 33]
+EARLY_STOP = 9
 
 
 def checkpoint_steps(model_dir, prefix: str) -> set[int]:
@@ -23,6 +29,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
     model_dir = tmp_path_factory.mktemp("estimator") / "model"
     run([legacy_python, PROGRAM, "--model_dir", model_dir])
     assert checkpoint_steps(model_dir, "model.ckpt-") >= {0, *CALL_ENDS}
+    assert checkpoint_steps(model_dir / "early_stopped", "model.ckpt-") in ({0, EARLY_STOP}, {0, EARLY_STOP + 1})
     return model_dir
 
 
@@ -32,3 +39,5 @@ def test_train_calls_stop_where_the_estimators_did(target, estimator_dir, tmp_pa
     assert "StopAtStepHook" not in migrated.read_text().split('"""', 2)[2]
     assert checkpoint_steps(model_dir, "ckpt-") >= set(CALL_ENDS)  # each call's final save
     assert_matches_estimator_checkpoint(model_dir, estimator_dir, CALL_ENDS[-1])
+    assert "make_early_stopping_hook(should_stop_fn=stop_on_third_check" in migrated.read_text()
+    assert max(checkpoint_steps(model_dir / "early_stopped", "ckpt-")) == EARLY_STOP

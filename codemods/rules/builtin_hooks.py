@@ -3,14 +3,15 @@
 `StopAtStepHook(num_steps | last_step)` -> `estimator_hooks.StopAtStep(num_steps | last_step)`;
 `tf.estimator.experimental.stop_if_no_decrease_hook(estimator, metric, N, ...)` (and `_no_increase_`,
 `_higher_`, `_lower_`) -> `estimator_hooks.stop_if_no_decrease_hook(<eval_dir>, metric, N, ...)`, the estimator's
-eval directory (model_dir/eval, where evaluations write) in place of the estimator. Inline in hooks= or
-through a variable. Hooks of estimators that stay Estimators stay as they are; other built-in hooks get the
+eval directory (model_dir/eval, where evaluations write) in place of the estimator;
+`tf.estimator.experimental.make_early_stopping_hook(estimator, should_stop_fn, ...)` ->
+`estimator_hooks.make_early_stopping_hook(should_stop_fn, ...)`. Inline in hooks= or through a variable. Hooks of estimators that stay Estimators stay as they are; other built-in hooks get the
 unsupported-api rule's TODO.
 """
 
 import libcst as cst
 
-from codemods.hook_facts import BUILTIN_HOOK_PARAMS, BUILTIN_HOOKS
+from codemods.hook_facts import BUILTIN_HOOK_PARAMS, BUILTIN_HOOKS, METRIC_EARLY_STOPPING_HOOKS
 from codemods.registry import Rule, register
 from codemods.syntax import call_arguments
 from codemods.templates import source
@@ -27,8 +28,9 @@ class BuiltinHookRule(Rule):
         hook = ctx.resolver.call_api(original).path
         callback = BUILTIN_HOOKS[hook]
         arguments, _ = call_arguments(updated, BUILTIN_HOOK_PARAMS[callback])
-        if "estimator" in arguments:  # an early-stopping hook reads the estimator's eval directory
-            estimator = ctx.facts.estimators[arguments.pop("estimator").value]
+        estimator = arguments.pop("estimator", None)  # an early-stopping hook: the callback stops its model
+        if callback in METRIC_EARLY_STOPPING_HOOKS:  # and reads the estimator's eval directory
+            estimator = ctx.facts.estimators[estimator.value]
             eval_dir = arguments.pop("eval_dir", None)
             ctx.need_import("os")
             arguments = {

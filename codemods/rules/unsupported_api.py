@@ -15,7 +15,12 @@ _HOOKS = {
     "fetched by name do not exist in TF2)",
     "NanTensorHook": "use tf_keras.callbacks.TerminateOnNaN()",
     "ProfilerHook": "use tf_keras.callbacks.TensorBoard(log_dir, profile_batch=(start, stop))",
-    "CheckpointSaverHook": "drop it: the migrated train code saves at the RunConfig's cadence",
+    # Estimator uses a CheckpointSaverHook in hooks= instead of its own saver (estimator.py,
+    # _train_with_estimator_spec): the RunConfig's cadence is then unused.
+    "CheckpointSaverHook": "it replaced the Estimator's own saver: if its checkpoint_dir is model_dir, remove "
+    "it and give its save_steps/save_secs to RunConfig(save_checkpoints_steps/secs) before migrating (the "
+    "migrated code saves at the RunConfig's cadence); saving elsewhere needs a tf.train.CheckpointManager "
+    "of its own",
     "SummarySaverHook": "use tf_keras.callbacks.TensorBoard(log_dir, update_freq=save_steps)",
     "StepCounterHook": "use tf_keras.callbacks.TensorBoard (steps/s) or time batches in a callback",
     "FinalOpsHook": "run the final ops after training, on the migrated model",
@@ -64,8 +69,9 @@ for _name in _EARLY_STOPPING:
         "train call of the estimator it names; otherwise stop on the evaluation metrics in a callback"
     )
 GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
-    "make_early_stopping_hook: not migrated; wrap should_stop_fn in compat.estimator_hooks.StopOnEvalMetrics "
-    "(its should_stop receives the metrics found in model_dir/eval by step)"
+    "make_early_stopping_hook: carried over (compat.estimator_hooks.make_early_stopping_hook) only in the hooks "
+    "of a migrated train call of the estimator it names; otherwise call should_stop_fn from a callback's "
+    "on_train_batch_end and set self.model.stop_training"
 )
 for _name, _what in _HOOKS.items():
     for _namespace in ("train", "estimator"):

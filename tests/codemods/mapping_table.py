@@ -235,6 +235,14 @@ ROWS = [
         ('estimator_hooks.stop_if_no_decrease_hook(eval_dir=os.path.join("/tmp/early", "eval")', "estimator_hooks.stop_if_higher_hook("),
     ),
     Row(
+        "`tf.estimator.experimental.make_early_stopping_hook(est, should_stop_fn, run_every_secs, run_every_steps)` in a migrated training's hooks",
+        "`compat.estimator_hooks.make_early_stopping_hook(should_stop_fn=..., ...)`: `should_stop_fn()` asked after the call's first step, then at the same cadence; True stops training",
+        "same, in the loop's `CallbackList`",
+        "early_stopping_hooks",
+        ("estimator_hooks.make_early_stopping_hook(should_stop_fn=lambda: False)",),
+        ("estimator_hooks.make_early_stopping_hook(should_stop_fn=lambda: False)",),
+    ),
+    Row(
         "`hooks=train_hooks`: a variable assigned one list literal and only given as `hooks=`",
         "the list's hooks are migrated where it is assigned; `*train_hooks` among the callbacks",
         "`CallbackList([*train_hooks], ...)`",
@@ -344,7 +352,7 @@ ROWS = [
         ("the module switches TF2 behaviour off for its TF1 graph code",),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), `make_early_stopping_hook`, exporters",
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), exporters",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

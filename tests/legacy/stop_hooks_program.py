@@ -2,10 +2,15 @@
 tests/test_stop_hooks.py. Both the input of `migrate rewrite` and, unchanged, the legacy reference run.
 
 Three calls: max_steps=20 cut at step 12 by StopAtStepHook(last_step=12); steps=10 cut after 3 steps by
-StopAtStepHook(num_steps=3) given through a list variable (step 15); no limit over an input of one epoch, 18 batches (step 33).
+StopAtStepHook(num_steps=3) given through a list variable (step 15); no limit over an input of one epoch, 18 batches
+(step 33). A second estimator, in model_dir/early_stopped, trains to max_steps=60 with
+make_early_stopping_hook(run_every_steps=4) whose should_stop_fn says yes the third time it is asked. (It has
+its own directory because Estimator's early-stopping hook adds a variable to the graph: restoring a checkpoint
+written without it fails with "Key signal_early_stopping/STOP not found in checkpoint".)
 """
 
 import argparse
+import os
 
 import numpy as np
 import tensorflow as tf
@@ -41,6 +46,24 @@ def main():
     stop_hooks = [tf1.train.StopAtStepHook(num_steps=3)]
     classifier.train(input_fn=endless_input_fn, steps=10, hooks=stop_hooks)
     classifier.train(input_fn=one_epoch_input_fn)
+
+    stopped_early = tf1.estimator.LinearClassifier(
+        feature_columns=columns,
+        n_classes=10,
+        optimizer=tf1.train.FtrlOptimizer(0.05),
+        model_dir=os.path.join(args.model_dir, "early_stopped"),
+        config=config,
+    )
+    checks = []
+
+    def stop_on_third_check():
+        checks.append(True)
+        return len(checks) == 3
+
+    early_stopping = tf1.estimator.experimental.make_early_stopping_hook(
+        stopped_early, stop_on_third_check, run_every_secs=None, run_every_steps=4
+    )
+    stopped_early.train(input_fn=endless_input_fn, max_steps=60, hooks=[early_stopping])
 
 
 if __name__ == "__main__":
