@@ -1,4 +1,5 @@
-"""Adds the imports the migrated code needs to the module's leading import block.
+"""Adds the imports the migrated code needs to the module's leading import block, and removes the
+module-level imports the rewrite left unused.
 
 The output is what LibCST's AddImportsVisitor writes (the first versions ran it): a needed name already
 imported there is not imported again; `from m import x` joins an existing `from m import ...` of that
@@ -14,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
+
+from codemods.syntax import name_counts
 
 
 @dataclass(frozen=True)
@@ -115,4 +118,57 @@ def _is_docstring_or_strict(statement: cst.CSTNode) -> bool:
         and len(small.targets) == 1
         and isinstance(small.targets[0].target, cst.Name)
         and small.targets[0].target.value == "__strict__"
+    )
+
+
+def remove_unused_imports(original: cst.Module, rewritten: cst.Module) -> cst.Module:
+    """`rewritten` without the module-level imported names that `original` used and `rewritten` no longer
+    does: a `from tensorflow import estimator` left behind fails to import on TensorFlow >= 2.16. Imports
+    the original did not use either are the program's business and stay."""
+    imports = [s for s in rewritten.body if _is_single_import(s) and not _is_future(s.body[0])]
+    imports = [s for s in imports if not isinstance(s.body[0].names, cst.ImportStar)]
+    if rewritten is original or not imports:
+        return rewritten
+    used_after = _uses(rewritten)
+    unused = {_bound(s.body[0], a) for s in imports for a in s.body[0].names} - set(used_after)
+    used_before = _uses(original) if unused else {}
+    removable = {name for name in unused if used_before.get(name)}
+    if not removable:
+        return rewritten
+    body, carried = [], []  # comments above a removed import go to the next statement
+    for statement in rewritten.body:
+        if carried:
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            carried = []
+        if any(statement is s for s in imports):
+            node = statement.body[0]
+            kept = [alias for alias in node.names if _bound(node, alias) not in removable]
+            if not kept:
+                carried = [line for line in statement.leading_lines if line.comment is not None]
+                continue
+            if len(kept) < len(node.names):
+                if kept[-1] is not node.names[-1]:  # the new last name ends as the old last did
+                    kept[-1] = kept[-1].with_changes(comma=node.names[-1].comma)
+                statement = statement.with_changes(body=[node.with_changes(names=kept)])
+        body.append(statement)
+    return rewritten.with_changes(body=body)
+
+
+def _uses(module: cst.Module):
+    """Occurrences of each name outside module-level import statements."""
+    return name_counts(module.with_changes(body=[s for s in module.body if not _is_single_import(s)]))
+
+
+def _bound(node: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> str:
+    if alias.asname is not None:
+        return alias.asname.name.value
+    name = cst.helpers.get_full_name_for_node(alias.name)
+    return name.split(".")[0] if isinstance(node, cst.Import) else name
+
+
+def _is_future(node: cst.Import | cst.ImportFrom) -> bool:
+    return (
+        isinstance(node, cst.ImportFrom)
+        and node.module is not None
+        and cst.helpers.get_full_name_for_node(node.module) == "__future__"
     )

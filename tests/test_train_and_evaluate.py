@@ -11,6 +11,7 @@ in both (nothing trained, nothing evaluated).
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -90,3 +91,25 @@ def test_train_and_evaluate_evaluates_as_the_estimator(target, run_name, estimat
     if run_name == "to_max_steps":  # finished: Estimator trains nothing and evaluates nothing
         assert estimator_again is None
         assert train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "again.json", arguments) is None
+
+
+READ_WITH_ESTIMATOR = """
+import json, sys
+import tensorflow as tf
+from tensorflow_estimator.python.estimator.early_stopping import read_eval_metrics
+metrics = read_eval_metrics(sys.argv[1])
+print(json.dumps({step: {tag: float(value) for tag, value in found.items()} for step, found in metrics.items()}))
+"""
+
+
+def test_compat_read_eval_metrics_reads_what_the_estimators_reads(legacy_python, estimator_runs):
+    """The rewrite replaces tf.estimator.experimental.read_eval_metrics with compat.estimator_hooks'."""
+    from compat.estimator_hooks import read_eval_metrics
+
+    eval_dir = estimator_runs["to_max_steps"][0] / "eval"
+    printed = subprocess.run(
+        [legacy_python, "-c", READ_WITH_ESTIMATOR, eval_dir], capture_output=True, text=True, check=True
+    ).stdout
+    expected = {int(step): found for step, found in json.loads(printed.strip().splitlines()[-1]).items()}
+    assert sorted(expected) == RUNS["to_max_steps"][1]
+    assert read_eval_metrics(str(eval_dir)) == expected

@@ -5,7 +5,7 @@ import pytest
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from codemods.imports import NeededImport, add_imports
+from codemods.imports import NeededImport, add_imports, remove_unused_imports
 
 MODULES = {
     "docstring": '"""Trains."""\nimport tensorflow as tf\n\nx = 1\n',
@@ -55,3 +55,49 @@ def test_same_output_as_libcst(module, needs):
 def test_new_names_join_an_existing_from_import_sorted():
     code = add_imports(cst.parse_module(MODULES["existing-from"]), NEEDS["from"]).code
     assert code.splitlines()[1] == "from compat import canned, estimator_hooks, resume"
+
+
+def without_unused(original: str, rewritten: str) -> str:
+    return remove_unused_imports(cst.parse_module(original), cst.parse_module(rewritten)).code
+
+
+def test_an_import_the_rewrite_left_unused_goes():
+    original = "from tensorflow import estimator\nimport os\n\nest = estimator.DNNClassifier(os.sep)\n"
+    rewritten = "from tensorflow import estimator\nimport os\n\nest = canned.dnn(os.sep)\n"
+    assert without_unused(original, rewritten) == "import os\n\nest = canned.dnn(os.sep)\n"
+
+
+def test_an_import_the_original_did_not_use_stays():
+    original = "import tensorflow_addons\nfrom tensorflow import estimator\n\nestimator.DNNClassifier()\n"
+    rewritten = "import tensorflow_addons\nfrom tensorflow import estimator\n\ncanned.dnn()\n"
+    assert without_unused(original, rewritten) == "import tensorflow_addons\n\ncanned.dnn()\n"
+
+
+@pytest.mark.parametrize(
+    "imports, kept",
+    [
+        ("from tensorflow import estimator, feature_column\n", "from tensorflow import feature_column\n"),
+        ("from tensorflow import feature_column, estimator\n", "from tensorflow import feature_column\n"),
+        (
+            "from tensorflow import (\n    feature_column,\n    estimator,\n)\n",
+            "from tensorflow import (\n    feature_column,\n)\n",
+        ),
+        ("import tensorflow_estimator as tfe, os\n", "import os\n"),
+    ],
+)
+def test_only_the_unused_names_of_an_import_go(imports, kept):
+    original = imports + "\nx = estimator.X(feature_column, tfe, os)\n"
+    rewritten = imports + "\nx = canned.X(feature_column, os)\n"
+    assert without_unused(original, rewritten) == kept + "\nx = canned.X(feature_column, os)\n"
+
+
+def test_a_comment_above_a_removed_import_stays():
+    original = "# the estimator API\nfrom tensorflow import estimator\nx = estimator.X()\n"
+    rewritten = "# the estimator API\nfrom tensorflow import estimator\nx = canned.X()\n"
+    assert without_unused(original, rewritten) == "# the estimator API\nx = canned.X()\n"
+
+
+def test_a_name_still_used_as_a_name_keeps_its_import():
+    original = "from tensorflow import estimator\nestimator.X()\n"
+    rewritten = "from tensorflow import estimator\n# TODO(migrate): kept\nestimator.X()\n"
+    assert without_unused(original, rewritten) == rewritten
