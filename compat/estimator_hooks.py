@@ -61,6 +61,42 @@ class StopAtStep(tf_keras.callbacks.Callback):
             self.model.stop_training = True
 
 
+class StepCounter(tf_keras.callbacks.Callback):
+    """`StepCounterHook(every_n_steps | every_n_secs, output_dir)`: every N steps (or seconds) after the
+    call's first step, the steps per second since the last count, logged as `global_step/sec: X` and, with
+    an output_dir, written there as the scalar `global_step/sec` at that step (Estimator's tag)."""
+
+    def __init__(self, every_n_steps: int | None = 100, every_n_secs: float | None = None, output_dir=None):
+        super().__init__()
+        if (every_n_steps is None) == (every_n_secs is None):
+            raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
+        self.every_n_steps, self.every_n_secs, self.output_dir = every_n_steps, every_n_secs, output_dir
+
+    def on_train_begin(self, logs=None):
+        self._counted_at: tuple[float, int] | None = None
+        self._writer = tf.summary.create_file_writer(self.output_dir) if self.output_dir else None
+
+    def on_train_batch_end(self, batch, logs=None):
+        step, now = int(self.model.optimizer.iterations), time.monotonic()
+        if self._counted_at is None:
+            self._counted_at = (now, step)
+            return
+        since, counted = self._counted_at
+        due = now - since >= self.every_n_secs if self.every_n_steps is None else step >= counted + self.every_n_steps
+        if step == counted or not due:
+            return
+        self._counted_at = (now, step)
+        steps_per_sec = (step - counted) / (now - since)
+        tf.get_logger().info("global_step/sec: %g", steps_per_sec)
+        if self._writer is not None:  # record_if: fit's TensorBoard callback may be holding summaries back
+            with self._writer.as_default(), tf.summary.record_if(True):
+                tf.summary.scalar("global_step/sec", steps_per_sec, step=step)
+
+    def on_train_end(self, logs=None):
+        if self._writer is not None:
+            self._writer.close()
+
+
 def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
     """The metrics in eval_dir's event files by step, in step order: Estimator's `read_eval_metrics`, which
     reads the Estimator's scalars (simple values), also reading TF2 scalars (compat.estimator_evaluation's)."""

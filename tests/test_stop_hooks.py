@@ -1,7 +1,8 @@
 """Train calls ended by StopAtStepHook or by the end of their input, migrated, against the real Estimator:
 tests/legacy/stop_hooks_program.py runs under the Estimator (legacy env) and, rewritten, under both targets
 from the Estimator's own step 0 (converted). Each call ends where the Estimator's did (steps 12, 15, 33),
-and the final weights are the Estimator's within 1e-5 (so the same batches were trained).
+and the final weights are the Estimator's within 1e-5 (so the same batches were trained). A StepCounterHook
+in the first call writes global_step/sec at the same steps as the Estimator's (6 and 11).
 
 The program's second estimator trains with make_early_stopping_hook(run_every_steps=4) whose should_stop_fn
 says yes when asked the third time. The migrated callback asks after steps 1, 5 and 9 and stops at 9. The
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 import pytest
 
+from compat.estimator_hooks import read_eval_metrics
 from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "stop_hooks_program.py"
 CALL_ENDS = [12, 15, 33]
 EARLY_STOP = 9
+STEPS_COUNTED = [6, 11]  # StepCounterHook(every_n_steps=5): counting from step 1, the first call ends at 12
 
 
 def checkpoint_steps(model_dir, prefix: str) -> set[int]:
@@ -30,7 +33,15 @@ def estimator_dir(legacy_python, tmp_path_factory):
     run([legacy_python, PROGRAM, "--model_dir", model_dir])
     assert checkpoint_steps(model_dir, "model.ckpt-") >= {0, *CALL_ENDS}
     assert checkpoint_steps(model_dir / "early_stopped", "model.ckpt-") in ({0, EARLY_STOP}, {0, EARLY_STOP + 1})
+    assert_steps_counted(model_dir / "step_counter")
     return model_dir
+
+
+def assert_steps_counted(output_dir) -> None:
+    """global_step/sec written at the steps the Estimator's StepCounterHook wrote it, and nothing else."""
+    counted = read_eval_metrics(str(output_dir))
+    assert sorted(counted) == STEPS_COUNTED
+    assert all(list(found) == ["global_step/sec"] and found["global_step/sec"] > 0 for found in counted.values())
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
@@ -41,3 +52,4 @@ def test_train_calls_stop_where_the_estimators_did(target, estimator_dir, tmp_pa
     assert_matches_estimator_checkpoint(model_dir, estimator_dir, CALL_ENDS[-1])
     assert "make_early_stopping_hook(should_stop_fn=stop_on_third_check" in migrated.read_text()
     assert max(checkpoint_steps(model_dir / "early_stopped", "ckpt-")) == EARLY_STOP
+    assert_steps_counted(model_dir / "step_counter")

@@ -1,6 +1,7 @@
 """Built-in hooks in a migrated `train(hooks=[...])` -> their `compat.estimator_hooks` callback, arguments by name.
 
 `StopAtStepHook(num_steps | last_step)` -> `estimator_hooks.StopAtStep(num_steps | last_step)`;
+`StepCounterHook(every_n_steps | every_n_secs, output_dir)` -> `estimator_hooks.StepCounter(...)`;
 `tf.estimator.experimental.stop_if_no_decrease_hook(estimator, metric, N, ...)` (and `_no_increase_`,
 `_higher_`, `_lower_`) -> `estimator_hooks.stop_if_no_decrease_hook(<eval_dir>, metric, N, ...)`, the estimator's
 eval directory (model_dir/eval, where evaluations write) in place of the estimator;

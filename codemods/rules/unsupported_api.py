@@ -22,7 +22,8 @@ _HOOKS = {
     "migrated code saves at the RunConfig's cadence); saving elsewhere needs a tf.train.CheckpointManager "
     "of its own",
     "SummarySaverHook": "use tf_keras.callbacks.TensorBoard(log_dir, update_freq=save_steps)",
-    "StepCounterHook": "use tf_keras.callbacks.TensorBoard (steps/s) or time batches in a callback",
+    "StepCounterHook": "carried over (compat.estimator_hooks.StepCounter) only inline in the hooks= list of a "
+    "migrated train call, or through a variable; elsewhere time the steps in a callback",
     "FinalOpsHook": "run the final ops after training, on the migrated model",
     "FeedFnHook": "feed data through the input pipeline (tf.data) instead",
     "GlobalStepWaiterHook": "not needed without parameter servers; remove it",

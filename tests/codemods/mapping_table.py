@@ -227,6 +227,14 @@ ROWS = [
         ("estimator_hooks.StopAtStep(last_step=40)", "estimator_hooks.StopAtStep(num_steps=5)"),
     ),
     Row(
+        "`StepCounterHook(every_n_steps \\| every_n_secs, output_dir)` in a migrated training's hooks, inline or through a variable",
+        "`compat.estimator_hooks.StepCounter(...)`: `global_step/sec` logged and written to output_dir at the Estimator's steps; `summary_writer=`: TODO",
+        "same, in the loop's `CallbackList`",
+        "builtin_step_counter_hook",
+        ('estimator_hooks.StepCounter(every_n_steps=50, output_dir=os.path.join("/tmp/counted", "speed"))',),
+        ('estimator_hooks.StepCounter(every_n_steps=50, output_dir=os.path.join("/tmp/counted", "speed"))',),
+    ),
+    Row(
         "`tf.estimator.experimental.stop_if_no_decrease_hook(est, metric, N, ...)` (and `_no_increase_`, `_higher_`, `_lower_`) in a migrated training's hooks, inline or through a variable",
         "`compat.estimator_hooks.stop_if_no_decrease_hook(eval_dir=model_dir/eval, metric, N, ...)`: the same decision on the metrics in model_dir/eval, at the same cadence",
         "same, in the loop's `CallbackList`",
@@ -368,7 +376,7 @@ ROWS = [
         ("the module switches TF2 behaviour off for its TF1 graph code",),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, `StepCounterHook`, ...), exporters",
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, ...), exporters",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

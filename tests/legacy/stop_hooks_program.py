@@ -1,7 +1,8 @@
 """An Estimator program whose train calls end by StopAtStepHook or by running out of input, for
 tests/test_stop_hooks.py. Both the input of `migrate rewrite` and, unchanged, the legacy reference run.
 
-Three calls: max_steps=20 cut at step 12 by StopAtStepHook(last_step=12); steps=10 cut after 3 steps by
+Three calls: max_steps=20 cut at step 12 by StopAtStepHook(last_step=12), with a StepCounterHook counting
+every 5 steps into model_dir/step_counter; steps=10 cut after 3 steps by
 StopAtStepHook(num_steps=3) given through a list variable (step 15); no limit over an input of one epoch, 18 batches
 (step 33). A second estimator, in model_dir/early_stopped, trains to max_steps=60 with
 make_early_stopping_hook(run_every_steps=4) whose should_stop_fn says yes the third time it is asked. (It has
@@ -42,7 +43,10 @@ def main():
     one_epoch_input_fn = tf1.estimator.inputs.numpy_input_fn(
         x={"x": images}, y=labels, batch_size=100, num_epochs=1, shuffle=False
     )
-    classifier.train(input_fn=endless_input_fn, max_steps=20, hooks=[tf1.train.StopAtStepHook(last_step=12)])
+    step_counter = tf1.train.StepCounterHook(every_n_steps=5, output_dir=os.path.join(args.model_dir, "step_counter"))
+    classifier.train(
+        input_fn=endless_input_fn, max_steps=20, hooks=[tf1.train.StopAtStepHook(last_step=12), step_counter]
+    )
     stop_hooks = [tf1.train.StopAtStepHook(num_steps=3)]
     classifier.train(input_fn=endless_input_fn, steps=10, hooks=stop_hooks)
     classifier.train(input_fn=one_epoch_input_fn)
