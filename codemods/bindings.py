@@ -41,8 +41,10 @@ class ModuleBindings(cst.CSTVisitor):
         module.visit(bindings)
         return bindings
 
-    def _bind(self, name: str, node: cst.CSTNode, imported: str | None = None) -> None:
-        self.by_name[name].append(Binding(name, node, imported, self._depth == 0))
+    def _bind(
+        self, name: str, node: cst.CSTNode, imported: str | None = None, module_level: bool = False
+    ) -> None:
+        self.by_name[name].append(Binding(name, node, imported, module_level or self._depth == 0))
 
     def _bind_target(self, target: cst.BaseExpression) -> None:
         """Names stored to by an assignment target (`a`, `a, (b, *c)`); attributes and subscripts bind none."""
@@ -94,9 +96,9 @@ class ModuleBindings(cst.CSTVisitor):
     def visit_AsName(self, node: cst.AsName) -> None:  # with ... as x, except ... as x (imports return early)
         self._bind_target(node.name)
 
-    def visit_Global(self, node: cst.Global) -> None:
+    def visit_Global(self, node: cst.Global) -> None:  # the function's assignments to these bind module names
         for item in node.names:
-            self._bind(item.name.value, node)
+            self._bind(item.name.value, node, module_level=True)
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         for item in node.names:

@@ -122,3 +122,19 @@ def test_an_alias_also_bound_elsewhere_is_resolved_by_scope():
 def test_a_star_import_is_resolved_by_scope():
     source = "from tensorflow.compat.v1 import *\nimport tensorflow as tf\ntf.estimator.DNNClassifier([1])\n"
     assert api_of_calls(source)[1]
+
+
+@pytest.mark.parametrize(
+    "source, name",
+    [
+        ("import tensorflow.compat.v1 as tf\n", "tf2"),  # tf is taken at module level
+        ("import tensorflow.compat.v1 as tf1\n", "tf"),
+        ("import tensorflow.compat.v1 as tf1\ndef f():\n    tf = 1\n", "tf"),  # a local tf shadows nothing here
+        ("import tensorflow.compat.v1 as tf1\ndef f():\n    global tf\n    tf = 1\n", "tf2"),  # binds module-level tf
+    ],
+)
+def test_the_name_for_tensorflow_avoids_module_level_bindings(source, name):
+    from codemods.transformer import RuleContext
+
+    module = cst.parse_module(source)
+    assert RuleContext._tensorflow_name(module, ModuleBindings.of(module)) == name
