@@ -61,16 +61,34 @@ def without_unused(original: str, rewritten: str) -> str:
     return remove_unused_imports(cst.parse_module(original), cst.parse_module(rewritten)).code
 
 
-def test_an_import_the_rewrite_left_unused_goes():
-    original = "from tensorflow import estimator\nimport os\n\nest = estimator.DNNClassifier(os.sep)\n"
-    rewritten = "from tensorflow import estimator\nimport os\n\nest = canned.dnn(os.sep)\n"
-    assert without_unused(original, rewritten) == "import os\n\nest = canned.dnn(os.sep)\n"
-
-
-def test_an_import_the_original_did_not_use_stays():
-    original = "import tensorflow_addons\nfrom tensorflow import estimator\n\nestimator.DNNClassifier()\n"
-    rewritten = "import tensorflow_addons\nfrom tensorflow import estimator\n\ncanned.dnn()\n"
-    assert without_unused(original, rewritten) == "import tensorflow_addons\n\ncanned.dnn()\n"
+@pytest.mark.parametrize(
+    "original, rewritten, expected",
+    [
+        (  # the rewrite replaced the only use
+            "from tensorflow import estimator\nimport os\n\nest = estimator.DNNClassifier(os.sep)\n",
+            "from tensorflow import estimator\nimport os\n\nest = canned.dnn(os.sep)\n",
+            "import os\n\nest = canned.dnn(os.sep)\n",
+        ),
+        (  # unused before the rewrite too: the program's business
+            "import tensorflow_addons\nfrom tensorflow import estimator\n\nestimator.DNNClassifier()\n",
+            "import tensorflow_addons\nfrom tensorflow import estimator\n\ncanned.dnn()\n",
+            "import tensorflow_addons\n\ncanned.dnn()\n",
+        ),
+        (  # a comment above a removed import stays
+            "# the estimator API\nfrom tensorflow import estimator\nx = estimator.X()\n",
+            "# the estimator API\nfrom tensorflow import estimator\nx = canned.X()\n",
+            "# the estimator API\nx = canned.X()\n",
+        ),
+        (  # still used (code the rewrite kept)
+            "from tensorflow import estimator\nestimator.X()\n",
+            "from tensorflow import estimator\n# TODO(migrate): kept\nestimator.X()\n",
+            "from tensorflow import estimator\n# TODO(migrate): kept\nestimator.X()\n",
+        ),
+    ],
+    ids=["replaced", "unused-before", "comment", "still-used"],
+)
+def test_imports_the_rewrite_left_unused_go(original, rewritten, expected):
+    assert without_unused(original, rewritten) == expected
 
 
 @pytest.mark.parametrize(
@@ -89,15 +107,3 @@ def test_only_the_unused_names_of_an_import_go(imports, kept):
     original = imports + "\nx = estimator.X(feature_column, tfe, os)\n"
     rewritten = imports + "\nx = canned.X(feature_column, os)\n"
     assert without_unused(original, rewritten) == kept + "\nx = canned.X(feature_column, os)\n"
-
-
-def test_a_comment_above_a_removed_import_stays():
-    original = "# the estimator API\nfrom tensorflow import estimator\nx = estimator.X()\n"
-    rewritten = "# the estimator API\nfrom tensorflow import estimator\nx = canned.X()\n"
-    assert without_unused(original, rewritten) == "# the estimator API\nx = canned.X()\n"
-
-
-def test_a_name_still_used_as_a_name_keeps_its_import():
-    original = "from tensorflow import estimator\nestimator.X()\n"
-    rewritten = "from tensorflow import estimator\n# TODO(migrate): kept\nestimator.X()\n"
-    assert without_unused(original, rewritten) == rewritten
