@@ -16,6 +16,7 @@ and "sum_over_batch_size" for `tf.estimator.*` (v2 heads average it over every l
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,25 +27,119 @@ V1_HEAD_REDUCTION = "sum"
 V2_HEAD_REDUCTION = "sum_over_batch_size"
 
 # Canned DNN estimators default to Adagrad(0.05); canned linear ones to Ftrl(min(0.2, 1/sqrt(#columns))).
+# DNNLinearCombined ones to Adagrad(0.001) for the DNN and Ftrl(min(0.005, 1/sqrt(#linear columns))).
 DNN_DEFAULT_LEARNING_RATE = 0.05
 LINEAR_MAX_LEARNING_RATE = 0.2
+COMBINED_DNN_LEARNING_RATE = 0.001
+COMBINED_LINEAR_MAX_LEARNING_RATE = 0.005
 # tf.keras (legacy) Adagrad, which v2 canned estimators use, adds this epsilon; TF1 Adagrad adds none.
 KERAS_ADAGRAD_EPSILON = 1e-7
 
 
 def feature_inputs(feature_columns: Sequence) -> dict[str, tf_keras.Input]:
-    """One `tf_keras.Input` per numeric feature column, keyed by the feature name.
+    """One `tf_keras.Input` per raw feature the columns read, keyed by the feature name.
 
-    The model then takes the same features dict the Estimator's input_fn produced (`{"x": array}`).
+    The model then takes the same features dict the Estimator's input_fn produced (`{"x": array}`). Each
+    input has the dtype and shape the columns parse (`parse_example_spec`); a categorical feature
+    (parsed as a `VarLenFeature`) is one value per example, as input_fns give them: `[batch]` or `[batch, 1]`.
     """
-    inputs = {}
+    specs: dict[str, tf.io.FixedLenFeature | tf.io.VarLenFeature] = {}
     for column in feature_columns:
-        if type(column).__name__ != "NumericColumn":
-            raise ValueError(
-                f"feature column {column!r} is not a numeric_column; only numeric columns are supported"
-            )
-        inputs[column.key] = tf_keras.Input(shape=tuple(column.shape), name=column.key, dtype=column.dtype)
+        try:
+            column_specs = column.parse_example_spec
+        except AttributeError:
+            raise ValueError(f"{column!r} is not a feature column") from None
+        for key, spec in column_specs.items():
+            if specs.setdefault(key, spec) != spec:
+                raise ValueError(f"feature {key!r} is read as {specs[key]} by one column and {spec} by another")
+    inputs = {}
+    for key, spec in sorted(specs.items()):
+        if isinstance(spec, tf.io.FixedLenFeature):
+            inputs[key] = tf_keras.Input(shape=tuple(spec.shape), name=key, dtype=spec.dtype)
+        elif isinstance(spec, tf.io.VarLenFeature):
+            inputs[key] = tf_keras.Input(shape=(1,), name=key, dtype=spec.dtype)
+        else:
+            raise ValueError(f"feature {key!r} is parsed as {type(spec).__name__}; only fixed-length and "
+                             "categorical features are supported")
     return inputs
+
+
+@tf_keras.saving.register_keras_serializable(package="compat.canned")
+class LinearModel(tf_keras.layers.Layer):
+    """The canned linear model's layer: one `weights` variable per feature column and `bias_weights`,
+    named and shaped as the Estimator's (`linear_model/<column>/weights`), all starting at zero.
+
+    Dense columns are multiplied by their weights; a categorical column's weights are summed over its ids
+    (`safe_embedding_lookup_sparse`, combiner "sum", as the Estimator's `sparse_combiner` default), so its
+    gradient only touches the rows of the ids seen, as in the Estimator.
+    """
+
+    def __init__(self, feature_columns: Sequence, units: int, **kwargs):
+        super().__init__(**kwargs)
+        self.feature_columns = sorted(feature_columns, key=lambda column: column.name)
+        self.units = units
+        self._state_manager = tf.__internal__.feature_column.StateManager(self, self.trainable)
+
+    def build(self, input_shape):
+        with tf.compat.v1.variable_scope(self.name):
+            for column in self.feature_columns:
+                with tf.compat.v1.variable_scope(_variable_scope_name(column.name)):
+                    column.create_state(self._state_manager)
+                    rows = column.num_buckets if _is_categorical(column) else column.variable_shape.num_elements()
+                    self._state_manager.create_variable(
+                        column, name="weights", shape=(rows, self.units), dtype=tf.float32,
+                        initializer=tf_keras.initializers.Zeros(),
+                    )
+        self.bias = self.add_weight(name="bias_weights", shape=(self.units,), initializer="zeros")
+        super().build(input_shape)
+
+    def column_weights(self, column) -> tf.Variable:
+        return self._state_manager.get_variable(column, "weights")
+
+    def call(self, features):
+        cache = tf.__internal__.feature_column.FeatureTransformationCache(features)
+        sums = []
+        for column in self.feature_columns:
+            weights = self.column_weights(column)
+            if _is_categorical(column):
+                ids, id_weights = column.get_sparse_tensors(cache, self._state_manager)
+                ids = tf.sparse.reshape(ids, [tf.shape(ids, out_type=tf.int64)[0], -1])
+                if id_weights is not None:
+                    id_weights = tf.sparse.reshape(id_weights, [tf.shape(id_weights, out_type=tf.int64)[0], -1])
+                sums.append(tf.nn.safe_embedding_lookup_sparse(weights, ids, id_weights, combiner="sum"))
+            else:
+                dense = column.get_dense_tensor(cache, self._state_manager)
+                dense = tf.reshape(dense, (tf.shape(dense)[0], column.variable_shape.num_elements()))
+                sums.append(tf.matmul(dense, weights))
+        return tf.nn.bias_add(tf.math.add_n(sums), self.bias)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "feature_columns": [tf.__internal__.feature_column.serialize_feature_column(c)
+                                for c in self.feature_columns],
+            "units": self.units,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        columns_by_name: dict = {}
+        config["feature_columns"] = [
+            tf.__internal__.feature_column.deserialize_feature_column(c, None, columns_by_name)
+            for c in config["feature_columns"]
+        ]
+        return cls(**config)
+
+
+def _is_categorical(column) -> bool:
+    """Whether the linear model sums weights over the column's ids (categorical and bucketized columns)."""
+    return hasattr(column, "num_buckets") and hasattr(column, "get_sparse_tensors")
+
+
+def _variable_scope_name(name: str) -> str:
+    """A column name as the Estimator's variable scope for it."""
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
 
 
 def estimator_adagrad(
@@ -56,18 +151,18 @@ def estimator_adagrad(
     )
 
 
-def linear_learning_rate(num_columns: int) -> float:
-    """The canned linear estimators' default Ftrl learning rate."""
-    return min(LINEAR_MAX_LEARNING_RATE, 1.0 / math.sqrt(num_columns))
+def linear_learning_rate(num_columns: int, maximum: float = LINEAR_MAX_LEARNING_RATE) -> float:
+    """The canned linear estimators' default Ftrl learning rate (DNNLinearCombined: maximum 0.005)."""
+    return min(maximum, 1.0 / math.sqrt(num_columns))
 
 
-def _default_dnn_optimizer(loss_reduction: str) -> tf_keras.optimizers.Optimizer:
+def _default_dnn_optimizer(loss_reduction: str, learning_rate=DNN_DEFAULT_LEARNING_RATE):
     v1 = loss_reduction == V1_HEAD_REDUCTION
-    return estimator_adagrad(epsilon=0.0 if v1 else KERAS_ADAGRAD_EPSILON)
+    return estimator_adagrad(learning_rate, epsilon=0.0 if v1 else KERAS_ADAGRAD_EPSILON)
 
 
-def _default_linear_optimizer(feature_columns: Sequence) -> tf_keras.optimizers.Optimizer:
-    return tf_keras.optimizers.Ftrl(learning_rate=linear_learning_rate(len(feature_columns)))
+def _default_linear_optimizer(feature_columns: Sequence, maximum=LINEAR_MAX_LEARNING_RATE):
+    return tf_keras.optimizers.Ftrl(learning_rate=linear_learning_rate(len(feature_columns), maximum))
 
 
 def _dnn_logits(inputs, feature_columns, hidden_units, units, activation_fn, dropout, prefix=""):
@@ -80,8 +175,7 @@ def _dnn_logits(inputs, feature_columns, hidden_units, units, activation_fn, dro
 
 
 def _linear_logits(inputs, feature_columns, units):
-    net = tf_keras.layers.DenseFeatures(list(feature_columns), name="linear_input_layer")(inputs)
-    return tf_keras.layers.Dense(units, kernel_initializer="zeros", name="linear_model")(net)
+    return LinearModel(feature_columns, units, name="linear_model")(inputs)
 
 
 def _classifier_units(n_classes: int) -> int:
@@ -214,18 +308,17 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
                          linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, head):
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
-    inputs = feature_inputs(list(linear_feature_columns) + [
-        c for c in dnn_feature_columns if c.key not in {k.key for k in linear_feature_columns}
-    ])
-    dnn = _dnn_logits({c.key: inputs[c.key] for c in dnn_feature_columns}, dnn_feature_columns,
-                      dnn_hidden_units, units, dnn_activation_fn, dnn_dropout)
-    linear = _linear_logits({c.key: inputs[c.key] for c in linear_feature_columns}, linear_feature_columns, units)
+    inputs = feature_inputs(list(linear_feature_columns) + list(dnn_feature_columns))
+    dnn = _dnn_logits(inputs, dnn_feature_columns, dnn_hidden_units, units, dnn_activation_fn, dnn_dropout)
+    linear = _linear_logits(inputs, linear_feature_columns, units)
     logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
     model = DNNLinearCombinedModel(
         inputs=inputs, outputs=logits, name="dnn_linear_combined",
-        linear_optimizer=linear_optimizer or _default_linear_optimizer(linear_feature_columns),
+        linear_optimizer=linear_optimizer
+        or _default_linear_optimizer(linear_feature_columns, COMBINED_LINEAR_MAX_LEARNING_RATE),
     )
-    _compile(model, dnn_optimizer or _default_dnn_optimizer(loss_reduction), loss_reduction,
+    dnn_optimizer = dnn_optimizer or _default_dnn_optimizer(loss_reduction, COMBINED_DNN_LEARNING_RATE)
+    _compile(model, dnn_optimizer, loss_reduction,
              variables=model.dnn_variables, **head)
     model.linear_optimizer.build(model.linear_variables)
     return model
@@ -266,6 +359,16 @@ def dnn_linear_combined_regressor(
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction,
         {"label_dimension": label_dimension},
     )
+
+
+def has_categorical_features(model) -> bool:
+    """Whether a `compat.canned` model reads a feature through a non-numeric column (categorical,
+    bucketized, indicator, embedding): `migrate convert-checkpoint` cannot rebuild such a model from the
+    checkpoint alone (`compat.canned_checkpoint` converts it with the program's model)."""
+    layers = getattr(model, "layers", [])
+    columns = [c for layer in layers if isinstance(layer, (LinearModel, tf_keras.layers.DenseFeatures))
+               for c in (layer.feature_columns if isinstance(layer, LinearModel) else layer._feature_columns)]
+    return any(type(column).__name__ != "NumericColumn" for column in columns)
 
 
 def inference_model(model: tf_keras.Model) -> tf_keras.Model:

@@ -128,6 +128,17 @@ def load_legacy_checkpoint(
     return result
 
 
+def save_starting_checkpoint(model, model_dir: str | os.PathLike, load: Callable[[], LoadResult]) -> str:
+    """Run `load` (an Estimator checkpoint into `model`), then save `model` and its optimizer as `ckpt-N`
+    (N: the Estimator's step) in `model_dir`, which must hold no checkpoint yet. Returns its path."""
+    if tf.train.latest_checkpoint(str(model_dir)):
+        raise FileExistsError(f"{model_dir} already holds a checkpoint; convert into an empty directory")
+    result = load()
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
+    manager = tf.train.CheckpointManager(checkpoint, str(model_dir), max_to_keep=None)
+    return manager.save(checkpoint_number=result.global_step or 0)
+
+
 def _is_weight(variable: tf.Variable) -> bool:
     return variable.trainable or "moving_" in variable.name
 

@@ -24,7 +24,7 @@ import tf_keras
 
 from compat.estimator_evaluation import finish_evaluation
 from compat.estimator_prediction import as_estimator_yields, features_of
-from compat.load import LoadResult, load_legacy_checkpoint
+from compat.load import LoadResult, load_legacy_checkpoint, save_starting_checkpoint
 
 
 def _snake_case(name: str) -> str:
@@ -160,10 +160,5 @@ def convert_estimator_checkpoint(model: EstimatorModel, prefix: str | os.PathLik
     """Write a migrated program's starting checkpoint: the Estimator's `model.ckpt-N` (a model_dir or a prefix)
     loaded into `model` (built: `make_variables`), saved as `ckpt-N` in `model_dir`, a directory of its own,
     where the migrated program's `restore_latest` continues at step N + 1 (both targets). Returns its path."""
-    if tf.train.latest_checkpoint(str(model_dir)):
-        raise FileExistsError(f"{model_dir} already holds a checkpoint; convert into an empty directory")
-    result = load_estimator_checkpoint(model, prefix)
-    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
-    manager = tf.train.CheckpointManager(checkpoint, str(model_dir), max_to_keep=None)
-    return manager.save(checkpoint_number=result.global_step or 0)
+    return save_starting_checkpoint(model, model_dir, lambda: load_estimator_checkpoint(model, prefix))
 

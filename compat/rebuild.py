@@ -79,20 +79,15 @@ def build_model(estimator: CannedEstimator) -> tf_keras.Model:
 
 def weight_sources(estimator: CannedEstimator, model: tf_keras.Model) -> list[tuple[tf.Variable, list[str]]]:
     """Each model variable with the legacy variables it is made of (concatenated along the first axis).
-    A variable of the `linear_model` layer belongs to the linear part, every other one to the DNN.
-
-    The linear model keeps one weight per feature; the Keras layer one kernel over the features
-    concatenated in sorted-name order, as `DenseFeatures` (and the Estimator's input layer) orders them.
-    """
+    A variable of the `linear_model` layer belongs to the linear part, every other one to the DNN; both
+    layers keep the Estimator's variables one to one."""
     sources = []
     for layer in model.layers:
-        if not isinstance(layer, tf_keras.layers.Dense):
-            continue
-        if layer.name == "linear_model":
-            keys = estimator.features["linear"]
-            sources.append((layer.kernel, [f"linear/linear_model/{k}/weights" for k in keys]))
+        if isinstance(layer, canned.LinearModel):
+            for column in layer.feature_columns:
+                sources.append((layer.column_weights(column), [f"linear/linear_model/{column.name}/weights"]))
             sources.append((layer.bias, ["linear/linear_model/bias_weights"]))
-        else:
+        elif isinstance(layer, tf_keras.layers.Dense):
             sources.append((layer.kernel, [f"dnn/{layer.name}/kernel"]))
             sources.append((layer.bias, [f"dnn/{layer.name}/bias"]))
     return sources

@@ -24,12 +24,15 @@ HYPERPARAMETERS = {"learning_rate", "beta1", "beta2", "epsilon", "momentum", "le
                    "l2_shrinkage_regularization_strength", "beta_1", "beta_2", "decay"}
 V1_OPTIMIZER_SCOPES = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "Momentum",
                        "SGD": "GradientDescent"}
+# Vocabularies, hash buckets and boundaries live in the program, which can convert with its own model.
+_BY_PROGRAM = (" by the command; call compat.canned_checkpoint.convert_estimator_checkpoint(model, checkpoint, "
+               "new_model_dir) with the migrated program's model")
 _HIDDEN = re.compile(r"^dnn/hiddenlayer_(\d+)/kernel$")
 _LINEAR_WEIGHTS = re.compile(r"^linear/linear_model/(?P<key>[^/]+)/weights$")
-_UNSUPPORTED = (
-    (re.compile(r"/batchnorm_\d+/"), "batch normalisation in the hidden layers"),
-    (re.compile(r"embedding_weights$"), "embedding feature columns"),
-    (re.compile(r"^(boosted_trees|kmeans|rnn)"), "this estimator family"),
+_UNSUPPORTED = (  # (pattern, what it shows, what to do instead)
+    (re.compile(r"/batchnorm_\d+/"), "batch normalisation in the hidden layers", ""),
+    (re.compile(r"embedding_weights$"), "embedding feature columns", _BY_PROGRAM),
+    (re.compile(r"^(boosted_trees|kmeans|rnn)"), "this estimator family", ""),
 )
 
 
@@ -157,10 +160,10 @@ def _v2_optimizers(checkpoint: LegacyCheckpoint, weights: list[str]):
 def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
     """Identify the canned Estimator behind `checkpoint`, or raise a CheckpointError saying why not."""
     names = checkpoint.shapes
-    for pattern, what in _UNSUPPORTED:
+    for pattern, what, instead in _UNSUPPORTED:
         hit = next((n for n in names if pattern.search(n)), None)
         if hit:
-            raise CheckpointError(f"{checkpoint.prefix}: {what} ({hit}) cannot be converted")
+            raise CheckpointError(f"{checkpoint.prefix}: {what} ({hit}) cannot be converted{instead}")
     has_dnn = "dnn/logits/kernel" in names
     has_linear = "linear/linear_model/bias_weights" in names
     if not (has_dnn or has_linear):
@@ -187,7 +190,7 @@ def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
         if unknown:
             raise CheckpointError(
                 f"{checkpoint.prefix}: linear feature(s) {', '.join(unknown)} are not numeric columns; "
-                "only numeric_column features can be converted"
+                f"only numeric_column features can be converted from the checkpoint alone{_BY_PROGRAM}"
             )
         features["linear"] = {k: linear_features[k] for k in keys}
     if has_dnn:
@@ -196,7 +199,8 @@ def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
         if sum(_size(s) for s in dnn_features.values()) != width:
             raise CheckpointError(
                 f"{checkpoint.prefix}: the graph's numeric features ({dnn_features}) do not add up to the "
-                f"DNN input width {width}; only numeric_column features can be converted"
+                f"DNN input width {width}; only numeric_column features can be converted from the checkpoint "
+                f"alone{_BY_PROGRAM}"
             )
         features["dnn"] = dict(sorted(dnn_features.items()))
     optimizers = (_v1_optimizers(checkpoint, weights, graph) if head == "v1"

@@ -94,13 +94,22 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
     if latest is None:
         return None
     if not tf.train.load_checkpoint(latest).has_tensor(OBJECT_GRAPH_KEY):
-        custom = hasattr(getattr(checkpoint, "model", None), "make_variables")  # a migrated model_fn
-        how = (
-            "compat.model_fns.convert_estimator_checkpoint(model, estimator_dir, new_model_dir) and train in "
-            "new_model_dir" if custom else f"`migrate convert-checkpoint {manager.directory}`"
-        )
+        how = _how_to_convert(getattr(checkpoint, "model", None), manager.directory)
         raise EstimatorCheckpointError(
             f"{latest} is an Estimator checkpoint; convert it first with {how} (restoring it here would "
             "silently start over at step 0 and later delete the Estimator's checkpoints)"
         )
     return checkpoint.restore(latest)
+
+
+def _how_to_convert(model, model_dir: str) -> str:
+    """What converts an Estimator checkpoint for this model: the command, or a call with the program's model."""
+    if hasattr(model, "make_variables"):  # a migrated model_fn
+        module = "model_fns"
+    else:
+        from compat import canned  # only here: migrated custom loops need no tf_keras feature-column code
+
+        if not canned.has_categorical_features(model):
+            return f"`migrate convert-checkpoint {model_dir}`"
+        module = "canned_checkpoint"
+    return f"compat.{module}.convert_estimator_checkpoint(model, estimator_dir, new_model_dir) and train in new_model_dir"

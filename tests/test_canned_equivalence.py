@@ -2,18 +2,24 @@
 `migrate rewrite` makes of it. From the Estimator's own step 0 (converted by `convert-checkpoint`) and the
 same unshuffled batches, 20 migrated steps give the Estimator's `model.ckpt-20` within 1e-5, and the migrated
 `evaluate` (compat.estimator_evaluation) and `predict` (compat.estimator_prediction) then give the Estimator's metrics and
-predictions, key for key (predictions: dtypes too)."""
+predictions, key for key (predictions: dtypes too).
+
+Programs with categorical, bucketized, indicator and embedding columns (`CATEGORICAL`) start from the
+Estimator's step 0 by compat.canned_checkpoint, on the model the migrated program itself builds (its
+`model = canned.<builder>(...)` statement, evaluated here with the program's feature columns)."""
 
 from __future__ import annotations
 
+import ast
 import json
+import textwrap
 
 import numpy as np
 import pytest
 
 from compat.convert import convert_checkpoint
 from tests.conftest import MODERN_PYTHON, assert_matches_estimator_checkpoint, migrate_file, run
-from tests.legacy.canned_programs import PROGRAMS
+from tests.legacy.canned_programs import CATEGORICAL, CATEGORICAL_COLUMNS, PROGRAMS
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 STEPS = 20
@@ -26,7 +32,7 @@ METRICS_RTOL = 1e-4
 def estimator_runs(legacy_python, tmp_path_factory):
     """Each program written out and run by the real Estimator: its source, model_dir, metrics and predictions."""
     runs = {}
-    for name, source in PROGRAMS.items():
+    for name, source in {**PROGRAMS, **CATEGORICAL}.items():
         work = tmp_path_factory.mktemp(name)
         program = work / f"{name}.py"
         program.write_text(source)
@@ -48,8 +54,71 @@ def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, esti
     run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
 
     assert_matches_estimator_checkpoint(model_dir, estimator_dir, STEPS)
+    _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
 
-    migrated_outputs = json.loads(metrics_out.read_text())
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("name", sorted(CATEGORICAL))
+def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
+    from compat import canned_checkpoint
+
+    program, estimator_dir, estimator_outputs = estimator_runs[name]
+    migrated = migrate_file(program, tmp_path / "migrated", target)
+    model_dir = tmp_path / "model"
+    start = _migrated_programs_model(migrated)
+    canned_checkpoint.convert_estimator_checkpoint(start, estimator_dir / "model.ckpt-0", model_dir)
+    metrics_out = tmp_path / "metrics.json"
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
+
+    final = _migrated_programs_model(migrated)
+    _assert_holds_estimator_weights(final, model_dir, estimator_dir)
+    _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
+
+
+def _migrated_programs_model(migrated):
+    """The model the migrated program builds: its `model = canned.<builder>(...)`, with its feature columns."""
+    import tensorflow as tf
+    import tf_keras
+
+    from compat import canned
+
+    namespace = {"tf": tf, "tf1": tf.compat.v1, "tf_keras": tf_keras, "canned": canned}
+    exec(textwrap.dedent(CATEGORICAL_COLUMNS), namespace)
+    (call,) = [
+        node.value for node in ast.walk(ast.parse(migrated.read_text()))
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+        and ast.unparse(node.value.func).startswith("canned.")
+    ]
+    return eval(compile(ast.Expression(call), str(migrated), "eval"), namespace)
+
+
+def _assert_holds_estimator_weights(model, model_dir, estimator_dir):
+    """The latest TF2 checkpoint in model_dir, restored into `model`, holds the Estimator's model.ckpt-STEPS
+    within 1e-5, every weight by its name, and differs from model.ckpt-0."""
+    import tensorflow as tf
+
+    from compat.canned_checkpoint import model_variable_name
+    from compat.legacy_checkpoint import LegacyCheckpoint
+    from compat.load import legacy_weights
+
+    tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
+        tf.train.latest_checkpoint(str(model_dir))
+    ).assert_existing_objects_matched()
+    assert int(model.optimizer.iterations) == STEPS
+    reference = LegacyCheckpoint(estimator_dir / f"model.ckpt-{STEPS}")
+    initial = LegacyCheckpoint(estimator_dir / "model.ckpt-0")
+    variables = {v.name.removesuffix(":0"): v for v in model.variables}
+    names = legacy_weights(reference)
+    assert len(names) == len(model.trainable_variables) >= 5
+    for name in names:
+        expected = reference.read(name)
+        assert not np.allclose(expected, initial.read(name)), name
+        np.testing.assert_allclose(variables[model_variable_name(name)].numpy(), expected, rtol=0, atol=1e-5,
+                                   err_msg=name)
+
+
+def _assert_same_outputs(migrated_outputs, estimator_outputs):
+    """Evaluation metrics (same keys, values within METRICS_RTOL) and predictions (same keys, dtypes, values)."""
     migrated_metrics = migrated_outputs["metrics"]
     assert sorted(migrated_metrics) == sorted(estimator_outputs["metrics"])
     assert migrated_metrics["global_step"] == estimator_outputs["metrics"]["global_step"] == STEPS

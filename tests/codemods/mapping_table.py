@@ -96,6 +96,14 @@ ROWS = [
         ("canned.linear_classifier(",),
     ),
     Row(
+        "feature columns of canned estimators: `numeric_column`, `categorical_column_with_vocabulary_list`, `categorical_column_with_hash_bucket`, `bucketized_column`, `crossed_column`, `indicator_column`, `embedding_column`",
+        "carried as written: the DNN reads them through `tf_keras.layers.DenseFeatures`, the linear model through `compat.canned.LinearModel` (one weight per column, a categorical column's summed over its ids, as the Estimator)",
+        "same",
+        "canned_categorical_columns",
+        ("fc.categorical_column_with_vocabulary_list(", "fc.embedding_column(city, 8)", "linear_feature_columns=wide"),
+        ("fc.categorical_column_with_vocabulary_list(", "fc.embedding_column(city, 8)", "linear_feature_columns=wide"),
+    ),
+    Row(
         "`DNNLinearCombinedClassifier/Regressor(linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, n_classes \\| label_dimension)`",
         "`compat.canned.dnn_linear_combined_classifier/regressor(...)`: `fit` runs the model's own step, DNN optimizer on the DNN, linear optimizer on the linear part",
         "the train step applies `model.optimizer` to `model.dnn_variables` and `model.linear_optimizer` to `model.linear_variables`",

@@ -4,6 +4,10 @@ Each is both the input of `migrate rewrite` and, unchanged, the reference run un
 fixed batch order (shuffle=False), no dropout, a checkpoint at step 0 and at --max_steps. After training
 it evaluates on every example once (18 batches, the last one short) and predicts the first 100; metrics and
 predictions (dtype, values as strings) go to --metrics_out.
+
+Features: the 8x8 image "x" and, for the categorical programs (`CATEGORICAL`), three more made from it:
+"shade" (a string, one of four; the vocabulary lists three, so "blank" has no weight), "stroke" (a
+string hashed into 5 buckets) and "ink" (a float, bucketized).
 """
 
 TEMPLATE = '''\
@@ -28,19 +32,23 @@ def main():
     digits = load_digits()
     images = (digits.images / 16.0 + 0.05).astype(np.float32)
     labels = {labels}
+    ink = images.sum(axis=(1, 2)).astype(np.float32)
+    shade = np.array(["dark", "mid", "light", "blank"])[np.digitize(ink, np.quantile(ink, [0.3, 0.6, 0.9]))]
+    stroke = np.char.add("s", digits.images[:, 2, 3].astype(int).astype(str))
+    features = {features}
 
-    columns = [tf1.feature_column.numeric_column("x", shape=[8, 8])]
+{columns}
     # Seeded: some random starting points amplify TF 2.15/2.21 last-bit differences past 1e-5 in 20 steps.
     config = tf1.estimator.RunConfig(
         save_checkpoints_steps=args.max_steps, keep_checkpoint_max=10, tf_random_seed=7
     )
     model = {constructor}
     train_input_fn = tf1.estimator.inputs.numpy_input_fn(
-        x={{"x": images}}, y=labels, batch_size=32, num_epochs=None, shuffle=False
+        x=features, y=labels, batch_size=32, num_epochs=None, shuffle=False
     )
     model.train(input_fn=train_input_fn, max_steps=args.max_steps)
     eval_input_fn = tf1.estimator.inputs.numpy_input_fn(
-        x={{"x": images}}, y=labels, batch_size=100, num_epochs=1, shuffle=False
+        x=features, y=labels, batch_size=100, num_epochs=1, shuffle=False
     )
     metrics = model.evaluate(input_fn=eval_input_fn)
     predictions = model.predict(input_fn=eval_input_fn)
@@ -62,8 +70,32 @@ if __name__ == "__main__":
     main()
 '''
 
+NUMERIC_COLUMNS = """\
+    columns = [tf1.feature_column.numeric_column("x", shape=[8, 8])]"""
+# (`linear_columns` and `dnn_columns`; tests/test_canned_equivalence.py builds them in the modern env too)
+CATEGORICAL_COLUMNS = """\
+    fc = tf1.feature_column
+    image = fc.numeric_column("x", shape=[8, 8])
+    shade_column = fc.categorical_column_with_vocabulary_list("shade", ["dark", "mid", "light"])
+    stroke_column = fc.categorical_column_with_hash_bucket("stroke", 5)
+    ink_column = fc.bucketized_column(fc.numeric_column("ink"), [20.0, 25.0, 30.0])
+    linear_columns = [image, shade_column, stroke_column, ink_column]
+    dnn_columns = [
+        image, fc.indicator_column(shade_column), fc.embedding_column(stroke_column, 3), ink_column
+    ]"""
+
+
+def _program(labels: str, constructor: str, categorical: bool = False) -> str:
+    return TEMPLATE.format(
+        labels=labels,
+        constructor=constructor,
+        features='{"x": images, "shade": shade, "stroke": stroke, "ink": ink}' if categorical else '{"x": images}',
+        columns=CATEGORICAL_COLUMNS if categorical else NUMERIC_COLUMNS,
+    )
+
+
 PROGRAMS = {
-    "linear_classifier_ftrl": TEMPLATE.format(
+    "linear_classifier_ftrl": _program(
         labels="digits.target.astype(np.int32)",
         constructor="tf1.estimator.LinearClassifier(\n"
         "        feature_columns=columns,\n"
@@ -73,7 +105,7 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
-    "dnn_regressor_momentum": TEMPLATE.format(
+    "dnn_regressor_momentum": _program(
         labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
         constructor="tf1.estimator.DNNRegressor(\n"
         "        feature_columns=columns,\n"
@@ -84,7 +116,7 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
-    "dnn_linear_combined_classifier_ftrl_adam": TEMPLATE.format(
+    "dnn_linear_combined_classifier_ftrl_adam": _program(
         labels="digits.target.astype(np.int32)",
         constructor="tf1.estimator.DNNLinearCombinedClassifier(\n"
         "        linear_feature_columns=columns,\n"
@@ -98,7 +130,7 @@ PROGRAMS = {
         "    )",
     ),
     # Optimizers given by name: the estimator picks the class and the learning rate (Linear: 0.2, DNN: 0.05)
-    "linear_classifier_ftrl_by_name": TEMPLATE.format(
+    "linear_classifier_ftrl_by_name": _program(
         labels="digits.target.astype(np.int32)",
         constructor="tf1.estimator.LinearClassifier(\n"
         "        feature_columns=columns,\n"
@@ -110,7 +142,7 @@ PROGRAMS = {
     ),
     # (Adam by name, i.e. at 0.05, matched to 1.6e-5 here: big Adam steps amplify TF 2.15/2.21 last-bit
     # differences past 1e-5 in 20 steps; Adagrad shows the DNN's learning rate for names as well.)
-    "dnn_classifier_adagrad_by_name": TEMPLATE.format(
+    "dnn_classifier_adagrad_by_name": _program(
         labels="digits.target.astype(np.int32)",
         constructor="tf1.estimator.DNNClassifier(\n"
         "        feature_columns=columns,\n"
@@ -122,7 +154,7 @@ PROGRAMS = {
         "    )",
     ),
     # Binary heads (one logit): precision, recall and both AUCs; v1 (tf.compat.v1.metrics.auc) and v2 (Keras AUC).
-    "dnn_classifier_binary": TEMPLATE.format(
+    "dnn_classifier_binary": _program(
         labels="(digits.target >= 5).astype(np.int32)",
         constructor="tf1.estimator.DNNClassifier(\n"
         "        feature_columns=columns,\n"
@@ -132,7 +164,7 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
-    "linear_classifier_binary_v2": TEMPLATE.format(
+    "linear_classifier_binary_v2": _program(
         labels="(digits.target >= 5).astype(np.int32)",
         constructor="tf.estimator.LinearClassifier(\n"
         "        feature_columns=columns,\n"
@@ -142,7 +174,7 @@ PROGRAMS = {
         "    )",
     ),
     # A Keras (legacy) optimizer instance, as v2 canned estimators take them.
-    "dnn_regressor_keras_sgd_momentum_v2": TEMPLATE.format(
+    "dnn_regressor_keras_sgd_momentum_v2": _program(
         labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
         constructor="tf.estimator.DNNRegressor(\n"
         "        feature_columns=columns,\n"
@@ -152,5 +184,47 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+    ),
+}
+
+# Categorical, bucketized, indicator and embedding columns. convert-checkpoint cannot rebuild these
+# models (vocabularies and buckets are in the program); the test starts them with
+# compat.canned_checkpoint.convert_estimator_checkpoint on a model built as `CATEGORICAL_MODELS` says.
+CATEGORICAL = {
+    "linear_classifier_categorical": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.LinearClassifier(\n"
+        "        feature_columns=linear_columns,\n"
+        "        n_classes=10,\n"
+        "        optimizer=tf1.train.FtrlOptimizer(0.05),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        categorical=True,
+    ),
+    "dnn_classifier_embedding_v2": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.DNNClassifier(\n"
+        "        feature_columns=dnn_columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        '        optimizer="Adagrad",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        categorical=True,
+    ),
+    # Default optimizers: linear Ftrl at min(0.005, 1/sqrt(4 columns)), DNN Adagrad(0.05).
+    "dnn_linear_combined_regressor_categorical": _program(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf1.estimator.DNNLinearCombinedRegressor(\n"
+        "        linear_feature_columns=linear_columns,\n"
+        "        dnn_feature_columns=dnn_columns,\n"
+        "        dnn_hidden_units=[16],\n"
+        "        label_dimension=2,\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        categorical=True,
     ),
 }

@@ -1,0 +1,85 @@
+"""A canned Estimator's `model.ckpt-N` into the model a migrated program built with `compat.canned`.
+
+`migrate convert-checkpoint` rebuilds the model from the checkpoint alone, which it can for numeric
+feature columns only: a vocabulary, a hash bucket count or bucket boundaries are in the program, not in
+the checkpoint. Here the program's own model is given, and every Estimator variable goes to the model
+variable of the same name below its part's scope:
+  linear/linear_model/<column>/weights                         -> linear_model/<column>/weights
+  dnn/input_from_feature_columns/input_layer/<column>_embedding/embedding_weights
+                                                               -> input_layer/<column>_embedding/embedding_weights
+  dnn/hiddenlayer_0/kernel                                     -> hiddenlayer_0/kernel
+with each part's optimizer slots and the step. All or nothing: a weight without a model variable, a
+model variable left unfilled, a shape or optimizer that differs is an error before anything is assigned.
+"""
+
+from __future__ import annotations
+
+import os
+
+import tf_keras
+
+from compat import canned
+from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from compat.load import LoadResult, load_legacy_checkpoint, save_starting_checkpoint
+from compat.optimizer_state import V1_SLOT, V1_SLOTS, V2_VARIABLE, assign_slot, legacy_slots
+from compat.recognise import part_of
+
+_DNN_INPUT_SCOPE = "dnn/input_from_feature_columns/"
+# The tf_keras optimizer class that continues each legacy optimizer kind.
+_KERAS_CLASS = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "SGD", "SGD": "SGD"}
+
+
+def model_variable_name(legacy_name: str) -> str | None:
+    """The `compat.canned` model variable an Estimator weight goes to (None: not a canned model weight)."""
+    for scope in (_DNN_INPUT_SCOPE, "dnn/", "linear/"):
+        if legacy_name.startswith(scope):
+            return legacy_name[len(scope):]
+    return None
+
+
+def _slot_kind(slot_name: str) -> tuple[str, bool]:
+    """The optimizer kind a legacy slot variable belongs to, and whether it is a TF1 Momentum accumulator."""
+    if match := V1_SLOT.match(slot_name):
+        kind = V1_SLOTS[match["slot"]][0]
+        return kind, kind == "Momentum"
+    match = V2_VARIABLE.match(slot_name)
+    kind = match["kind"]
+    return ("Momentum" if kind == "SGD" and slot_name.endswith("/momentum") else kind), False
+
+
+def load_estimator_checkpoint(model: tf_keras.Model, prefix: str | os.PathLike) -> LoadResult:
+    """Assign the Estimator checkpoint at `prefix` (a model_dir or a `model.ckpt-N`) to a `compat.canned`
+    model: weights, every optimizer's slots (a DNNLinearCombined model has two) and step."""
+    checkpoint = LegacyCheckpoint(prefix)
+    optimizers = canned.model_optimizers(model)
+    slots = legacy_slots(checkpoint)
+    for legacy, per_slot in slots.items():
+        part = part_of(legacy)
+        for slot_name in per_slot.values():
+            kind, _ = _slot_kind(slot_name)
+            optimizer = optimizers.get(part)
+            if optimizer is None or type(optimizer).__name__ != _KERAS_CLASS[kind]:
+                have = type(optimizer).__name__ if optimizer else "no optimizer"
+                raise CheckpointError(
+                    f"{checkpoint.prefix}: {legacy} holds {kind} state; the model's {part} part has {have}"
+                )
+    result = load_legacy_checkpoint(checkpoint.prefix, model, None, model_variable_name)
+    variables = {v.name.removesuffix(":0"): v for v in model.variables}
+    for legacy, target in result.matched.items():
+        optimizer = optimizers[part_of(legacy)]
+        for keras_slot, slot_name in slots.get(legacy, {}).items():
+            _, tf1_momentum = _slot_kind(slot_name)
+            assign_slot(optimizer, variables[target], keras_slot, checkpoint.read(slot_name), tf1_momentum)
+            result.slots += 1
+    for optimizer in optimizers.values():
+        optimizer.iterations.assign(result.global_step or 0)
+    return result
+
+
+def convert_estimator_checkpoint(
+    model: tf_keras.Model, prefix: str | os.PathLike, model_dir: str | os.PathLike
+) -> str:
+    """Write a migrated program's starting checkpoint: the Estimator's checkpoint at `prefix` loaded into
+    `model` (the program's `compat.canned` model), saved as `ckpt-N` in `model_dir`, an empty directory,
+    where the migrated program's `restore_latest` continues at step N + 1 (both targets). Returns its path."""
+    return save_starting_checkpoint(model, model_dir, lambda: load_estimator_checkpoint(model, prefix))
