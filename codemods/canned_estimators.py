@@ -25,13 +25,13 @@ _LINEAR = frozenset({"feature_columns", "optimizer"})
 
 CANNED = {
     "estimator.DNNClassifier": CannedSpec(
-        "dnn_classifier", _DNN | {"n_classes"}, ("feature_columns", "hidden_units"), ("optimizer",)
+        "dnn_classifier", _DNN | {"n_classes", "label_vocabulary"}, ("feature_columns", "hidden_units"), ("optimizer",)
     ),
     "estimator.DNNRegressor": CannedSpec(
         "dnn_regressor", _DNN | {"label_dimension"}, ("feature_columns", "hidden_units"), ("optimizer",)
     ),
     "estimator.LinearClassifier": CannedSpec(
-        "linear_classifier", _LINEAR | {"n_classes"}, ("feature_columns",), ("optimizer",)
+        "linear_classifier", _LINEAR | {"n_classes", "label_vocabulary"}, ("feature_columns",), ("optimizer",)
     ),
     "estimator.LinearRegressor": CannedSpec(
         "linear_regressor", _LINEAR | {"label_dimension"}, ("feature_columns",), ("optimizer",)
@@ -43,7 +43,7 @@ _COMBINED = frozenset({
 })
 _COMBINED_REQUIRED = ("linear_feature_columns", "dnn_feature_columns", "dnn_hidden_units")
 CANNED["estimator.DNNLinearCombinedClassifier"] = CannedSpec(
-    "dnn_linear_combined_classifier", _COMBINED | {"n_classes"}, _COMBINED_REQUIRED,
+    "dnn_linear_combined_classifier", _COMBINED | {"n_classes", "label_vocabulary"}, _COMBINED_REQUIRED,
     ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
 )
 CANNED["estimator.DNNLinearCombinedRegressor"] = CannedSpec(

@@ -207,6 +207,47 @@ def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None
     return model
 
 
+class CannedModel(tf_keras.Model):
+    """A functional model with the canned head's label handling: given `label_vocabulary` (a classifier's
+    class names), string labels are looked up as class ids before the loss and the metrics see them, in
+    `fit` and in custom loops (`compute_loss`) alike; a label outside the vocabulary is an error, as in
+    the Estimator. Save it with `inference_model(model).save(...)`: Keras cannot re-create a functional
+    subclass from its config, and the training state belongs in a TF2 checkpoint anyway.
+    """
+
+    def __init__(self, *args, label_vocabulary: Sequence[str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.label_vocabulary = None if label_vocabulary is None else tuple(label_vocabulary)
+
+    def label_ids(self, labels):
+        """Class ids ([batch, 1], int64) of labels given as vocabulary strings; other labels as they are."""
+        if self.label_vocabulary is None or labels is None:
+            return labels
+        labels = tf.reshape(tf.convert_to_tensor(labels), (-1, 1))
+        if labels.dtype != tf.string:
+            raise ValueError(f"labels must be strings when there is a label_vocabulary; got {labels.dtype.name}")
+        matches = tf.equal(labels, tf.constant(self.label_vocabulary))
+        known = tf.reduce_any(matches, axis=1)
+        tf.debugging.Assert(
+            tf.reduce_all(known),
+            [f"labels not in label_vocabulary ({', '.join(self.label_vocabulary)}):", tf.boolean_mask(labels, ~known)],
+        )
+        return tf.argmax(tf.cast(matches, tf.int32), axis=1, output_type=tf.int64)[:, None]
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+        return super().compute_loss(x, self.label_ids(y), y_pred, sample_weight)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight):
+        return super().compute_metrics(x, self.label_ids(y), y_pred, sample_weight)
+
+
+def _check_vocabulary(label_vocabulary, n_classes: int) -> None:
+    if label_vocabulary is not None and len(label_vocabulary) != n_classes:
+        raise ValueError(
+            f"label_vocabulary has {len(label_vocabulary)} items, n_classes is {n_classes}: they must agree"
+        )
+
+
 def dnn_classifier(
     feature_columns: Sequence,
     hidden_units: Sequence[int],
@@ -214,14 +255,16 @@ def dnn_classifier(
     optimizer: tf_keras.optimizers.Optimizer | None = None,
     activation_fn=tf.nn.relu,
     dropout: float | None = None,
+    label_vocabulary: Sequence[str] | None = None,
     loss_reduction: str = V2_HEAD_REDUCTION,
-) -> tf_keras.Model:
+) -> CannedModel:
     """A compiled model equivalent to a canned `DNNClassifier`; binary (`n_classes=2`) has one logit."""
+    _check_vocabulary(label_vocabulary, n_classes)
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(
         inputs, feature_columns, hidden_units, _classifier_units(n_classes), activation_fn, dropout
     )
-    model = tf_keras.Model(inputs=inputs, outputs=logits, name="dnn")
+    model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary)
     return _compile(model, optimizer or _default_dnn_optimizer(loss_reduction), loss_reduction, n_classes)
 
 
@@ -237,7 +280,7 @@ def dnn_regressor(
     """A compiled model equivalent to a canned `DNNRegressor` (squared-error head)."""
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(inputs, feature_columns, hidden_units, label_dimension, activation_fn, dropout)
-    model = tf_keras.Model(inputs=inputs, outputs=logits, name="dnn")
+    model = CannedModel(inputs=inputs, outputs=logits, name="dnn")
     optimizer = optimizer or _default_dnn_optimizer(loss_reduction)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
@@ -246,12 +289,14 @@ def linear_classifier(
     feature_columns: Sequence,
     n_classes: int = 2,
     optimizer: tf_keras.optimizers.Optimizer | None = None,
+    label_vocabulary: Sequence[str] | None = None,
     loss_reduction: str = V2_HEAD_REDUCTION,
-) -> tf_keras.Model:
+) -> CannedModel:
     """A compiled model equivalent to a canned `LinearClassifier` (weights start at zero, as there)."""
+    _check_vocabulary(label_vocabulary, n_classes)
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes))
-    model = tf_keras.Model(inputs=inputs, outputs=logits, name="linear")
+    model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary)
     optimizer = optimizer or _default_linear_optimizer(feature_columns)
     return _compile(model, optimizer, loss_reduction, n_classes)
 
@@ -265,18 +310,16 @@ def linear_regressor(
     """A compiled model equivalent to a canned `LinearRegressor` (weights start at zero, as there)."""
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, label_dimension)
-    model = tf_keras.Model(inputs=inputs, outputs=logits, name="linear")
+    model = CannedModel(inputs=inputs, outputs=logits, name="linear")
     optimizer = optimizer or _default_linear_optimizer(feature_columns)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
 
-class DNNLinearCombinedModel(tf_keras.Model):
-    """A functional model trained by two optimizers, as `DNNLinearCombined*` estimators are.
+class DNNLinearCombinedModel(CannedModel):
+    """A canned model trained by two optimizers, as `DNNLinearCombined*` estimators are.
 
     `optimizer` (from `compile`) trains the DNN; `linear_optimizer` trains the `linear_model` layer. Both
     are tracked by the model, so `tf.train.Checkpoint(model=model, optimizer=model.optimizer)` holds both.
-    Save it with `inference_model(model).save(...)`: Keras cannot re-create a functional subclass from
-    its config, and the training state belongs in a TF2 checkpoint anyway.
     """
 
     def __init__(self, *args, linear_optimizer=None, **kwargs):
@@ -305,7 +348,8 @@ class DNNLinearCombinedModel(tf_keras.Model):
 
 
 def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden_units, units,
-                         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, head):
+                         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, head,
+                         label_vocabulary=None):
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
     inputs = feature_inputs(list(linear_feature_columns) + list(dnn_feature_columns))
@@ -313,7 +357,7 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
     linear = _linear_logits(inputs, linear_feature_columns, units)
     logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
     model = DNNLinearCombinedModel(
-        inputs=inputs, outputs=logits, name="dnn_linear_combined",
+        inputs=inputs, outputs=logits, name="dnn_linear_combined", label_vocabulary=label_vocabulary,
         linear_optimizer=linear_optimizer
         or _default_linear_optimizer(linear_feature_columns, COMBINED_LINEAR_MAX_LEARNING_RATE),
     )
@@ -333,12 +377,15 @@ def dnn_linear_combined_classifier(
     dnn_optimizer: tf_keras.optimizers.Optimizer | None = None,
     dnn_activation_fn=tf.nn.relu,
     dnn_dropout: float | None = None,
+    label_vocabulary: Sequence[str] | None = None,
     loss_reduction: str = V2_HEAD_REDUCTION,
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits."""
+    _check_vocabulary(label_vocabulary, n_classes)
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes),
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, {"n_classes": n_classes},
+        label_vocabulary,
     )
 
 
@@ -389,6 +436,7 @@ def model_optimizers(model: tf_keras.Model) -> dict[str, tf_keras.optimizers.Opt
 class Head:
     kind: str  # "binary", "multi_class" or "regression"
     v1: bool  # loss summed over the batch (tf.compat.v1.estimator) rather than averaged (tf.estimator)
+    label_vocabulary: tuple[str, ...] | None = None  # a classifier's class names (None: "0", "1", ...)
 
 
 def head_of(model: tf_keras.Model) -> Head:
@@ -401,4 +449,4 @@ def head_of(model: tf_keras.Model) -> Head:
     }
     if type(loss) not in kinds:
         raise ValueError(f"model {model.name!r} was not built by compat.canned (loss: {loss!r})")
-    return Head(kinds[type(loss)], loss.reduction == "sum")
+    return Head(kinds[type(loss)], loss.reduction == "sum", getattr(model, "label_vocabulary", None))

@@ -95,7 +95,7 @@ def evaluate(
     batches = dataset if steps is None else dataset.take(steps)
     for features, labels in batches:
         logits = logits_of(features).numpy().astype(np.float64)
-        labels = np.asarray(labels).reshape(logits.shape[0], -1)
+        labels = np.asarray(model.label_ids(labels) if head.label_vocabulary else labels).reshape(logits.shape[0], -1)
         if head.kind == "multi_class":
             shifted = logits - logits.max(axis=1, keepdims=True)
             log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))

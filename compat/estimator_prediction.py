@@ -2,8 +2,8 @@
 
 A canned Estimator's `predict(input_fn)` yields, per example, what its head predicts from the logits:
 - classifiers: `logits`, `probabilities` (softmax; binary: of [0, logit]), `class_ids` (int64, shape [1]),
-  `classes` (the class id as bytes, shape [1]), `all_class_ids` (int32), `all_classes` (bytes); binary heads
-  also `logistic` (the sigmoid);
+  `classes` (the class id as bytes, shape [1]; the class name given a `label_vocabulary`), `all_class_ids`
+  (int32), `all_classes` (bytes); binary heads also `logistic` (the sigmoid);
 - regressors: `predictions` (the logits).
 Labels in the input are ignored, as Estimator ignored them. `predict_keys` keeps only those keys;
 `yield_single_examples=False` yields whole batches.
@@ -20,22 +20,25 @@ import tf_keras
 from compat.canned import Head, head_of
 
 
-def _class_predictions(class_logits: np.ndarray, n_classes: int) -> dict[str, np.ndarray]:
+def _class_predictions(class_logits: np.ndarray, n_classes: int, vocabulary) -> dict[str, np.ndarray]:
     """What a classifier head predicts from the logits over all classes (binary: [0, logit])."""
     class_ids = np.argmax(class_logits, axis=-1).astype(np.int64)[:, None]
     all_class_ids = np.tile(np.arange(n_classes, dtype=np.int32), (len(class_logits), 1))
     return {
         "probabilities": tf.nn.softmax(class_logits).numpy(),
         "class_ids": class_ids,
-        "classes": _as_bytes(class_ids),
+        "classes": _class_names(class_ids, vocabulary),
         "all_class_ids": all_class_ids,
-        "all_classes": _as_bytes(all_class_ids),
+        "all_classes": _class_names(all_class_ids, vocabulary),
     }
 
 
-def _as_bytes(ids: np.ndarray) -> np.ndarray:
-    """Class ids as Estimator's class names: b"0", b"1", ... in an object array."""
-    return np.char.encode(ids.astype(str), "ascii").astype(object)
+def _class_names(ids: np.ndarray, vocabulary) -> np.ndarray:
+    """Class ids as Estimator's class names (bytes in an object array): the label_vocabulary's, or b"0", b"1"..."""
+    if vocabulary is None:
+        return np.char.encode(ids.astype(str), "ascii").astype(object)
+    names = np.array([name.encode() for name in vocabulary], dtype=object)
+    return names[ids]
 
 
 def head_predictions(head: Head, logits: np.ndarray) -> dict[str, np.ndarray]:
@@ -45,8 +48,8 @@ def head_predictions(head: Head, logits: np.ndarray) -> dict[str, np.ndarray]:
     if head.kind == "binary":
         two_class_logits = np.concatenate([np.zeros_like(logits), logits], axis=-1)
         predictions = {"logits": logits, "logistic": tf.math.sigmoid(logits).numpy()}
-        return {**predictions, **_class_predictions(two_class_logits, 2)}
-    return {"logits": logits, **_class_predictions(logits, logits.shape[-1])}
+        return {**predictions, **_class_predictions(two_class_logits, 2, head.label_vocabulary)}
+    return {"logits": logits, **_class_predictions(logits, logits.shape[-1], head.label_vocabulary)}
 
 
 def predict(

@@ -104,6 +104,14 @@ ROWS = [
         ("fc.categorical_column_with_vocabulary_list(", "fc.embedding_column(city, 8)", "linear_feature_columns=wide"),
     ),
     Row(
+        "`label_vocabulary=[...]` of a canned classifier (string labels)",
+        "carried over: `compat.canned.CannedModel` looks the labels up as class ids for the loss and metrics (`fit` and `compute_loss`); `predict` gives the names as `classes` / `all_classes`",
+        "same",
+        "canned_categorical_columns",
+        ('label_vocabulary=["<=50K", ">50K"]',),
+        ('label_vocabulary=["<=50K", ">50K"]',),
+    ),
+    Row(
         "`DNNLinearCombinedClassifier/Regressor(linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, n_classes \\| label_dimension)`",
         "`compat.canned.dnn_linear_combined_classifier/regressor(...)`: `fit` runs the model's own step, DNN optimizer on the DNN, linear optimizer on the linear part",
         "the train step applies `model.optimizer` to `model.dnn_variables` and `model.linear_optimizer` to `model.linear_variables`",

@@ -185,11 +185,35 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # Labels given as class names (label_vocabulary): classes and all_classes predicted as those names.
+    "dnn_classifier_label_vocabulary": _program(
+        labels='np.array(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"])'
+        "[digits.target]",
+        constructor="tf1.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        '        label_vocabulary=["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"],\n'
+        "        optimizer=tf1.train.GradientDescentOptimizer(0.01),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+    "linear_classifier_binary_label_vocabulary_v2": _program(
+        labels='np.where(digits.target >= 5, "large", "small")',
+        constructor="tf.estimator.LinearClassifier(\n"
+        "        feature_columns=columns,\n"
+        '        label_vocabulary=["small", "large"],\n'
+        '        optimizer="Ftrl",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
 }
 
 # Categorical, bucketized, indicator and embedding columns. convert-checkpoint cannot rebuild these
 # models (vocabularies and buckets are in the program); the test starts them with
-# compat.canned_checkpoint.convert_estimator_checkpoint on a model built as `CATEGORICAL_MODELS` says.
+# compat.canned_checkpoint.convert_estimator_checkpoint on the model the migrated program builds.
 CATEGORICAL = {
     "linear_classifier_categorical": _program(
         labels="digits.target.astype(np.int32)",

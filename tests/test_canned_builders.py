@@ -1,0 +1,64 @@
+"""compat.canned's builders on what programs get wrong, and what the equivalence tests do not reach.
+
+Equivalence with the real Estimator is tests/test_canned_equivalence.py; here: bad input is refused with a
+clear error (a label outside label_vocabulary, in `fit` and in a custom loop's `compute_loss`; a vocabulary
+of another size than n_classes), and a multi-valued categorical feature sums its ids' weights, as the
+Estimator's linear model does (`sparse_combiner="sum"`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from compat import canned
+
+fc = tf.feature_column
+
+
+def _vocabulary_model():
+    return canned.linear_classifier([fc.numeric_column("x")], n_classes=3, label_vocabulary=["a", "b", "c"])
+
+
+def _batch(labels):
+    features = {"x": np.arange(len(labels), dtype=np.float32)}
+    return tf.data.Dataset.from_tensor_slices((features, np.array(labels))).batch(len(labels))
+
+
+def test_labels_are_looked_up_in_the_vocabulary():
+    model = _vocabulary_model()
+    np.testing.assert_array_equal(model.label_ids(tf.constant(["c", "a", "b"])).numpy(), [[2], [0], [1]])
+    history = model.fit(_batch(["a", "b", "c", "a"]), verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+
+
+def test_a_label_outside_the_vocabulary_is_an_error_in_fit_and_in_a_loop():
+    model = _vocabulary_model()
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"labels not in label_vocabulary \(a, b, c\):\] \[\[z\]\]"):
+        model.fit(_batch(["a", "z"]), verbose=0)
+    features, labels = next(iter(_batch(["b", "z"])))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="labels not in label_vocabulary"):
+        model.compute_loss(features, labels, model(features))
+
+
+def test_numeric_labels_with_a_vocabulary_are_an_error():
+    model = _vocabulary_model()
+    with pytest.raises(ValueError, match="labels must be strings when there is a label_vocabulary; got int32"):
+        model.label_ids(tf.constant([0, 1]))
+
+
+def test_a_vocabulary_of_another_size_than_n_classes_is_refused():
+    with pytest.raises(ValueError, match="label_vocabulary has 2 items, n_classes is 3"):
+        canned.dnn_classifier([fc.numeric_column("x")], [4], n_classes=3, label_vocabulary=["a", "b"])
+
+
+def test_a_multivalued_categorical_feature_sums_its_ids_weights():
+    colour = fc.categorical_column_with_vocabulary_list("colour", ["red", "green", "blue"])
+    model = canned.linear_regressor([colour])
+    layer = model.get_layer("linear_model")
+    layer.column_weights(colour).assign([[1.0], [10.0], [100.0]])
+    layer.bias.assign([0.5])
+    # two values per example; "" and "pink" have no id (out of vocabulary) and add nothing
+    features = {"colour": tf.constant([["red", "blue"], ["green", "green"], ["pink", ""]])}
+    np.testing.assert_array_equal(model(features).numpy(), [[101.5], [20.5], [0.5]])
