@@ -208,16 +208,38 @@ def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None
 
 
 class CannedModel(tf_keras.Model):
-    """A functional model with the canned head's label handling: given `label_vocabulary` (a classifier's
-    class names), string labels are looked up as class ids before the loss and the metrics see them, in
-    `fit` and in custom loops (`compute_loss`) alike; a label outside the vocabulary is an error, as in
-    the Estimator. Save it with `inference_model(model).save(...)`: Keras cannot re-create a functional
-    subclass from its config, and the training state belongs in a TF2 checkpoint anyway.
+    """A functional model with the canned head's handling of labels and weights, in `fit` and in custom
+    loops (`compute_loss`) alike:
+    - `label_vocabulary` (a classifier's class names): string labels are looked up as class ids before the
+      loss and the metrics see them; a label outside the vocabulary is an error, as in the Estimator;
+    - `weight_column` (a feature name or `numeric_column`): each example's loss and metrics are weighted by
+      that feature, as the Estimator's head weighted them (v1 heads: weighted sum; v2: weighted sum over
+      the batch size).
+    Save it with `inference_model(model).save(...)`: Keras cannot re-create a functional subclass from its
+    config, and the training state belongs in a TF2 checkpoint anyway.
     """
 
-    def __init__(self, *args, label_vocabulary: Sequence[str] | None = None, **kwargs):
+    def __init__(self, *args, label_vocabulary: Sequence[str] | None = None, weight_column=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.label_vocabulary = None if label_vocabulary is None else tuple(label_vocabulary)
+        if isinstance(weight_column, str):
+            weight_column = tf.feature_column.numeric_column(weight_column, shape=(1,))
+        if weight_column is not None and type(weight_column).__name__ != "NumericColumn":
+            raise TypeError(f"weight_column must be a feature name or a numeric_column, got {weight_column!r}")
+        self.weight_column = weight_column
+
+    def example_weights(self, features):
+        """Each example's weight ([batch, 1], float32) from the features; None without a weight_column."""
+        if self.weight_column is None:
+            return None
+        cache = tf.__internal__.feature_column.FeatureTransformationCache(features)
+        weights = tf.cast(self.weight_column.get_dense_tensor(cache, None), tf.float32)
+        batch = tf.shape(tf.nest.flatten(features)[0])[0]
+        tf.debugging.assert_equal(
+            tf.size(weights), batch,
+            message=f"weight_column {self.weight_column.key!r}: one weight per example ([batch] or [batch, 1])",
+        )
+        return tf.reshape(weights, (-1, 1))
 
     def label_ids(self, labels):
         """Class ids ([batch, 1], int64) of labels given as vocabulary strings; other labels as they are."""
@@ -235,9 +257,13 @@ class CannedModel(tf_keras.Model):
         return tf.argmax(tf.cast(matches, tf.int32), axis=1, output_type=tf.int64)[:, None]
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+        if sample_weight is None:
+            sample_weight = self.example_weights(x)
         return super().compute_loss(x, self.label_ids(y), y_pred, sample_weight)
 
     def compute_metrics(self, x, y, y_pred, sample_weight):
+        if sample_weight is None:
+            sample_weight = self.example_weights(x)
         return super().compute_metrics(x, self.label_ids(y), y_pred, sample_weight)
 
 
@@ -256,6 +282,7 @@ def dnn_classifier(
     activation_fn=tf.nn.relu,
     dropout: float | None = None,
     label_vocabulary: Sequence[str] | None = None,
+    weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `DNNClassifier`; binary (`n_classes=2`) has one logit."""
@@ -264,7 +291,8 @@ def dnn_classifier(
     logits = _dnn_logits(
         inputs, feature_columns, hidden_units, _classifier_units(n_classes), activation_fn, dropout
     )
-    model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary)
+    model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary,
+                        weight_column=weight_column)
     return _compile(model, optimizer or _default_dnn_optimizer(loss_reduction), loss_reduction, n_classes)
 
 
@@ -275,12 +303,13 @@ def dnn_regressor(
     optimizer: tf_keras.optimizers.Optimizer | None = None,
     activation_fn=tf.nn.relu,
     dropout: float | None = None,
+    weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
-) -> tf_keras.Model:
+) -> CannedModel:
     """A compiled model equivalent to a canned `DNNRegressor` (squared-error head)."""
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(inputs, feature_columns, hidden_units, label_dimension, activation_fn, dropout)
-    model = CannedModel(inputs=inputs, outputs=logits, name="dnn")
+    model = CannedModel(inputs=inputs, outputs=logits, name="dnn", weight_column=weight_column)
     optimizer = optimizer or _default_dnn_optimizer(loss_reduction)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
@@ -290,13 +319,15 @@ def linear_classifier(
     n_classes: int = 2,
     optimizer: tf_keras.optimizers.Optimizer | None = None,
     label_vocabulary: Sequence[str] | None = None,
+    weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `LinearClassifier` (weights start at zero, as there)."""
     _check_vocabulary(label_vocabulary, n_classes)
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes))
-    model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary)
+    model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary,
+                        weight_column=weight_column)
     optimizer = optimizer or _default_linear_optimizer(feature_columns)
     return _compile(model, optimizer, loss_reduction, n_classes)
 
@@ -305,12 +336,13 @@ def linear_regressor(
     feature_columns: Sequence,
     label_dimension: int = 1,
     optimizer: tf_keras.optimizers.Optimizer | None = None,
+    weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
-) -> tf_keras.Model:
+) -> CannedModel:
     """A compiled model equivalent to a canned `LinearRegressor` (weights start at zero, as there)."""
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, label_dimension)
-    model = CannedModel(inputs=inputs, outputs=logits, name="linear")
+    model = CannedModel(inputs=inputs, outputs=logits, name="linear", weight_column=weight_column)
     optimizer = optimizer or _default_linear_optimizer(feature_columns)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
@@ -349,7 +381,7 @@ class DNNLinearCombinedModel(CannedModel):
 
 def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden_units, units,
                          linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, head,
-                         label_vocabulary=None):
+                         weight_column, label_vocabulary=None):
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
     inputs = feature_inputs(list(linear_feature_columns) + list(dnn_feature_columns))
@@ -358,6 +390,7 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
     logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
     model = DNNLinearCombinedModel(
         inputs=inputs, outputs=logits, name="dnn_linear_combined", label_vocabulary=label_vocabulary,
+        weight_column=weight_column,
         linear_optimizer=linear_optimizer
         or _default_linear_optimizer(linear_feature_columns, COMBINED_LINEAR_MAX_LEARNING_RATE),
     )
@@ -378,6 +411,7 @@ def dnn_linear_combined_classifier(
     dnn_activation_fn=tf.nn.relu,
     dnn_dropout: float | None = None,
     label_vocabulary: Sequence[str] | None = None,
+    weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits."""
@@ -385,7 +419,7 @@ def dnn_linear_combined_classifier(
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes),
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, {"n_classes": n_classes},
-        label_vocabulary,
+        weight_column, label_vocabulary,
     )
 
 
@@ -398,13 +432,14 @@ def dnn_linear_combined_regressor(
     dnn_optimizer: tf_keras.optimizers.Optimizer | None = None,
     dnn_activation_fn=tf.nn.relu,
     dnn_dropout: float | None = None,
+    weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedRegressor`: DNN logits + linear logits."""
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, label_dimension,
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction,
-        {"label_dimension": label_dimension},
+        {"label_dimension": label_dimension}, weight_column,
     )
 
 

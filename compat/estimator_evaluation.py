@@ -7,6 +7,7 @@ was compiled:
 
 - `loss`: the mean over batches of the training loss of each batch (v1 heads: summed over the batch; v2:
   averaged), as Estimator's `metrics.mean(estimator_spec.loss)`; `average_loss`: the mean over examples.
+- with a `weight_column`, every metric weighs each example by its weight, as the Estimator's head did.
 - classifiers: `accuracy`; binary ones also `precision`, `recall`, `prediction/mean` (of the sigmoid),
   `label/mean`, `accuracy_baseline`, `auc` and `auc_precision_recall` (v1 heads: `tf.compat.v1.metrics.auc`
   with its 200 thresholds and trapezoidal sums, re-computed here because it only runs in graph mode; v2
@@ -43,11 +44,12 @@ class _V1Auc:
         self.thresholds = np.array([-_THRESHOLD_EPSILON, *inner, 1 + _THRESHOLD_EPSILON], np.float32)
         self.counts = np.zeros((4, _AUC_THRESHOLDS))  # tp, fn, tn, fp per threshold
 
-    def update(self, labels: np.ndarray, predictions: np.ndarray) -> None:
+    def update(self, labels: np.ndarray, predictions: np.ndarray, weights: np.ndarray) -> None:
         positive = predictions.reshape(-1, 1) > self.thresholds
         label = labels.reshape(-1, 1).astype(bool)
+        weights = weights.reshape(-1, 1)
         for row, cells in enumerate((label & positive, label & ~positive, ~label & ~positive, ~label & positive)):
-            self.counts[row] += cells.sum(axis=0)
+            self.counts[row] += (cells * weights).sum(axis=0)
 
     def result(self, curve: str) -> float:
         tp, fn, tn, fp = self.counts
@@ -60,20 +62,28 @@ class _V1Auc:
 
 
 class _Means:
-    """Running means: name -> (total, count)."""
+    """Running weighted means: name -> (weighted total, total weight)."""
 
     def __init__(self):
         self.sums: dict[str, list[float]] = {}
 
-    def add(self, name: str, values, count: int | None = None) -> None:
+    def add(self, name: str, values, weights: np.ndarray | float = 1.0) -> None:
+        """Add `values`, each weighted by `weights` broadcast to their shape (tf.metrics.mean's weights)."""
         values = np.asarray(values, np.float64)
-        total = self.sums.setdefault(name, [0.0, 0])
-        total[0] += float(values.sum())
-        total[1] += values.size if count is None else count
+        weights = np.broadcast_to(np.asarray(weights, np.float64), values.shape)
+        total = self.sums.setdefault(name, [0.0, 0.0])
+        total[0] += float((values * weights).sum())
+        total[1] += float(weights.sum())
 
     def mean(self, name: str) -> float:
         total, count = self.sums[name]
         return total / count if count else 0.0
+
+
+def _example_weights(model: tf_keras.Model, features, batch_size: int) -> np.ndarray:
+    """The batch's example weights ([batch, 1]) from the model's weight_column; ones without one."""
+    weights = model.example_weights(features) if getattr(model, "weight_column", None) is not None else None
+    return np.ones((batch_size, 1)) if weights is None else np.asarray(weights, np.float64)
 
 
 def _ratio(numerator: float, denominator: float) -> float:
@@ -96,35 +106,37 @@ def evaluate(
     for features, labels in batches:
         logits = logits_of(features).numpy().astype(np.float64)
         labels = np.asarray(model.label_ids(labels) if head.label_vocabulary else labels).reshape(logits.shape[0], -1)
+        weights = _example_weights(model, features, logits.shape[0])
         if head.kind == "multi_class":
             shifted = logits - logits.max(axis=1, keepdims=True)
             log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
             unreduced = -np.take_along_axis(log_softmax, labels.astype(np.int64), axis=1)
-            means.add("accuracy", np.argmax(logits, axis=1).reshape(-1, 1) == labels)
+            means.add("accuracy", np.argmax(logits, axis=1).reshape(-1, 1) == labels, weights)
         elif head.kind == "binary":
             labels = labels.astype(np.float64)
             # sigmoid cross-entropy in tf.nn's stable form
             unreduced = np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
             logistic = 1.0 / (1.0 + np.exp(-logits))
             predicted = (logits > 0).astype(np.float64)
-            means.add("accuracy", predicted == labels)
-            means.add("prediction/mean", logistic)
-            means.add("label/mean", labels)
-            counts["tp"] += float(np.sum(predicted * labels))
-            counts["fp"] += float(np.sum(predicted * (1 - labels)))
-            counts["fn"] += float(np.sum((1 - predicted) * labels))
+            means.add("accuracy", predicted == labels, weights)
+            means.add("prediction/mean", logistic, weights)
+            means.add("label/mean", labels, weights)
+            counts["tp"] += float(np.sum(predicted * labels * weights))
+            counts["fp"] += float(np.sum(predicted * (1 - labels) * weights))
+            counts["fn"] += float(np.sum((1 - predicted) * labels * weights))
             if head.v1:
-                v1_auc.update(labels, logistic.astype(np.float32))
+                v1_auc.update(labels, logistic.astype(np.float32), weights)
             else:
                 for metric in keras_aucs.values():
-                    metric.update_state(labels, logistic.astype(np.float32))
+                    metric.update_state(labels, logistic.astype(np.float32), sample_weight=weights)
         else:
             labels = labels.astype(np.float64)
             unreduced = (logits - labels) ** 2
-            means.add("prediction/mean", logits)
-            means.add("label/mean", labels)
-        means.add("average_loss", unreduced)
-        means.add("loss", unreduced.sum() if head.v1 else unreduced.mean(), count=1)
+            means.add("prediction/mean", logits, weights)
+            means.add("label/mean", labels, weights)
+        means.add("average_loss", unreduced, weights)
+        weighted = unreduced * weights
+        means.add("loss", weighted.sum() if head.v1 else weighted.sum() / weighted.size)
 
     metrics = {name: means.mean(name) for name in means.sums}
     if head.kind == "binary":

@@ -2,7 +2,8 @@
 
 Equivalence with the real Estimator is tests/test_canned_equivalence.py; here: bad input is refused with a
 clear error (a label outside label_vocabulary, in `fit` and in a custom loop's `compute_loss`; a vocabulary
-of another size than n_classes), and a multi-valued categorical feature sums its ids' weights, as the
+of another size than n_classes; a weight_column that is not numeric, or more than one weight per
+example), and a multi-valued categorical feature sums its ids' weights, as the
 Estimator's linear model does (`sparse_combiner="sum"`).
 """
 
@@ -62,3 +63,22 @@ def test_a_multivalued_categorical_feature_sums_its_ids_weights():
     # two values per example; "" and "pink" have no id (out of vocabulary) and add nothing
     features = {"colour": tf.constant([["red", "blue"], ["green", "green"], ["pink", ""]])}
     np.testing.assert_array_equal(model(features).numpy(), [[101.5], [20.5], [0.5]])
+
+
+def test_example_weights_come_from_the_weight_column():
+    model = canned.linear_regressor([fc.numeric_column("x")], weight_column=fc.numeric_column("w", normalizer_fn=lambda w: 2 * w))
+    features = {"x": tf.constant([[1.0], [2.0]]), "w": tf.constant([0.5, 3.0])}
+    np.testing.assert_array_equal(model.example_weights(features).numpy(), [[1.0], [6.0]])
+    assert canned.linear_regressor([fc.numeric_column("x")]).example_weights(features) is None
+
+
+def test_a_weight_column_that_is_not_numeric_is_refused():
+    with pytest.raises(TypeError, match="weight_column must be a feature name or a numeric_column"):
+        canned.linear_regressor([fc.numeric_column("x")], weight_column=fc.categorical_column_with_identity("w", 3))
+
+
+def test_more_than_one_weight_per_example_is_an_error():
+    model = canned.linear_regressor([fc.numeric_column("x")], weight_column="w")
+    features = {"x": tf.constant([[1.0], [2.0]]), "w": tf.constant([[1.0, 2.0], [3.0, 4.0]])}
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"weight_column 'w': one weight per example"):
+        model.compute_loss(features, tf.constant([[1.0], [2.0]]), model(features))

@@ -112,6 +112,14 @@ ROWS = [
         ('label_vocabulary=["<=50K", ">50K"]',),
     ),
     Row(
+        "`weight_column=\"key\" | numeric_column(...)` of a canned estimator (example weights)",
+        "carried over: `compat.canned.CannedModel` weighs each example's loss by that feature (v1: weighted sum, v2: weighted sum over the batch size), and `evaluate`'s metrics by it, as the Estimator's head",
+        "same",
+        "canned_categorical_columns",
+        ('weight_column="fnlwgt"',),
+        ('weight_column="fnlwgt"',),
+    ),
+    Row(
         "`DNNLinearCombinedClassifier/Regressor(linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, n_classes \\| label_dimension)`",
         "`compat.canned.dnn_linear_combined_classifier/regressor(...)`: `fit` runs the model's own step, DNN optimizer on the DNN, linear optimizer on the linear part",
         "the train step applies `model.optimizer` to `model.dnn_variables` and `model.linear_optimizer` to `model.linear_variables`",

@@ -85,11 +85,14 @@ CATEGORICAL_COLUMNS = """\
     ]"""
 
 
-def _program(labels: str, constructor: str, categorical: bool = False) -> str:
+def _program(labels: str, constructor: str, categorical: bool = False, weighted: bool = False) -> str:
+    features = '{"x": images, "shade": shade, "stroke": stroke, "ink": ink}' if categorical else '{"x": images}'
+    if weighted:  # example weights 0.5, 1.0 and 1.5
+        features = features[:-1] + ', "weight": ((1 + digits.target % 3) / 2).astype(np.float32)}'
     return TEMPLATE.format(
         labels=labels,
         constructor=constructor,
-        features='{"x": images, "shade": shade, "stroke": stroke, "ink": ink}' if categorical else '{"x": images}',
+        features=features,
         columns=CATEGORICAL_COLUMNS if categorical else NUMERIC_COLUMNS,
     )
 
@@ -208,6 +211,56 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+    ),
+    # Example weights (weight_column), given as a feature name or a numeric_column; every head kind.
+    "dnn_classifier_weighted": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        '        weight_column="weight",\n'
+        "        optimizer=tf1.train.GradientDescentOptimizer(0.01),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        weighted=True,
+    ),
+    "dnn_classifier_binary_weighted": _program(
+        labels="(digits.target >= 5).astype(np.int32)",
+        constructor="tf1.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        '        weight_column="weight",\n'
+        "        optimizer=tf1.train.GradientDescentOptimizer(0.01),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        weighted=True,
+    ),
+    "linear_classifier_binary_weighted_v2": _program(
+        labels="(digits.target >= 5).astype(np.int32)",
+        constructor="tf.estimator.LinearClassifier(\n"
+        "        feature_columns=columns,\n"
+        '        weight_column=tf.feature_column.numeric_column("weight"),\n'
+        '        optimizer="Ftrl",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        weighted=True,
+    ),
+    "dnn_regressor_weighted_v2": _program(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf.estimator.DNNRegressor(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        label_dimension=2,\n"
+        '        weight_column="weight",\n'
+        "        optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.0005, momentum=0.9),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        weighted=True,
     ),
 }
 
