@@ -20,7 +20,9 @@ class CannedSpec:
     two_optimizers: bool = False  # the model has `linear_optimizer` besides `optimizer`
 
 
-_DNN = frozenset({"feature_columns", "hidden_units", "optimizer", "dropout", "activation_fn", "weight_column"})
+_DNN = frozenset({
+    "feature_columns", "hidden_units", "optimizer", "dropout", "activation_fn", "batch_norm", "weight_column",
+})
 _LINEAR = frozenset({"feature_columns", "optimizer", "weight_column"})
 
 CANNED = {
@@ -39,7 +41,7 @@ CANNED = {
 }
 _COMBINED = frozenset({
     "linear_feature_columns", "linear_optimizer", "dnn_feature_columns", "dnn_optimizer", "dnn_hidden_units",
-    "dnn_activation_fn", "dnn_dropout", "weight_column",
+    "dnn_activation_fn", "dnn_dropout", "batch_norm", "weight_column",
 })
 _COMBINED_REQUIRED = ("linear_feature_columns", "dnn_feature_columns", "dnn_hidden_units")
 CANNED["estimator.DNNLinearCombinedClassifier"] = CannedSpec(

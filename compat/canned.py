@@ -31,6 +31,7 @@ V2_HEAD_REDUCTION = "sum_over_batch_size"
 DNN_DEFAULT_LEARNING_RATE = 0.05
 LINEAR_MAX_LEARNING_RATE = 0.2
 COMBINED_DNN_LEARNING_RATE = 0.001
+BATCH_NORM_MOMENTUM = 0.999  # the canned DNNs' batch normalisation (Keras's default is 0.99)
 COMBINED_LINEAR_MAX_LEARNING_RATE = 0.005
 # tf.keras (legacy) Adagrad, which v2 canned estimators use, adds this epsilon; TF1 Adagrad adds none.
 KERAS_ADAGRAD_EPSILON = 1e-7
@@ -165,13 +166,16 @@ def _default_linear_optimizer(feature_columns: Sequence, maximum=LINEAR_MAX_LEAR
     return tf_keras.optimizers.Ftrl(learning_rate=linear_learning_rate(len(feature_columns), maximum))
 
 
-def _dnn_logits(inputs, feature_columns, hidden_units, units, activation_fn, dropout, prefix=""):
-    net = tf_keras.layers.DenseFeatures(list(feature_columns), name=f"{prefix}input_layer")(inputs)
+def _dnn_logits(inputs, feature_columns, hidden_units, units, activation_fn, dropout, batch_norm=False):
+    """The Estimator's DNN: each hidden layer, then dropout, then batch normalisation (momentum 0.999)."""
+    net = tf_keras.layers.DenseFeatures(list(feature_columns), name="input_layer")(inputs)
     for index, size in enumerate(hidden_units):
-        net = tf_keras.layers.Dense(size, activation=activation_fn, name=f"{prefix}hiddenlayer_{index}")(net)
+        net = tf_keras.layers.Dense(size, activation=activation_fn, name=f"hiddenlayer_{index}")(net)
         if dropout:
-            net = tf_keras.layers.Dropout(dropout, name=f"{prefix}dropout_{index}")(net)
-    return tf_keras.layers.Dense(units, name=f"{prefix}logits")(net)
+            net = tf_keras.layers.Dropout(dropout, name=f"dropout_{index}")(net)
+        if batch_norm:
+            net = tf_keras.layers.BatchNormalization(momentum=BATCH_NORM_MOMENTUM, name=f"batchnorm_{index}")(net)
+    return tf_keras.layers.Dense(units, name="logits")(net)
 
 
 def _linear_logits(inputs, feature_columns, units):
@@ -281,6 +285,7 @@ def dnn_classifier(
     optimizer: tf_keras.optimizers.Optimizer | None = None,
     activation_fn=tf.nn.relu,
     dropout: float | None = None,
+    batch_norm: bool = False,
     label_vocabulary: Sequence[str] | None = None,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
@@ -289,7 +294,7 @@ def dnn_classifier(
     _check_vocabulary(label_vocabulary, n_classes)
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(
-        inputs, feature_columns, hidden_units, _classifier_units(n_classes), activation_fn, dropout
+        inputs, feature_columns, hidden_units, _classifier_units(n_classes), activation_fn, dropout, batch_norm
     )
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary,
                         weight_column=weight_column)
@@ -303,12 +308,13 @@ def dnn_regressor(
     optimizer: tf_keras.optimizers.Optimizer | None = None,
     activation_fn=tf.nn.relu,
     dropout: float | None = None,
+    batch_norm: bool = False,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `DNNRegressor` (squared-error head)."""
     inputs = feature_inputs(feature_columns)
-    logits = _dnn_logits(inputs, feature_columns, hidden_units, label_dimension, activation_fn, dropout)
+    logits = _dnn_logits(inputs, feature_columns, hidden_units, label_dimension, activation_fn, dropout, batch_norm)
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", weight_column=weight_column)
     optimizer = optimizer or _default_dnn_optimizer(loss_reduction)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
@@ -380,12 +386,13 @@ class DNNLinearCombinedModel(CannedModel):
 
 
 def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden_units, units,
-                         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, head,
-                         weight_column, label_vocabulary=None):
+                         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm,
+                         loss_reduction, head, weight_column, label_vocabulary=None):
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
     inputs = feature_inputs(list(linear_feature_columns) + list(dnn_feature_columns))
-    dnn = _dnn_logits(inputs, dnn_feature_columns, dnn_hidden_units, units, dnn_activation_fn, dnn_dropout)
+    dnn = _dnn_logits(inputs, dnn_feature_columns, dnn_hidden_units, units, dnn_activation_fn, dnn_dropout,
+                      batch_norm)
     linear = _linear_logits(inputs, linear_feature_columns, units)
     logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
     model = DNNLinearCombinedModel(
@@ -410,6 +417,7 @@ def dnn_linear_combined_classifier(
     dnn_optimizer: tf_keras.optimizers.Optimizer | None = None,
     dnn_activation_fn=tf.nn.relu,
     dnn_dropout: float | None = None,
+    batch_norm: bool = False,
     label_vocabulary: Sequence[str] | None = None,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
@@ -418,8 +426,8 @@ def dnn_linear_combined_classifier(
     _check_vocabulary(label_vocabulary, n_classes)
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes),
-        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction, {"n_classes": n_classes},
-        weight_column, label_vocabulary,
+        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction,
+        {"n_classes": n_classes}, weight_column, label_vocabulary,
     )
 
 
@@ -432,13 +440,14 @@ def dnn_linear_combined_regressor(
     dnn_optimizer: tf_keras.optimizers.Optimizer | None = None,
     dnn_activation_fn=tf.nn.relu,
     dnn_dropout: float | None = None,
+    batch_norm: bool = False,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedRegressor`: DNN logits + linear logits."""
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, label_dimension,
-        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, loss_reduction,
+        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction,
         {"label_dimension": label_dimension}, weight_column,
     )
 

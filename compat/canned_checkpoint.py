@@ -8,6 +8,7 @@ variable of the same name below its part's scope:
   dnn/input_from_feature_columns/input_layer/<column>_embedding/embedding_weights
                                                                -> input_layer/<column>_embedding/embedding_weights
   dnn/hiddenlayer_0/kernel                                     -> hiddenlayer_0/kernel
+  dnn/hiddenlayer_0/batchnorm_0/gamma                          -> batchnorm_0/gamma
 with each part's optimizer slots and the step. All or nothing: a weight without a model variable, a
 model variable left unfilled, a shape or optimizer that differs is an error before anything is assigned.
 """
@@ -15,6 +16,7 @@ model variable left unfilled, a shape or optimizer that differs is an error befo
 from __future__ import annotations
 
 import os
+import re
 
 import tf_keras
 
@@ -25,12 +27,15 @@ from compat.optimizer_state import V1_SLOT, V1_SLOTS, V2_VARIABLE, assign_slot, 
 from compat.recognise import part_of
 
 _DNN_INPUT_SCOPE = "dnn/input_from_feature_columns/"
+_BATCH_NORM = re.compile(r"^dnn/hiddenlayer_(\d+)/(?P<rest>batchnorm_\1/.+)$")
 # The tf_keras optimizer class that continues each legacy optimizer kind.
 _KERAS_CLASS = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "SGD", "SGD": "SGD"}
 
 
 def model_variable_name(legacy_name: str) -> str | None:
     """The `compat.canned` model variable an Estimator weight goes to (None: not a canned model weight)."""
+    if match := _BATCH_NORM.match(legacy_name):
+        return match["rest"]
     for scope in (_DNN_INPUT_SCOPE, "dnn/", "linear/"):
         if legacy_name.startswith(scope):
             return legacy_name[len(scope):]

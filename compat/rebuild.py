@@ -67,20 +67,21 @@ def build_model(estimator: CannedEstimator) -> tf_keras.Model:
         return builder(
             feature_columns(estimator.features["linear"]), feature_columns(estimator.features["dnn"]),
             estimator.hidden_units, linear_optimizer=optimizers["linear"], dnn_optimizer=optimizers["dnn"],
-            dnn_activation_fn=estimator.activation, loss_reduction=reduction, **head,
+            dnn_activation_fn=estimator.activation, batch_norm=estimator.batch_norm, loss_reduction=reduction,
+            **head,
         )
     columns = feature_columns(estimator.features[estimator.family])
     optimizer = optimizers[estimator.family]
     if estimator.family == "dnn":
         return builder(columns, estimator.hidden_units, optimizer=optimizer, loss_reduction=reduction,
-                       activation_fn=estimator.activation, **head)
+                       activation_fn=estimator.activation, batch_norm=estimator.batch_norm, **head)
     return builder(columns, optimizer=optimizer, loss_reduction=reduction, **head)
 
 
 def weight_sources(estimator: CannedEstimator, model: tf_keras.Model) -> list[tuple[tf.Variable, list[str]]]:
     """Each model variable with the legacy variables it is made of (concatenated along the first axis).
-    A variable of the `linear_model` layer belongs to the linear part, every other one to the DNN; both
-    layers keep the Estimator's variables one to one."""
+    A variable of the `linear_model` layer belongs to the linear part, every other one to the DNN; every
+    layer keeps the Estimator's variables one to one (`batchnorm_<i>` is `dnn/hiddenlayer_<i>/batchnorm_<i>`)."""
     sources = []
     for layer in model.layers:
         if isinstance(layer, canned.LinearModel):
@@ -90,6 +91,10 @@ def weight_sources(estimator: CannedEstimator, model: tf_keras.Model) -> list[tu
         elif isinstance(layer, tf_keras.layers.Dense):
             sources.append((layer.kernel, [f"dnn/{layer.name}/kernel"]))
             sources.append((layer.bias, [f"dnn/{layer.name}/bias"]))
+        elif isinstance(layer, tf_keras.layers.BatchNormalization):
+            scope = f"dnn/hiddenlayer_{layer.name.removeprefix('batchnorm_')}/{layer.name}"
+            for variable in (layer.gamma, layer.beta, layer.moving_mean, layer.moving_variance):
+                sources.append((variable, [f"{scope}/{variable.name.split('/')[-1].removesuffix(':0')}"]))
     return sources
 
 

@@ -28,9 +28,9 @@ V1_OPTIMIZER_SCOPES = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Mo
 _BY_PROGRAM = (" by the command; call compat.canned_checkpoint.convert_estimator_checkpoint(model, checkpoint, "
                "new_model_dir) with the migrated program's model")
 _HIDDEN = re.compile(r"^dnn/hiddenlayer_(\d+)/kernel$")
+_BATCH_NORM = re.compile(r"^dnn/hiddenlayer_(\d+)/batchnorm_\1/(gamma|beta|moving_mean|moving_variance)$")
 _LINEAR_WEIGHTS = re.compile(r"^linear/linear_model/(?P<key>[^/]+)/weights$")
 _UNSUPPORTED = (  # (pattern, what it shows, what to do instead)
-    (re.compile(r"/batchnorm_\d+/"), "batch normalisation in the hidden layers", ""),
     (re.compile(r"embedding_weights$"), "embedding feature columns", _BY_PROGRAM),
     (re.compile(r"^(boosted_trees|kmeans|rnn)"), "this estimator family", ""),
 )
@@ -61,6 +61,7 @@ class CannedEstimator:
     activation: str
     optimizers: dict[str, OptimizerState]  # part -> its optimizer
     global_step: int
+    batch_norm: bool = False  # batch normalisation after each hidden layer
 
     @property
     def estimator_name(self) -> str:
@@ -215,6 +216,7 @@ def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
         activation=graph.activation or "relu",
         optimizers=optimizers,
         global_step=checkpoint.global_step or 0,
+        batch_norm=any(_BATCH_NORM.match(n) for n in names),
     )
 
 

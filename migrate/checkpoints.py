@@ -62,7 +62,8 @@ def _print_inspection(report: dict) -> None:
                 else f"label_dimension {recognised['label_dimension']}")
         print(f"recognised: {recognised['estimator']} ({head}), {size}")
         if recognised["family"] != "linear":
-            print(f"  hidden units {recognised['hidden_units']}, activation {recognised['activation']}")
+            norm = ", batch normalisation after each" if recognised.get("batch_norm") else ""
+            print(f"  hidden units {recognised['hidden_units']}{norm}, activation {recognised['activation']}")
         for part, features in recognised["features"].items():
             listed = ", ".join(f"{k} {tuple(v)}" for k, v in features.items())
             print(f"  {part} features (numeric, concatenated in this order): {listed}")

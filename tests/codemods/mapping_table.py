@@ -72,7 +72,7 @@ ROWS = [
         ("# TODO(migrate): canned-estimator",),
     ),
     Row(
-        "`DNNClassifier(feature_columns, hidden_units, optimizer, n_classes, dropout, activation_fn)`",
+        "`DNNClassifier(feature_columns, hidden_units, optimizer, n_classes, dropout, activation_fn, batch_norm)`",
         '`compat.canned.dnn_classifier(..., loss_reduction="sum"` (v1) or `"sum_over_batch_size"` (v2)`)`',
         "same",
         "seed_compat_v1_alias",
@@ -80,7 +80,7 @@ ROWS = [
         ("canned.dnn_classifier(",),
     ),
     Row(
-        "`DNNRegressor(feature_columns, hidden_units, optimizer, label_dimension, dropout, activation_fn)`",
+        "`DNNRegressor(feature_columns, hidden_units, optimizer, label_dimension, dropout, activation_fn, batch_norm)`",
         "`compat.canned.dnn_regressor(..., loss_reduction=...)`",
         "same",
         "dnn_regressor_default_optimizer_v2",
@@ -120,7 +120,7 @@ ROWS = [
         ('weight_column="fnlwgt"',),
     ),
     Row(
-        "`DNNLinearCombinedClassifier/Regressor(linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, n_classes \\| label_dimension)`",
+        "`DNNLinearCombinedClassifier/Regressor(linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout, batch_norm, n_classes \\| label_dimension)`",
         "`compat.canned.dnn_linear_combined_classifier/regressor(...)`: `fit` runs the model's own step, DNN optimizer on the DNN, linear optimizer on the linear part",
         "the train step applies `model.optimizer` to `model.dnn_variables` and `model.linear_optimizer` to `model.linear_variables`",
         "dnn_linear_combined_default_optimizers_v2",

@@ -262,6 +262,31 @@ PROGRAMS = {
         "    )",
         weighted=True,
     ),
+    # Batch normalisation after each hidden layer: moving statistics trained and used by evaluate/predict.
+    "dnn_classifier_batch_norm": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        "        batch_norm=True,\n"
+        "        optimizer=tf1.train.GradientDescentOptimizer(0.05),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+    "dnn_regressor_batch_norm_v2": _program(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf.estimator.DNNRegressor(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        label_dimension=2,\n"
+        "        batch_norm=True,\n"
+        '        optimizer="Adagrad",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
 }
 
 # Categorical, bucketized, indicator and embedding columns. convert-checkpoint cannot rebuild these
