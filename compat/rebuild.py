@@ -53,7 +53,9 @@ def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Opt
         )
     if state.kind == "Momentum":
         return tf_keras.optimizers.SGD(lr, momentum=hyper.get("momentum", 0.9))
-    return tf_keras.optimizers.SGD(lr)
+    if state.kind == "SGD":
+        return tf_keras.optimizers.SGD(lr)
+    raise CheckpointError(f"the {state.part} optimizer ({state.kind}) has no tf_keras counterpart here")
 
 
 def build_model(estimator: CannedEstimator) -> tf_keras.Model:

@@ -29,6 +29,12 @@ _BY_PROGRAM = (" by the command; call compat.canned_checkpoint.convert_estimator
                "new_model_dir) with the migrated program's model")
 _HIDDEN = re.compile(r"^dnn/hiddenlayer_(\d+)/kernel$")
 _BATCH_NORM = re.compile(r"^dnn/hiddenlayer_(\d+)/batchnorm_\1/(gamma|beta|moving_mean|moving_variance)$")
+_MODEL_WEIGHT = re.compile(
+    r"^(dnn/(hiddenlayer_\d+|logits)/(kernel|bias)|dnn/hiddenlayer_(\d+)/batchnorm_\4/\w+"
+    r"|dnn/input_from_feature_columns/input_layer/[^/]+/embedding_weights"
+    r"|linear/linear_model/([^/]+/weights|bias_weights))(/part_\d+)?$"
+)
+_NON_SLOT = re.compile(r"(^|/)beta[12]_power(_\d+)?$")
 _LINEAR_WEIGHTS = re.compile(r"^linear/linear_model/(?P<key>[^/]+)/weights$")
 _UNSUPPORTED = (  # (pattern, what it shows, what to do instead)
     (re.compile(r"embedding_weights$"), "embedding feature columns", _BY_PROGRAM),
@@ -165,6 +171,7 @@ def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
         hit = next((n for n in names if pattern.search(n)), None)
         if hit:
             raise CheckpointError(f"{checkpoint.prefix}: {what} ({hit}) cannot be converted{instead}")
+    _check_every_variable_is_known(checkpoint)
     has_dnn = "dnn/logits/kernel" in names
     has_linear = "linear/linear_model/bias_weights" in names
     if not (has_dnn or has_linear):
@@ -218,6 +225,22 @@ def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
         global_step=checkpoint.global_step or 0,
         batch_norm=any(_BATCH_NORM.match(n) for n in names),
     )
+
+
+def _check_every_variable_is_known(checkpoint: LegacyCheckpoint) -> None:
+    """Refuse state the conversion would silently drop: e.g. another optimizer's slots (RMSProp's
+    `<var>/RMSProp`, `training/RMSprop/...`), which would otherwise convert as a plain SGD."""
+    for name in sorted(checkpoint.shapes):
+        if name == "global_step" or _NON_SLOT.search(name) or _MODEL_WEIGHT.match(name):
+            continue
+        if match := V1_SLOT.match(name):
+            continue
+        if (match := V2_VARIABLE.match(name)) and match["kind"] in V1_OPTIMIZER_SCOPES:
+            continue
+        raise CheckpointError(
+            f"{checkpoint.prefix}: {name} is neither a canned Estimator weight nor the state of a supported "
+            f"optimizer ({', '.join(V1_OPTIMIZER_SCOPES)}); it cannot be converted"
+        )
 
 
 def _size(shape: tuple[int, ...]) -> int:

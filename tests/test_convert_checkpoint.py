@@ -96,6 +96,16 @@ def object_based(model_dir):
     convert_checkpoint(model_dir.parent / "source", model_dir)
 
 
+def add_rmsprop_state(model_dir):
+    """Rewrite model.ckpt-3 with a TF1 RMSProp slot beside its weights, as an RMSPropOptimizer leaves."""
+    prefix = str(model_dir / "model.ckpt-3")
+    reader = tf.train.load_checkpoint(prefix)
+    tensors = {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
+    tensors["dnn/logits/kernel/RMSProp"] = np.ones_like(tensors["dnn/logits/kernel"])
+    tf.raw_ops.SaveV2(prefix=prefix, tensor_names=list(tensors), shape_and_slices=[""] * len(tensors),
+                      tensors=list(tensors.values()))
+
+
 BAD_INPUTS = {
     # name: (damage to the model_dir copy, the path given to the command, what the error line says)
     "missing_dir": (None, "nowhere", "no such checkpoint or directory"),
@@ -107,6 +117,10 @@ BAD_INPUTS = {
     "corrupted_index": (corrupt_index, ".", "not a readable checkpoint index"),
     "not_a_checkpoint": (lambda d: (d / "notes.txt").write_text("hello\n"), "notes.txt", "not a checkpoint"),
     "tf2_checkpoint": (object_based, ".", "TF2 object-based checkpoint"),
+    # converted as a plain SGD before: its state silently dropped
+    "unsupported_optimizer_state": (
+        add_rmsprop_state, ".", "dnn/logits/kernel/RMSProp is neither a canned Estimator weight nor the state"
+    ),
 }
 
 
