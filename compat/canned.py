@@ -3,14 +3,16 @@
 `migrate rewrite` emits calls to these builders, and `migrate convert-checkpoint` builds the same models, so
 a converted `model.ckpt-N` and a migrated program always agree on layers, names and variables.
 
-Layers are named after the Estimator's variable scopes (`hiddenlayer_0`, `logits`, `linear_model`). The
-input goes through `tf_keras.layers.DenseFeatures` with the program's own feature columns (the same
-feature-column code the Estimator's input layer runs, concatenating features sorted by name); kernels
-start glorot-uniform and biases zero, as in the Estimator. Every model returns the Estimator's logits
-(a regressor's logits are its predictions).
+Layers are named after the Estimator's variable scopes (`hiddenlayer_0`, `batchnorm_0`, `logits`,
+`linear_model`). The DNN's input goes through `tf_keras.layers.DenseFeatures` with the program's own feature
+columns (the same feature-column code the Estimator's input layer runs, concatenating features sorted by
+name); the linear model is `LinearModel`, the Estimator's own layout of one weight per column. Kernels start
+glorot-uniform and biases zero, as in the Estimator. Every model returns the Estimator's logits (a
+regressor's logits are its predictions).
 
 Heads: `loss_reduction` is "sum" for `tf.compat.v1.estimator.*` (v1 heads sum the loss over the batch)
-and "sum_over_batch_size" for `tf.estimator.*` (v2 heads average it over every loss element).
+and "sum_over_batch_size" for `tf.estimator.*` (v2 heads average it over every loss element);
+`CannedModel` looks labels up in a `label_vocabulary` and weighs examples by a `weight_column`.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ V2_HEAD_REDUCTION = "sum_over_batch_size"
 DNN_DEFAULT_LEARNING_RATE = 0.05
 LINEAR_MAX_LEARNING_RATE = 0.2
 COMBINED_DNN_LEARNING_RATE = 0.001
-BATCH_NORM_MOMENTUM = 0.999  # the canned DNNs' batch normalisation (Keras's default is 0.99)
 COMBINED_LINEAR_MAX_LEARNING_RATE = 0.005
 # tf.keras (legacy) Adagrad, which v2 canned estimators use, adds this epsilon; TF1 Adagrad adds none.
 KERAS_ADAGRAD_EPSILON = 1e-7
+BATCH_NORM_MOMENTUM = 0.999  # the canned DNNs' batch normalisation (Keras's default is 0.99)
 
 
 def feature_inputs(feature_columns: Sequence) -> dict[str, tf_keras.Input]:

@@ -63,7 +63,7 @@ def load_estimator_checkpoint(model: tf_keras.Model, prefix: str | os.PathLike) 
         for slot_name in per_slot.values():
             kind, _ = _slot_kind(slot_name)
             optimizer = optimizers.get(part)
-            if optimizer is None or type(optimizer).__name__ != _KERAS_CLASS[kind]:
+            if optimizer is None or type(optimizer).__name__ != _KERAS_CLASS.get(kind):
                 have = type(optimizer).__name__ if optimizer else "no optimizer"
                 raise CheckpointError(
                     f"{checkpoint.prefix}: {legacy} holds {kind} state; the model's {part} part has {have}"
