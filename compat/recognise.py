@@ -34,7 +34,9 @@ _MODEL_WEIGHT = re.compile(
     r"|dnn/input_from_feature_columns/input_layer/[^/]+/embedding_weights"
     r"|linear/linear_model/([^/]+/weights|bias_weights))(/part_\d+)?$"
 )
-_NON_SLOT = re.compile(r"(^|/)beta[12]_power(_\d+)?$")
+# Adam's bias-correction powers, and the flag the Estimator's early-stopping hooks add (the migrated
+# callbacks need no variable for it).
+_NON_SLOT = re.compile(r"(^|/)beta[12]_power(_\d+)?$|^signal_early_stopping/STOP$")
 _LINEAR_WEIGHTS = re.compile(r"^linear/linear_model/(?P<key>[^/]+)/weights$")
 _UNSUPPORTED = (  # (pattern, what it shows, what to do instead)
     (re.compile(r"embedding_weights$"), "embedding feature columns", _BY_PROGRAM),

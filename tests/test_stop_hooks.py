@@ -7,7 +7,8 @@ in the first call writes global_step/sec at the same steps as the Estimator's (6
 The program's second estimator trains with make_early_stopping_hook(run_every_steps=4) whose should_stop_fn
 says yes when asked the third time. The migrated callback asks after steps 1, 5 and 9 and stops at 9. The
 Estimator's hook reads the global step in the same session.run as the train op, unordered, so it sees the
-value before or after the step: measured, it stopped at 9 in three runs out of four and at 10 in one."""
+value before or after the step: measured, it stopped at 9 in three runs out of four and at 10 in one, and at 8
+once under load (each of its three checks may see the step before or after)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ def estimator_dir(legacy_python, tmp_path_factory):
     model_dir = tmp_path_factory.mktemp("estimator") / "model"
     run([legacy_python, PROGRAM, "--model_dir", model_dir])
     assert checkpoint_steps(model_dir, "model.ckpt-") >= {0, *CALL_ENDS}
-    assert checkpoint_steps(model_dir / "early_stopped", "model.ckpt-") in ({0, EARLY_STOP}, {0, EARLY_STOP + 1})
+    assert checkpoint_steps(model_dir / "early_stopped", "model.ckpt-") in (
+        {0, EARLY_STOP - 1}, {0, EARLY_STOP}, {0, EARLY_STOP + 1}
+    )
     assert_steps_counted(model_dir / "step_counter")
     return model_dir
 
