@@ -413,7 +413,7 @@ def class_code(shape: ModelFnShape, optimizer: str, methods: str = "") -> str:
 
 
 def keras_optimizer_code(shape: ModelFnShape, resolver: ApiResolver) -> tuple[str, str]:
-    """The Keras optimizer expression and the module it needs (`tf_keras` or `canned`)."""
+    """The Keras optimizer expression and the module it needs (`tf_keras`, or `canned`/`rmsprop` of compat)."""
     expression, module = keras_optimizer(shape.optimizer, shape.optimizer, resolver)
     return source(expression), module
 

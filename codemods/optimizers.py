@@ -5,6 +5,7 @@ TF1 and Keras name and default some arguments differently: TF1 Adam's epsilon is
 its betas are `beta1`/`beta2`; TF1 Adagrad starts its accumulators at 0.1 and adds no epsilon. TF1
 Momentum accumulates gradients where Keras SGD accumulates updates; from the same (zero) start both take
 the same steps (measured in tests/test_convert_checkpoint.py). Nesterov momentum is not carried over.
+RMSProp, TF1's or Keras 2 legacy's, has no tf_keras twin: it becomes `compat.rmsprop`'s, same arguments.
 """
 
 from __future__ import annotations
@@ -50,42 +51,50 @@ _OPTIMIZERS = {
         "canned.estimator_adagrad",
         {},
     ),
+    "train.RMSPropOptimizer": (
+        ("learning_rate", "decay", "momentum", "epsilon", "use_locking", "centered", "name"),
+        {key: key for key in ("learning_rate", "decay", "momentum", "epsilon", "centered")},
+        "rmsprop.tf1_rmsprop",
+        {},
+    ),
 }
 # Keras (legacy) optimizer instances, which v2 canned estimators take (TF 2.15's estimator refuses the new
 # Keras optimizers in its graph): the tf_keras optimizer of the same name computes the same update.
-# RMSprop is not carried over (the two place epsilon differently).
 _KERAS_LEGACY = {
     "Adam": ("learning_rate", "beta_1", "beta_2", "epsilon", "amsgrad", "name"),
     "SGD": ("learning_rate", "momentum", "nesterov", "name"),
     "Adagrad": ("learning_rate", "initial_accumulator_value", "epsilon", "name"),
     "Ftrl": ("learning_rate", "learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
              "l2_regularization_strength", "name", "l2_shrinkage_regularization_strength", "beta"),
+    "RMSprop": ("learning_rate", "rho", "momentum", "epsilon", "centered", "name"),
 }
 for _name, _order in _KERAS_LEGACY.items():
+    _constructor = "rmsprop.keras_legacy_rmsprop" if _name == "RMSprop" else f"tf_keras.optimizers.{_name}"
     _OPTIMIZERS[f"keras.optimizers.legacy.{_name}"] = (
-        _order, {key: key for key in _order if key != "name"}, f"tf_keras.optimizers.{_name}", {}
+        _order, {key: key for key in _order if key != "name"}, _constructor, {}
     )
 _DROPPED = ("use_locking", "name", "accum_name", "linear_name")
 
 # Optimizers given by name (tensorflow_estimator/python/estimator/canned/optimizers.py): v1 heads make the
 # TF1 class, v2 heads Keras's (legacy) class, each with the Keras twin used above for instances.
-# RMSProp is not carried over (TF1's starts its accumulator at 1 and has other defaults than Keras's).
 _BY_NAME = {
     True: {
         "Adagrad": "canned.estimator_adagrad(learning_rate={lr})",
         "Adam": "tf_keras.optimizers.Adam(learning_rate={lr}, epsilon=1e-08)",
         "Ftrl": "tf_keras.optimizers.Ftrl(learning_rate={lr})",
         "SGD": "tf_keras.optimizers.SGD(learning_rate={lr})",
+        "RMSProp": "rmsprop.tf1_rmsprop(learning_rate={lr})",
     },
     False: {
         "Adagrad": "canned.estimator_adagrad(learning_rate={lr}, epsilon=canned.KERAS_ADAGRAD_EPSILON)",
         "Adam": "tf_keras.optimizers.Adam(learning_rate={lr})",
         "Ftrl": "tf_keras.optimizers.Ftrl(learning_rate={lr})",
         "SGD": "tf_keras.optimizers.SGD(learning_rate={lr})",
+        "RMSProp": "rmsprop.keras_legacy_rmsprop(learning_rate={lr})",
     },
 }
 # A v2 DNN head passes no learning rate with a name: the Keras (legacy) class's own default applies.
-_KERAS_DEFAULT_LEARNING_RATE = {"Adagrad": "0.001", "Adam": "0.001", "Ftrl": "0.001", "SGD": "0.01"}
+_KERAS_DEFAULT_LEARNING_RATE = {"Adagrad": "0.001", "Adam": "0.001", "Ftrl": "0.001", "SGD": "0.01", "RMSProp": "0.001"}
 
 
 def _arguments(call: cst.Call, order: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
@@ -105,14 +114,14 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
     if isinstance(node, cst.SimpleString):
         name = node.evaluated_value
         if name not in _BY_NAME[True]:
-            return f"optimizer={name!r} is not migrated yet (the names 'Adagrad', 'Adam', 'Ftrl', 'SGD' are)"
+            return f"optimizer={name!r} is not migrated yet (the names 'Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD' are)"
         return None
     api = resolver.call_api(node)
     if api is None or api.path not in _OPTIMIZERS:
         return (
-            "optimizer= is not a TF1 Adam, Adagrad, Ftrl, Momentum or GradientDescent optimizer instance, "
-            "a tf.keras.optimizers.legacy Adam, Adagrad, Ftrl or SGD instance, "
-            "nor one of the names 'Adagrad', 'Adam', 'Ftrl', 'SGD'"
+            "optimizer= is not a TF1 Adam, Adagrad, Ftrl, Momentum, RMSProp or GradientDescent optimizer "
+            "instance, a tf.keras.optimizers.legacy Adam, Adagrad, Ftrl, RMSprop or SGD instance, "
+            "nor one of the names 'Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'"
         )
     order, renames, _, _ = _OPTIMIZERS[api.path]
     values = _arguments(node, order)
@@ -125,7 +134,8 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
 
 
 def keras_optimizer(original: cst.Call, updated: cst.Call, resolver: ApiResolver) -> tuple[cst.Call, str]:
-    """The Keras optimizer call for a TF1 optimizer call that `optimizer_problem` accepted."""
+    """The Keras optimizer call for a TF1 optimizer call that `optimizer_problem` accepted, and the module
+    it needs: `tf_keras`, or the `compat` module (`canned`, `rmsprop`) of a twin of our own."""
     api = resolver.call_api(original)
     order, renames, constructor, forced = _OPTIMIZERS[api.path]
     values = _arguments(updated, order)
@@ -134,11 +144,19 @@ def keras_optimizer(original: cst.Call, updated: cst.Call, resolver: ApiResolver
     return cst.parse_expression(f"{constructor}({', '.join(args)})"), constructor.split(".")[0]
 
 
+def need_optimizer_module(ctx, module: str) -> None:
+    """Import what `keras_optimizer`/`keras_optimizer_by_name` said their code needs."""
+    if module == "tf_keras":
+        ctx.need_import("tf_keras")
+    else:
+        ctx.need_import("compat", module)
+
+
 def keras_optimizer_by_name(
     name: str, estimator_path: str, keyword: str, v1: bool, kwargs: dict[str, cst.BaseExpression]
-) -> cst.BaseExpression:
+) -> tuple[cst.BaseExpression, str]:
     """The Keras optimizer a canned estimator makes of `optimizer="Adam"` (and the like), with the learning
-    rate that estimator gives a name (dnn.py, linear.py, dnn_linear_combined.py)."""
+    rate that estimator gives a name (dnn.py, linear.py, dnn_linear_combined.py), and the module it needs."""
     if keyword == "dnn_optimizer":
         learning_rate = "0.001"
     elif keyword == "linear_optimizer":
@@ -147,4 +165,5 @@ def keras_optimizer_by_name(
         learning_rate = "0.2"
     else:
         learning_rate = "0.05" if v1 else _KERAS_DEFAULT_LEARNING_RATE[name]
-    return cst.parse_expression(_BY_NAME[v1][name].format(lr=learning_rate))
+    code = _BY_NAME[v1][name].format(lr=learning_rate)
+    return cst.parse_expression(code), code.split(".")[0]

@@ -11,7 +11,7 @@ batch), "sum_over_batch_size" for `tf.estimator` (v2 heads average it).
 import libcst as cst
 
 from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
-from codemods.optimizers import keras_optimizer, keras_optimizer_by_name
+from codemods.optimizers import keras_optimizer, keras_optimizer_by_name, need_optimizer_module
 from codemods.registry import Rule, register
 
 
@@ -41,12 +41,12 @@ class CannedEstimatorRule(Rule):
             if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
                 name = original_arg.value.evaluated_value
                 path, v1 = estimator.api.path, estimator.api.v1
-                arg = arg.with_changes(value=keras_optimizer_by_name(name, path, key, v1, estimator.kwargs))
-                ctx.need_import("tf_keras")
+                optimizer, module = keras_optimizer_by_name(name, path, key, v1, estimator.kwargs)
+                need_optimizer_module(ctx, module)
+                arg = arg.with_changes(value=optimizer)
             elif key in spec.optimizers:
                 optimizer, module = keras_optimizer(original_arg.value, arg.value, ctx.resolver)
-                if module == "tf_keras":
-                    ctx.need_import("tf_keras")
+                need_optimizer_module(ctx, module)
                 arg = arg.with_changes(value=optimizer)
             args.append(arg)
         reduction = "sum" if estimator.api.v1 else "sum_over_batch_size"

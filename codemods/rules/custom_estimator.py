@@ -9,6 +9,7 @@ import libcst as cst
 
 from codemods.model_fn_paths import path_methods
 from codemods.model_fns import class_code, keras_optimizer_code
+from codemods.optimizers import need_optimizer_module
 from codemods.registry import Rule, register
 from codemods.templates import statements
 
@@ -24,8 +25,7 @@ class ModelFnRule(Rule):
             return updated
         shape, paths = estimator.model_fn, estimator.model_fn_paths
         optimizer, module = keras_optimizer_code(shape, ctx.resolver)
-        if module == "canned":  # TF1 Adagrad's Keras twin
-            ctx.need_import("compat", "canned")
+        need_optimizer_module(ctx, module)
         ctx.need_import("tf_keras")
         ctx.need_import("compat", "model_fns")
         ctx.record(
