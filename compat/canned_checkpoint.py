@@ -23,13 +23,20 @@ import tf_keras
 from compat import canned
 from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from compat.load import LoadResult, load_legacy_checkpoint, save_starting_checkpoint
-from compat.optimizer_state import V1_SLOT, V1_SLOTS, V2_VARIABLE, assign_slot, legacy_slots
+from compat.optimizer_state import (
+    V1_SLOT,
+    V1_SLOTS,
+    V2_KINDS,
+    V2_VARIABLE,
+    assign_slot,
+    continues,
+    describe,
+    legacy_slots,
+)
 from compat.recognise import part_of
 
 _DNN_INPUT_SCOPE = "dnn/input_from_feature_columns/"
 _BATCH_NORM = re.compile(r"^dnn/hiddenlayer_(\d+)/(?P<rest>batchnorm_\1/.+)$")
-# The tf_keras optimizer class that continues each legacy optimizer kind.
-_KERAS_CLASS = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "SGD", "SGD": "SGD"}
 
 
 def model_variable_name(legacy_name: str) -> str | None:
@@ -43,13 +50,11 @@ def model_variable_name(legacy_name: str) -> str | None:
 
 
 def _slot_kind(slot_name: str) -> tuple[str, bool]:
-    """The optimizer kind a legacy slot variable belongs to, and whether it is a TF1 Momentum accumulator."""
+    """The optimizer kind a legacy slot variable belongs to, and whether it is a TF1 optimizer's."""
     if match := V1_SLOT.match(slot_name):
-        kind = V1_SLOTS[match["slot"]][0]
-        return kind, kind == "Momentum"
-    match = V2_VARIABLE.match(slot_name)
-    kind = match["kind"]
-    return ("Momentum" if kind == "SGD" and slot_name.endswith("/momentum") else kind), False
+        return V1_SLOTS[match["slot"]][0], True
+    kind = V2_VARIABLE.match(slot_name)["kind"]
+    return ("Momentum" if kind == "SGD" and slot_name.endswith("/momentum") else V2_KINDS.get(kind, kind)), False
 
 
 def load_estimator_checkpoint(model: tf_keras.Model, prefix: str | os.PathLike) -> LoadResult:
@@ -61,19 +66,21 @@ def load_estimator_checkpoint(model: tf_keras.Model, prefix: str | os.PathLike) 
     for legacy, per_slot in slots.items():
         part = part_of(legacy)
         for slot_name in per_slot.values():
-            kind, _ = _slot_kind(slot_name)
+            kind, tf1_state = _slot_kind(slot_name)
             optimizer = optimizers.get(part)
-            if optimizer is None or type(optimizer).__name__ != _KERAS_CLASS.get(kind):
-                have = type(optimizer).__name__ if optimizer else "no optimizer"
+            if optimizer is None or not continues(optimizer, kind, tf1_state):
+                have = describe(optimizer) if optimizer else "no optimizer"
+                whose = f"TF1 {kind}" if kind == "RMSProp" and tf1_state else kind
                 raise CheckpointError(
-                    f"{checkpoint.prefix}: {legacy} holds {kind} state; the model's {part} part has {have}"
+                    f"{checkpoint.prefix}: {legacy} holds {whose} state; the model's {part} part has {have}"
                 )
     result = load_legacy_checkpoint(checkpoint.prefix, model, None, model_variable_name)
     variables = {v.name.removesuffix(":0"): v for v in model.variables}
     for legacy, target in result.matched.items():
         optimizer = optimizers[part_of(legacy)]
         for keras_slot, slot_name in slots.get(legacy, {}).items():
-            _, tf1_momentum = _slot_kind(slot_name)
+            kind, tf1_state = _slot_kind(slot_name)
+            tf1_momentum = kind == "Momentum" and tf1_state
             assign_slot(optimizer, variables[target], keras_slot, checkpoint.read(slot_name), tf1_momentum)
             result.slots += 1
     for optimizer in optimizers.values():

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import tensorflow as tf
 
 from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.optimizer_state import assign_slot, legacy_optimizer_kind, legacy_slots
+from compat.optimizer_state import V1_SLOT, assign_slot, continues, describe, legacy_optimizer_kind, legacy_slots
 
 NameMap = Mapping[str, str] | Sequence[tuple[str, str]] | Callable[[str], str | None] | None
 
@@ -145,9 +145,10 @@ def _is_weight(variable: tf.Variable) -> bool:
 
 def _check_optimizer(checkpoint: LegacyCheckpoint, optimizer) -> None:
     kind = legacy_optimizer_kind(checkpoint)
-    expected = {"Momentum": "SGD", "SGD": "SGD"}.get(kind, kind)
-    if type(optimizer).__name__ != expected:
+    tf1_state = any(V1_SLOT.match(name) for name in checkpoint.shapes)
+    if not continues(optimizer, kind, tf1_state):
+        whose = f"TF1 {kind}'s" if kind == "RMSProp" and tf1_state else f"{kind}'s"
         raise CheckpointError(
-            f"{checkpoint.prefix}: the checkpoint's optimizer state is {kind}'s; "
-            f"a {type(optimizer).__name__} cannot continue it"
+            f"{checkpoint.prefix}: the checkpoint's optimizer state is {whose}; "
+            f"a {describe(optimizer)} cannot continue it"
         )

@@ -11,13 +11,15 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from compat import canned
+from compat import canned, rmsprop
 from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from compat.recognise import CannedEstimator, OptimizerState, part_of
 
-# Optimizer defaults the checkpoint cannot tell: TF1 Adam's epsilon is 1e-8, Keras's 1e-7.
+# Optimizer defaults the checkpoint cannot tell: TF1 Adam's epsilon is 1e-8, Keras's 1e-7; a Keras RMSprop's
+# epsilon is not saved either (TF1's is a constant in the graph).
 ADAM_EPSILON = {"v1": 1e-8, "v2": 1e-7}
-DEFAULT_LEARNING_RATE = {"Adagrad": 0.05, "Adam": 0.001, "Ftrl": 0.2, "Momentum": 0.01, "SGD": 0.01}
+KERAS_RMSPROP_EPSILON = 1e-7
+DEFAULT_LEARNING_RATE = {"Adagrad": 0.05, "Adam": 0.001, "Ftrl": 0.2, "Momentum": 0.01, "RMSProp": 0.001, "SGD": 0.01}
 
 
 def feature_columns(features: dict[str, tuple[int, ...]]) -> list:
@@ -27,6 +29,14 @@ def feature_columns(features: dict[str, tuple[int, ...]]) -> list:
 def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Optimizer:
     """The tf_keras optimizer that continues `state` with the same update rule and hyperparameters."""
     hyper = state.hyper
+    if state.kind == "RMSProp" and head == "v1":  # TF1's `decay` is Keras's rho
+        return rmsprop.tf1_rmsprop(
+            hyper.get("learning_rate", DEFAULT_LEARNING_RATE["RMSProp"]),
+            decay=hyper.get("decay", 0.9),
+            momentum=hyper.get("momentum", 0.0),
+            epsilon=hyper.get("epsilon", 1e-10),
+            centered=_has_slot(state, "mg"),
+        )
     if hyper.get("decay", 0.0):
         raise CheckpointError(
             f"the {state.part} optimizer decays its learning rate (decay={hyper['decay']:g}); "
@@ -55,7 +65,19 @@ def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Opt
         return tf_keras.optimizers.SGD(lr, momentum=hyper.get("momentum", 0.9))
     if state.kind == "SGD":
         return tf_keras.optimizers.SGD(lr)
+    if state.kind == "RMSProp":
+        return rmsprop.keras_legacy_rmsprop(
+            lr,
+            rho=hyper.get("rho", 0.9),
+            momentum=hyper.get("momentum", 0.0),
+            epsilon=KERAS_RMSPROP_EPSILON,
+            centered=_has_slot(state, "mg"),
+        )
     raise CheckpointError(f"the {state.part} optimizer ({state.kind}) has no tf_keras counterpart here")
+
+
+def _has_slot(state: OptimizerState, slot: str) -> bool:
+    return any(slot in slots for slots in state.slots.values())
 
 
 def build_model(estimator: CannedEstimator) -> tf_keras.Model:

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 
 from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from compat.legacy_graph import GraphFacts, read_graph_facts
-from compat.optimizer_state import V1_SLOT, V1_SLOTS, V2_SLOTS, V2_VARIABLE
+from compat.optimizer_state import V1_SLOT, V1_SLOTS, V2_KINDS, V2_VARIABLE, v1_keras_slot, v2_keras_slot
 
 HYPERPARAMETERS = {"learning_rate", "beta1", "beta2", "epsilon", "momentum", "learning_rate_power", "beta",
                    "l1_regularization_strength", "l2_regularization_strength",
-                   "l2_shrinkage_regularization_strength", "beta_1", "beta_2", "decay"}
+                   "l2_shrinkage_regularization_strength", "beta_1", "beta_2", "decay", "rho"}
 V1_OPTIMIZER_SCOPES = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "Momentum",
-                       "SGD": "GradientDescent"}
+                       "RMSProp": "RMSProp", "SGD": "GradientDescent"}
 # Vocabularies, hash buckets and boundaries live in the program, which can convert with its own model.
 _BY_PROGRAM = (" by the command; call compat.canned_checkpoint.convert_estimator_checkpoint(model, checkpoint, "
                "new_model_dir) with the migrated program's model")
@@ -48,7 +48,7 @@ _UNSUPPORTED = (  # (pattern, what it shows, what to do instead)
 class OptimizerState:
     """One optimizer of the Estimator: its kind, hyperparameters and where each slot lives."""
 
-    kind: str  # Adagrad | Adam | Ftrl | Momentum | SGD
+    kind: str  # Adagrad | Adam | Ftrl | Momentum | RMSProp | SGD
     part: str  # dnn | linear
     hyper: dict[str, float] = field(default_factory=dict)
     # legacy weight name -> {tf_keras slot name: legacy slot variable name}
@@ -111,7 +111,7 @@ def _v1_optimizers(checkpoint: LegacyCheckpoint, weights: list[str], graph: Grap
         match = V1_SLOT.match(name)
         if not match:
             continue
-        kind, keras_slot = V1_SLOTS[match["slot"]]
+        kind, keras_slot = V1_SLOTS[match["slot"]][0], v1_keras_slot(name, match["slot"], checkpoint.shapes)
         state = states.setdefault(part_of(match["var"]), OptimizerState(kind, part_of(match["var"])))
         state.slots.setdefault(match["var"], {})[keras_slot] = name
     for part in {part_of(w) for w in weights}:
@@ -147,8 +147,9 @@ def _v2_optimizers(checkpoint: LegacyCheckpoint, weights: list[str]):
             hyper.setdefault(match["opt"], {})[rest] = name
             continue
         var, _, slot = rest.rpartition("/")
-        state = by_name.setdefault(match["opt"], OptimizerState(match["kind"], part_of(var)))
-        state.slots.setdefault(var, {})[V2_SLOTS.get(slot, slot)] = name
+        kind = V2_KINDS.get(match["kind"], match["kind"])
+        state = by_name.setdefault(match["opt"], OptimizerState(kind, part_of(var)))
+        state.slots.setdefault(var, {})[v2_keras_slot(match["kind"], slot) or slot] = name
     for opt_name, values in hyper.items():
         state = by_name.get(opt_name)
         if state is None:  # no slots: plain SGD; which part it trains is told by the other optimizer
@@ -230,14 +231,14 @@ def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
 
 
 def _check_every_variable_is_known(checkpoint: LegacyCheckpoint) -> None:
-    """Refuse state the conversion would silently drop: e.g. another optimizer's slots (RMSProp's
-    `<var>/RMSProp`, `training/RMSprop/...`), which would otherwise convert as a plain SGD."""
+    """Refuse state the conversion would silently drop: e.g. another optimizer's slots (Adadelta's
+    `<var>/Adadelta`, `training/Adadelta/...`), which would otherwise convert as a plain SGD."""
     for name in sorted(checkpoint.shapes):
         if name == "global_step" or _NON_SLOT.search(name) or _MODEL_WEIGHT.match(name):
             continue
         if match := V1_SLOT.match(name):
             continue
-        if (match := V2_VARIABLE.match(name)) and match["kind"] in V1_OPTIMIZER_SCOPES:
+        if (match := V2_VARIABLE.match(name)) and V2_KINDS.get(match["kind"], match["kind"]) in V1_OPTIMIZER_SCOPES:
             continue
         raise CheckpointError(
             f"{checkpoint.prefix}: {name} is neither a canned Estimator weight nor the state of a supported "

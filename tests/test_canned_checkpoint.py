@@ -89,3 +89,24 @@ def test_convert_writes_a_checkpoint_the_program_restores_and_refuses_to_overwri
 
     with pytest.raises(FileExistsError, match="already holds a checkpoint"):
         canned_checkpoint.convert_estimator_checkpoint(build_model(estimator), before, tmp_path)
+
+
+@pytest.mark.parametrize("head,wrong", [("v1", "keras_legacy"), ("v2", "tf1")])
+def test_rmsprop_of_the_other_flavour_is_refused(head, wrong, canned_checkpoints):
+    """TF1 RMSProp state continues only in the "tf1" EstimatorRMSProp, Keras 2's only in "keras_legacy":
+    their updates differ. Both loaders refuse the other flavour before assigning anything."""
+    from compat.load import load_legacy_checkpoint
+    from compat.rmsprop import EstimatorRMSProp
+
+    before = canned_checkpoints / f"dnn_classifier_rmsprop_{head}" / "before"
+    estimator = recognise(LegacyCheckpoint(before))
+    columns = [tf.feature_column.numeric_column(k, shape=s) for k, s in estimator.features["dnn"].items()]
+    model = canned.dnn_classifier(columns, estimator.hidden_units, n_classes=estimator.n_classes,
+                                  optimizer=EstimatorRMSProp(flavour=wrong), loss_reduction="sum")
+    fresh = _state(model)
+    whose = "TF1 RMSProp" if head == "v1" else "RMSProp"
+    with pytest.raises(CheckpointError, match=rf"dnn part has EstimatorRMSProp\(flavour='{wrong}'\)"):
+        canned_checkpoint.load_estimator_checkpoint(model, before)
+    with pytest.raises(CheckpointError, match=rf"state is {whose}'s; a EstimatorRMSProp\(flavour='{wrong}'\) cannot"):
+        load_legacy_checkpoint(before, model, model.optimizer, canned_checkpoint.model_variable_name)
+    assert all(np.array_equal(v, _state(model)[n]) for n, v in fresh.items())

@@ -96,12 +96,12 @@ def object_based(model_dir):
     convert_checkpoint(model_dir.parent / "source", model_dir)
 
 
-def add_rmsprop_state(model_dir):
-    """Rewrite model.ckpt-3 with a TF1 RMSProp slot beside its weights, as an RMSPropOptimizer leaves."""
+def add_adadelta_state(model_dir):
+    """Rewrite model.ckpt-3 with a TF1 Adadelta slot beside its weights, as an AdadeltaOptimizer leaves."""
     prefix = str(model_dir / "model.ckpt-3")
     reader = tf.train.load_checkpoint(prefix)
     tensors = {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
-    tensors["dnn/logits/kernel/RMSProp"] = np.ones_like(tensors["dnn/logits/kernel"])
+    tensors["dnn/logits/kernel/Adadelta"] = np.ones_like(tensors["dnn/logits/kernel"])
     tf.raw_ops.SaveV2(prefix=prefix, tensor_names=list(tensors), shape_and_slices=[""] * len(tensors),
                       tensors=list(tensors.values()))
 
@@ -119,7 +119,7 @@ BAD_INPUTS = {
     "tf2_checkpoint": (object_based, ".", "TF2 object-based checkpoint"),
     # converted as a plain SGD before: its state silently dropped
     "unsupported_optimizer_state": (
-        add_rmsprop_state, ".", "dnn/logits/kernel/RMSProp is neither a canned Estimator weight nor the state"
+        add_adadelta_state, ".", "dnn/logits/kernel/Adadelta is neither a canned Estimator weight nor the state"
     ),
 }
 

@@ -287,6 +287,29 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # RMSProp (compat.rmsprop): TF1's by name (mean square starting at 1, epsilon inside the square root) ...
+    "dnn_classifier_rmsprop_by_name": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        '        optimizer="RMSProp",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+    # ... TF1's centered, with momentum ...
+    "linear_regressor_rmsprop_centered": _program(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf1.estimator.LinearRegressor(\n"
+        "        feature_columns=columns,\n"
+        "        label_dimension=2,\n"
+        "        optimizer=tf1.train.RMSPropOptimizer(0.001, momentum=0.5, centered=True),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
 }
 
 # Categorical, bucketized, indicator and embedding columns. convert-checkpoint cannot rebuild these
@@ -311,6 +334,19 @@ CATEGORICAL = {
         "        hidden_units=[32, 16],\n"
         "        n_classes=10,\n"
         '        optimizer="Adagrad",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        categorical=True,
+    ),
+    # ... and Keras 2 legacy's by name (no momentum: epsilon after the square root; sparse embedding updates).
+    "dnn_classifier_embedding_rmsprop_v2": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.DNNClassifier(\n"
+        "        feature_columns=dnn_columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        '        optimizer="RMSProp",\n'
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",

@@ -28,9 +28,9 @@ STEPS = 3
 BATCH = 8
 FAMILIES = ("dnn", "linear", "dnn_linear_combined")
 TASKS = ("classifier", "regressor")
-OPTIMIZERS = ("Adagrad", "Adam", "Ftrl", "Momentum", "SGD")
+OPTIMIZERS = ("Adagrad", "Adam", "Ftrl", "Momentum", "SGD", "RMSProp")
 HEADS = ("v1", "v2")
-LEARNING_RATES = {"Adagrad": 0.05, "Adam": 0.01, "Ftrl": 0.1, "Momentum": 0.01, "SGD": 0.02}
+LEARNING_RATES = {"Adagrad": 0.05, "Adam": 0.01, "Ftrl": 0.1, "Momentum": 0.01, "SGD": 0.02, "RMSProp": 0.01}
 # Declared in this order on purpose: the Estimator's input layer concatenates them sorted by name.
 SEVERAL_FEATURES = {"wide": 3, "age": 2}
 ONE_FEATURE = {"x": 4}
@@ -76,6 +76,8 @@ def make_optimizer(case: dict):
             "Ftrl": lambda: tf1.train.FtrlOptimizer(lr),
             "Momentum": lambda: tf1.train.MomentumOptimizer(lr, momentum=0.9),
             "SGD": lambda: tf1.train.GradientDescentOptimizer(lr),
+            # TF1's mean square starting at 1, centered, with momentum: every slot it can have
+            "RMSProp": lambda: tf1.train.RMSPropOptimizer(lr, momentum=0.5, centered=True),
         }[kind]
     legacy = tf.keras.optimizers.legacy
     return {
@@ -84,6 +86,7 @@ def make_optimizer(case: dict):
         "Ftrl": lambda: legacy.Ftrl(lr),
         "Momentum": lambda: legacy.SGD(lr, momentum=0.9),
         "SGD": lambda: legacy.SGD(lr),
+        "RMSProp": lambda: legacy.RMSprop(lr),  # no momentum: epsilon after the square root
     }[kind]
 
 
