@@ -80,9 +80,9 @@ def _migrated_programs_model(migrated):
     import tensorflow as tf
     import tf_keras
 
-    from compat import canned
+    from compat import canned, rmsprop
 
-    namespace = {"tf": tf, "tf1": tf.compat.v1, "tf_keras": tf_keras, "canned": canned}
+    namespace = {"tf": tf, "tf1": tf.compat.v1, "tf_keras": tf_keras, "canned": canned, "rmsprop": rmsprop}
     exec(textwrap.dedent(CATEGORICAL_COLUMNS), namespace)
     (call,) = [
         node.value for node in ast.walk(ast.parse(migrated.read_text()))
