@@ -55,6 +55,7 @@ RUNCONFIG_SUPPORTED = (
     "keep_checkpoint_every_n_hours",
     "log_step_count_steps",
     "session_config",
+    "train_distribute",
 )
 # Carried over by being dropped, with a note in the report (codemods.rules.runconfig.DROPPED).
 # Estimator defaults (tensorflow_estimator/python/estimator/run_config.py). save_checkpoints_secs=600
@@ -136,6 +137,12 @@ class EstimatorFacts:
     @property
     def two_optimizers(self) -> bool:
         return not self.custom and CANNED[self.api.path].two_optimizers
+
+    @property
+    def train_strategy(self) -> cst.BaseExpression | None:
+        """RunConfig(train_distribute=...)'s strategy expression, None when training is not distributed."""
+        strategy = self.config.kwargs.get("train_distribute") if self.config else None
+        return None if strategy is None or is_none(strategy) else strategy
 
     @property
     def kept_note(self) -> str:
@@ -477,8 +484,8 @@ class _ModelCalls(cst.CSTVisitor):
             self.calls.append(node)
 
 
-def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
-    """Everything the rules need to know about the module before they change it."""
+def collect_facts(module: cst.Module, resolver: ApiResolver, target: str = "keras", exact: bool = False) -> ProgramFacts:
+    """Everything the rules need to know about the module before they change it (for `target`, `--exact`)."""
     facts = ProgramFacts(
         module=module,
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
@@ -496,6 +503,7 @@ def collect_facts(module: cst.Module, resolver: ApiResolver) -> ProgramFacts:
     module.visit(trained_before)
     for name, estimator in facts.estimators.items():
         _check_estimator(estimator, facts, resolver, collector.assigned, checker.misused)
+        estimator.problems.extend(_distribution_problems(estimator, target, exact))
         if name in checker.misused:
             estimator.problems.append(
                 f"`{name}` is used other than by train, evaluate and predict; only these are migrated yet"
@@ -587,6 +595,34 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
                 if name in misused or assigned[name] != 1
             ]
         estimator.problems.extend(problems)
+
+
+def _distribution_problems(estimator: EstimatorFacts, target: str, exact: bool) -> list[str]:
+    """Why training under RunConfig(train_distribute=...) cannot be carried over (codemods/rules/
+    train_distribute.py: fit under the strategy's scope, each replica taking whole input_fn batches)."""
+    if estimator.train_strategy is None:
+        return []
+    problems = []
+    if target != "keras":
+        problems.append(
+            "RunConfig(train_distribute=...) migrates with --target keras (fit under strategy.scope()); "
+            "a custom loop needs strategy.run and per-replica loss scaling by hand"
+        )
+    if exact:
+        problems.append("exact resume (--exact) under a distribution strategy is not supported")
+    if estimator.custom:
+        problems.append(
+            "train_distribute with a custom model_fn is not migrated yet (TF1 optimizers scaled its loss by "
+            "the number of replicas, Keras does not for a hand-written compute_loss)"
+        )
+    for training in estimator.trainings:
+        kwargs = training.train_arguments()
+        if not any(key in kwargs and not is_none(kwargs[key]) for key in ("steps", "max_steps")):
+            problems.append(
+                "train_distribute with training until the input ends is not migrated (fit needs a step count "
+                "for a distributed dataset)"
+            )
+    return problems
 
 
 def _check_canned_estimator(estimator: EstimatorFacts, resolver: ApiResolver) -> None:

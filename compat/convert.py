@@ -28,7 +28,7 @@ import tf_keras
 from compat import canned
 from compat.legacy_checkpoint import STATE_FILE, CheckpointError, LegacyCheckpoint
 from compat.optimizer_state import assign_slot
-from compat.rebuild import build_model, read_concatenated, slot_sources, weight_sources
+from compat.rebuild import DEFAULT_LEARNING_RATE, build_model, read_concatenated, slot_sources, weight_sources
 from compat.recognise import CannedEstimator, OptimizerState, part_of, recognise
 from compat.streaming import write_model_file, write_training_checkpoint
 
@@ -64,7 +64,7 @@ def _check_adam_step(checkpoint: LegacyCheckpoint, state: OptimizerState, step: 
 
 def assign_state(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, model: tf_keras.Model) -> list[str]:
     """Copy weights, optimizer slots and the step into `model`; returns notes for the user."""
-    notes: list[str] = []
+    notes: list[str] = _hyperparameter_notes(estimator)
     optimizers = canned.model_optimizers(model)
     for variable, names in weight_sources(estimator, model):
         variable.assign(read_concatenated(checkpoint, names, variable))
@@ -91,8 +91,20 @@ def load_canned(path: str | os.PathLike) -> Conversion:
     return Conversion(estimator, model, notes)
 
 
+def _hyperparameter_notes(estimator: CannedEstimator) -> list[str]:
+    """A TF1 optimizer whose learning rate the graph did not show continues with a default: say so."""
+    if estimator.head != "v1":
+        return []
+    return [
+        f"the {part} optimizer's learning rate is not in the graph; {state.kind} continues with "
+        f"{DEFAULT_LEARNING_RATE[state.kind]:g}: check it against the program"
+        for part, state in sorted(estimator.optimizers.items())
+        if "learning_rate" not in state.hyper
+    ]
+
+
 def _adam_notes(checkpoint: LegacyCheckpoint, estimator: CannedEstimator) -> list[str]:
-    notes: list[str] = []
+    notes: list[str] = _hyperparameter_notes(estimator)
     for state in estimator.optimizers.values():
         if state.kind == "Adam":
             _check_adam_step(checkpoint, state, estimator.global_step, notes)

@@ -154,7 +154,7 @@ def evaluate(
 def finish_evaluation(metrics: dict[str, float], model: tf_keras.Model, summary_dir: str | None) -> dict[str, float]:
     """Write the metrics to `summary_dir` at the model's step (as Estimator wrote model_dir/eval) and add
     `global_step`, as Estimator's evaluate returned it."""
-    step = int(model.optimizer.iterations)
+    step = int(model.optimizer.iterations.numpy())
     if summary_dir is not None:
         writer = tf.summary.create_file_writer(summary_dir)
         # record_if(True): inside fit, the TensorBoard callback only records every update_freq batches.
@@ -201,7 +201,7 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         self._trained = True
         if self.every_steps is not None:
-            if int(self.model.optimizer.iterations) % self.every_steps:
+            if int(self.model.optimizer.iterations.numpy()) % self.every_steps:
                 return
         elif time.monotonic() - self._saved_at < self.every_secs:
             return
@@ -210,11 +210,11 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
             self._evaluate()
 
     def on_train_end(self, logs=None):
-        if self._trained and self._evaluated_step != int(self.model.optimizer.iterations):
+        if self._trained and self._evaluated_step != int(self.model.optimizer.iterations.numpy()):
             self._evaluate()
 
     def _evaluate(self) -> None:
         self._evaluated_at = time.monotonic()
-        self._evaluated_step = int(self.model.optimizer.iterations)
+        self._evaluated_step = int(self.model.optimizer.iterations.numpy())
         metrics = evaluate(self.model, self.input_fn(), self.steps, self.summary_dir)
         self.result = (metrics, [])

@@ -53,11 +53,11 @@ class StopAtStep(tf_keras.callbacks.Callback):
         self.num_steps, self.last_step = num_steps, last_step
 
     def on_train_begin(self, logs=None):
-        start = int(self.model.optimizer.iterations)
+        start = int(self.model.optimizer.iterations.numpy())
         self._stop_at = self.last_step if self.last_step is not None else start + self.num_steps
 
     def on_train_batch_end(self, batch, logs=None):
-        if int(self.model.optimizer.iterations) >= self._stop_at:
+        if int(self.model.optimizer.iterations.numpy()) >= self._stop_at:
             self.model.stop_training = True
 
 
@@ -77,7 +77,7 @@ class StepCounter(tf_keras.callbacks.Callback):
         self._writer = tf.summary.create_file_writer(self.output_dir) if self.output_dir else None
 
     def on_train_batch_end(self, batch, logs=None):
-        step, now = int(self.model.optimizer.iterations), time.monotonic()
+        step, now = int(self.model.optimizer.iterations.numpy()), time.monotonic()
         if self._counted_at is None:
             self._counted_at = (now, step)
             return
@@ -141,7 +141,7 @@ class StopOnPredicate(tf_keras.callbacks.Callback):
         self._checked_at: tuple[float, int] | None = None
 
     def on_train_batch_end(self, batch, logs=None):
-        step, now = int(self.model.optimizer.iterations), time.monotonic()
+        step, now = int(self.model.optimizer.iterations.numpy()), time.monotonic()
         if self._checked_at is not None:
             seconds, steps = now - self._checked_at[0], step - self._checked_at[1]
             due = seconds >= self.run_every_secs if self.run_every_steps is None else steps >= self.run_every_steps

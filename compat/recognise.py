@@ -123,11 +123,14 @@ def _v1_optimizers(checkpoint: LegacyCheckpoint, weights: list[str], graph: Grap
         count = seen[state.kind] = seen.get(state.kind, -1) + 1
         suffix = f"_{count}" if count else ""
         head_scope = f"{state.part}/head/" if len(ordered) == 1 else "head/"
-        scope = f"{head_scope}{V1_OPTIMIZER_SCOPES[state.kind]}{suffix}/"
+        # Under RunConfig(train_distribute=...) the replica's scope comes between: dnn/head/dnn/Momentum/...
+        hyper = re.compile(
+            rf"^{re.escape(head_scope)}(?:[^/]+/)?{re.escape(V1_OPTIMIZER_SCOPES[state.kind] + suffix)}/(?P<key>\w+)$"
+        )
         if graph is not None:
             for const, value in graph.constants.items():
-                if const.startswith(scope) and const[len(scope):] in HYPERPARAMETERS:
-                    state.hyper[const[len(scope):]] = value
+                if (match := hyper.match(const)) and match["key"] in HYPERPARAMETERS:
+                    state.hyper[match["key"]] = value
         if state.kind == "Adam":
             for power in ("beta1_power", "beta2_power"):
                 if f"{head_scope}{power}{suffix}" in checkpoint.shapes:

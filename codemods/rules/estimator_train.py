@@ -40,6 +40,7 @@ import libcst as cst
 
 from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, train_call
 from codemods.registry import Rule, register
+from codemods.rules.train_distribute import distributed_dataset
 from codemods.syntax import call_arguments, is_none
 from codemods.templates import dataset_expression, source, statements
 
@@ -60,7 +61,7 @@ _TWO_OPTIMIZERS = """\
     {est}.optimizer.apply_gradients(zip(dnn_gradients, {est}.dnn_variables))
     {est}.linear_optimizer.apply_gradients(zip(linear_gradients, {est}.linear_variables))"""
 
-_MAX_STEPS_GUARD = """if int({est}.optimizer.iterations) < {limit}:  # max_steps is a total across restarts
+_MAX_STEPS_GUARD = """if int({iterations}) < {limit}:  # max_steps is a total across restarts
 """
 
 _KERAS_FIT = """
@@ -311,7 +312,9 @@ class EstimatorTrainRule(Rule):
             "model_dir": source(estimator.model_dir),
             "keep": source(estimator.run_config_value("keep_checkpoint_max")),
             "summary_steps": source(estimator.run_config_value("save_summary_steps")),
-            "dataset": dataset_expression(kwargs["input_fn"]),
+            "dataset": distributed_dataset(estimator, dataset_expression(kwargs["input_fn"])),
+            # a MirroredVariable under a strategy, which int() does not take
+            "iterations": f"{estimator.variable}.optimizer.iterations" + (".numpy()" if estimator.train_strategy else ""),
             "limit": source(kwargs[limit]) if limit else "",
         }
         kind, every = estimator.checkpoint_cadence()
@@ -337,7 +340,7 @@ class EstimatorTrainRule(Rule):
                 values["steps_per_epoch"] = "None"
                 code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
             elif limit == "max_steps":
-                values["steps_per_epoch"] = f"{values['limit']} - int({values['est']}.optimizer.iterations)"
+                values["steps_per_epoch"] = f"{values['limit']} - int({values['iterations']})"
                 fit = textwrap.indent(_KERAS_FIT.strip().format(**values), "    ")
                 code = _KERAS_RESTORE.format(**values) + _MAX_STEPS_GUARD.format(**values) + fit
             else:

@@ -56,6 +56,15 @@ ROWS = [
         (),
     ),
     Row(
+        "`RunConfig(train_distribute=strategy)` (canned estimators, `train(steps= | max_steps=)`)",
+        "the model built under `strategy.scope()`; fit takes `strategy.distribute_datasets_from_function(lambda _: "
+        "input_fn())`: each replica whole input_fn batches, as the Estimator's",
+        "TODO (strategy.run and per-replica loss scaling by hand)",
+        "runconfig_train_distribute",
+        ("with strategy.scope():", "strategy.distribute_datasets_from_function(lambda _: train_input_fn())"),
+        ("RunConfig(train_distribute=...) migrates with --target keras",),
+    ),
+    Row(
         "`RunConfig(save_checkpoints_secs=T)`, and no cadence / no RunConfig at all (Estimator: every 600 s)",
         "`compat.timed_backup.TimedBackupAndRestore(backup_dir, save_secs=T)` in place of `BackupAndRestore` (with `--exact`: `ExactBackupAndRestore(..., save_freq=False, save_secs=T)`)",
         "a `time.monotonic()` check after each step saves when T s have passed since the last save (the manager gets no `checkpoint_interval`)",
