@@ -491,8 +491,8 @@ class _ModelCalls(cst.CSTVisitor):
             self.calls.append(node)
 
 
-def collect_facts(module: cst.Module, resolver: ApiResolver, target: str = "keras", exact: bool = False) -> ProgramFacts:
-    """Everything the rules need to know about the module before they change it (for `target`, `--exact`)."""
+def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False) -> ProgramFacts:
+    """Everything the rules need to know about the module before they change it (with `--exact` or not)."""
     facts = ProgramFacts(
         module=module,
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
@@ -510,7 +510,7 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, target: str = "kera
     module.visit(trained_before)
     for name, estimator in facts.estimators.items():
         _check_estimator(estimator, facts, resolver, collector.assigned, checker.misused)
-        estimator.problems.extend(_distribution_problems(estimator, target, exact))
+        estimator.problems.extend(_distribution_problems(estimator, exact))
         if name in checker.misused:
             estimator.problems.append(
                 f"`{name}` is used other than by train, evaluate and predict; only these are migrated yet"
@@ -604,17 +604,12 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         estimator.problems.extend(problems)
 
 
-def _distribution_problems(estimator: EstimatorFacts, target: str, exact: bool) -> list[str]:
+def _distribution_problems(estimator: EstimatorFacts, exact: bool) -> list[str]:
     """Why training under RunConfig(train_distribute=...) cannot be carried over (codemods/rules/
     train_distribute.py: fit under the strategy's scope, each replica taking whole input_fn batches)."""
     if estimator.train_strategy is None:
         return []
     problems = []
-    if target != "keras":
-        problems.append(
-            "RunConfig(train_distribute=...) migrates with --target keras (fit under strategy.scope()); "
-            "a custom loop needs strategy.run and per-replica loss scaling by hand"
-        )
     if exact:
         problems.append("exact resume (--exact) under a distribution strategy is not supported")
     if estimator.custom:

@@ -46,7 +46,7 @@ class RuleContext:
         self.resolver = ApiResolver(
             module, self.bindings, lambda: transformer.metadata_wrapper.resolve(QualifiedNameProvider)
         )
-        self.facts: ProgramFacts = collect_facts(module, self.resolver, target, exact)
+        self.facts: ProgramFacts = collect_facts(module, self.resolver, exact)
         self.findings: list[Finding] = []
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)

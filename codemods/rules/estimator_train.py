@@ -40,7 +40,7 @@ import libcst as cst
 
 from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, train_call
 from codemods.registry import Rule, register
-from codemods.rules.train_distribute import distributed_dataset
+from codemods.rules.train_distribute import distributed_dataset, strategy_name
 from codemods.syntax import call_arguments, is_none
 from codemods.templates import dataset_expression, source, statements
 
@@ -92,24 +92,17 @@ _LOOP_SETUP = """\
 resume.restore_latest({est}_checkpoint, {est}_manager)
 {last_step_line}{est}_callbacks = tf_keras.callbacks.CallbackList([{hooks}], model={est})
 {est}_summaries = {tf}.summary.create_file_writer({model_dir})
-
-@{tf}.function
-def {est}_train_step(features, labels):
-    with {tf}.GradientTape() as tape:
-        loss = {est}.compute_loss(features, labels, {est}(features, training=True))
-{apply_gradients}
-    return loss
-
+{train_step}
 {est}_manager.save(checkpoint_number={est}_step)
 {est}.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
 {start_clock}"""
 
 # ...and the body of a step, once the batch is in {est}_features, {est}_labels.
 _LOOP_STEP = """\
-    {est}_batch = int({est}_step)
+    {est}_batch = {step}
     {est}_callbacks.on_train_batch_begin({est}_batch)
     {est}_loss = {est}_train_step({est}_features, {est}_labels)
-    if int({est}_step) % {summary_steps} == 0:
+    if {step} % {summary_steps} == 0:
         with {est}_summaries.as_default():
             {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
 {periodic_save}    {est}_callbacks.on_train_batch_end({est}_batch, {{"loss": {est}_loss}})
@@ -125,7 +118,7 @@ _LOOP = (
     + _LOOP_SETUP
     + """\
 {est}_callbacks.on_train_begin()
-for {est}_features, {est}_labels in {dataset}{take}:
+for {est}_features, {est}_labels in {batches}:
 """
     + _LOOP_STEP
     + """\
@@ -148,7 +141,7 @@ _CHUNKED_LOOP = """
 )
 resume.restore_latest({est}_checkpoint, {est}_manager)
 {last_step_line}{est}_summaries = {tf}.summary.create_file_writer({model_dir})
-
+{replica_step}
 @{tf}.function
 def {est}_train_steps(iterator, steps):
     # `steps` steps in one call (fewer if the input ends); returns the last step's loss.
@@ -157,30 +150,27 @@ def {est}_train_steps(iterator, steps):
         batch = iterator.get_next_as_optional()
         if not batch.has_value():
             break
-        features, labels = batch.get_value()
-        with {tf}.GradientTape() as tape:
-            loss = {est}.compute_loss(features, labels, {est}(features, training=True))
-{chunk_apply_gradients}
+{chunk_step}
     return loss
 
 {est}_manager.save(checkpoint_number={est}_step)
-{est}_saved_at = int({est}_step)
+{est}_saved_at = {step}
 {est}_iterator = iter({dataset})
 while {more_steps}:
-    {est}_done = int({est}_step)
+    {est}_done = {step}
     # Up to the next checkpoint (every {every} steps) or summary step (multiples of {summary_steps}).
     {est}_chunk = min({remaining}{est}_saved_at + {every} - {est}_done, {summary_steps} - {est}_done % {summary_steps})
     {est}_loss = {est}_train_steps({est}_iterator, {tf}.constant({est}_chunk))
-    if int({est}_step) == {est}_done:
+    if {step} == {est}_done:
         break  # the input has ended
-    if int({est}_step) % {summary_steps} == 0:
+    if {step} % {summary_steps} == 0:
         with {est}_summaries.as_default():
             {tf}.summary.scalar("loss", {est}_loss, step={est}_step)
     # Estimator's NanTensorHook; checked before the save: a NaN step makes every later loss NaN.
     estimator_hooks.check_loss({est}_loss)
     if {est}_manager.save(checkpoint_number={est}_step) is not None:
-        {est}_saved_at = int({est}_step)
-    if int({est}_step) - {est}_done < {est}_chunk:
+        {est}_saved_at = {step}
+    if {step} - {est}_done < {est}_chunk:
         break  # the input has ended
 {est}_manager.save(checkpoint_number={est}_step, check_interval=False)
 """
@@ -224,6 +214,42 @@ if {est}_preemption.requested:
     raise SystemExit(preemption.PREEMPTED_EXIT_CODE)
 """
 )
+
+
+_TRAIN_STEP = """
+@{tf}.function
+def {est}_train_step(features, labels):
+    with {tf}.GradientTape() as tape:
+        loss = {est}.compute_loss(features, labels, {est}(features, training=True))
+{apply_gradients}
+    return loss
+"""
+
+_CHUNK_STEP = """\
+        features, labels = batch.get_value()
+        with {tf}.GradientTape() as tape:
+            loss = {est}.compute_loss(features, labels, {est}(features, training=True))
+{chunk_apply_gradients}"""
+
+# RunConfig(train_distribute=...): each replica takes a step on its own batch (compute_loss scales a mean
+# loss by 1/replicas, apply_gradients sums the replicas' gradients); the loss is summed over the replicas,
+# as the Estimator reported it.
+_REPLICA_STEP = """
+def {est}_replica_step(features, labels):
+    with {tf}.GradientTape() as tape:
+        loss = {est}.compute_loss(features, labels, {est}(features, training=True))
+{apply_gradients}
+    return loss
+"""
+_DISTRIBUTED_TRAIN_STEP = _REPLICA_STEP + """
+@{tf}.function
+def {est}_train_step(features, labels):
+    per_replica = {strategy}.run({est}_replica_step, args=(features, labels))
+    return {strategy}.reduce("SUM", per_replica, axis=None)
+"""
+_DISTRIBUTED_CHUNK_STEP = """\
+        per_replica = {strategy}.run({est}_replica_step, args=batch.get_value())
+        loss = {strategy}.reduce("SUM", per_replica, axis=None)"""
 
 
 # Checkpoint cadence in the loop: every save_checkpoints_steps steps (the manager's checkpoint_interval),
@@ -350,18 +376,28 @@ class EstimatorTrainRule(Rule):
         else:
             values["hooks"] = ", ".join(hooks)
             est = values["est"]
+            # the step as a Python int (a MirroredVariable under a strategy, which int() does not take)
+            values["step"] = f"int({est}_step" + (".numpy())" if estimator.train_strategy else ")")
             if limit is None:  # until the input is exhausted (or a hook stops it), as Estimator
                 values.update(last_step_line="", take="", more_steps="True", remaining="")
             else:
-                last = values["limit"] if limit == "max_steps" else f"int({est}_step) + {values['limit']}"
+                last = values["limit"] if limit == "max_steps" else f"{values['step']} + {values['limit']}"
                 values.update(
                     last_step_line=f"{est}_last_step = {last}\n",
-                    take=f".take(max(0, {est}_last_step - int({est}_step)))",
-                    more_steps=f"int({est}_step) < {est}_last_step",
+                    take=f".take(max(0, {est}_last_step - {values['step']}))",
+                    more_steps=f"{values['step']} < {est}_last_step",
                     remaining=f"{est}_last_step - {est}_done, ",
                 )
             two = estimator.two_optimizers
             values["apply_gradients"] = (_TWO_OPTIMIZERS if two else _ONE_OPTIMIZER).format(**values)
+            values["batches"] = values["dataset"] + values["take"]
+            if estimator.train_strategy is None:
+                values["train_step"] = _TRAIN_STEP.format(**values)
+            else:  # a distributed dataset has no take(): count the steps in Python
+                values["strategy"] = strategy_name(estimator)
+                values["train_step"] = _DISTRIBUTED_TRAIN_STEP.format(**values)
+                ctx.need_import("itertools")
+                values["batches"] = f"itertools.islice({values['dataset']}, max(0, {est}_last_step - {values['step']}))"
             if ctx.exact:
                 ctx.need_import("compat", "exact")
                 ctx.need_import("compat", "preemption")
@@ -371,6 +407,11 @@ class EstimatorTrainRule(Rule):
                 values[slot] = text.format(**values)
             if not ctx.exact and kind == "steps" and not hooks:
                 values["chunk_apply_gradients"] = textwrap.indent(values["apply_gradients"], "    ")
+                if estimator.train_strategy is None:
+                    values["replica_step"], values["chunk_step"] = "", _CHUNK_STEP.format(**values)
+                else:
+                    values["replica_step"] = _REPLICA_STEP.format(**values)
+                    values["chunk_step"] = _DISTRIBUTED_CHUNK_STEP.format(**values)
                 code = _CHUNKED_LOOP.format(**values)
             else:
                 code = (_EXACT_LOOP if ctx.exact else _LOOP).format(**values)

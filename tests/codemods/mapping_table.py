@@ -59,10 +59,12 @@ ROWS = [
         "`RunConfig(train_distribute=strategy)` (canned estimators, `train(steps= | max_steps=)`)",
         "the model built under `strategy.scope()`; fit takes `strategy.distribute_datasets_from_function(lambda _: "
         "input_fn())`: each replica whole input_fn batches, as the Estimator's",
-        "TODO (strategy.run and per-replica loss scaling by hand)",
+        "the same model and input; each step `strategy.run(replica_step, ...)`, the replicas' losses summed "
+        "(`strategy.reduce`), as the Estimator reported it",
         "runconfig_train_distribute",
         ("with strategy.scope():", "strategy.distribute_datasets_from_function(lambda _: train_input_fn())"),
-        ("RunConfig(train_distribute=...) migrates with --target keras",),
+        ("with strategy.scope():", "strategy.run(classifier_replica_step, args=batch.get_value())",
+         'strategy.reduce("SUM", per_replica, axis=None)'),
     ),
     Row(
         "`RunConfig(save_checkpoints_secs=T)`, and no cadence / no RunConfig at all (Estimator: every 600 s)",

@@ -43,7 +43,7 @@ def main():
         train_distribute=strategy, save_checkpoints_steps=args.max_steps, keep_checkpoint_max=10, tf_random_seed=7
     )
     model = {constructor}
-    model.train(input_fn=train_input_fn, max_steps=args.max_steps)
+    model.train(input_fn=train_input_fn, max_steps=args.max_steps{train_hooks})
     eval_input_fn = tf1.estimator.inputs.numpy_input_fn(
         x={{"x": images}}, y=labels, batch_size=100, num_epochs=1, shuffle=False
     )
@@ -68,8 +68,10 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+        train_hooks="",
     ),
-    # v1 head: each replica's loss summed over its batch, unscaled; TF1 Momentum slots.
+    # v1 head: each replica's loss summed over its batch, unscaled; TF1 Momentum slots. With a hook: fit
+    # and the loop step by step (fit: one step per call; the loop: strategy.run per step, not in chunks).
     "dnn_regressor_mirrored_v1": TEMPLATE.format(
         labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
         constructor="tf1.estimator.DNNRegressor(\n"
@@ -80,5 +82,6 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+        train_hooks=", hooks=[tf.estimator.StepCounterHook(every_n_steps=5, output_dir=args.model_dir)]",
     ),
 }
