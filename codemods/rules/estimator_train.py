@@ -216,14 +216,13 @@ if {est}_preemption.requested:
 )
 
 
-_TRAIN_STEP = """
-@{tf}.function
-def {est}_train_step(features, labels):
+_STEP_BODY = """\
     with {tf}.GradientTape() as tape:
         loss = {est}.compute_loss(features, labels, {est}(features, training=True))
 {apply_gradients}
     return loss
 """
+_TRAIN_STEP = "\n@{tf}.function\ndef {est}_train_step(features, labels):\n" + _STEP_BODY
 
 _CHUNK_STEP = """\
         features, labels = batch.get_value()
@@ -234,13 +233,7 @@ _CHUNK_STEP = """\
 # RunConfig(train_distribute=...): each replica takes a step on its own batch (compute_loss scales a mean
 # loss by 1/replicas, apply_gradients sums the replicas' gradients); the loss is summed over the replicas,
 # as the Estimator reported it.
-_REPLICA_STEP = """
-def {est}_replica_step(features, labels):
-    with {tf}.GradientTape() as tape:
-        loss = {est}.compute_loss(features, labels, {est}(features, training=True))
-{apply_gradients}
-    return loss
-"""
+_REPLICA_STEP = "\ndef {est}_replica_step(features, labels):\n" + _STEP_BODY
 _DISTRIBUTED_TRAIN_STEP = _REPLICA_STEP + """
 @{tf}.function
 def {est}_train_step(features, labels):
