@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 import tensorflow as tf
 
 from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.optimizer_state import V1_SLOT, assign_slot, continues, describe, legacy_optimizer_kind, legacy_slots
+from compat.optimizer_state import (
+    V1_SLOT,
+    assign_slot,
+    continues,
+    describe,
+    legacy_optimizer_kind,
+    legacy_slots,
+)
 
 NameMap = Mapping[str, str] | Sequence[tuple[str, str]] | Callable[[str], str | None] | None
 
