@@ -84,4 +84,18 @@ PROGRAMS = {
         "    )",
         train_hooks=", hooks=[tf.estimator.StepCounterHook(every_n_steps=5, output_dir=args.model_dir)]",
     ),
+    # Batch normalization: each replica's moving statistics (synchronised on read), as both keep them.
+    "dnn_classifier_batch_norm_mirrored_v2": TEMPLATE.format(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        "        batch_norm=True,\n"
+        '        optimizer="Adagrad",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        train_hooks="",
+    ),
 }
