@@ -60,7 +60,7 @@ RUNCONFIG_SUPPORTED = (
 # Why a RunConfig argument is not carried over, where the reason is not obvious.
 _NOT_SUPPORTED_WHY = {
     "eval_distribute": " (the Estimator gave each replica whole eval batches: evaluate(steps=N) read N x replicas "
-    "batches; evaluate the migrated model by hand, under the strategy's scope if wanted)",
+    "batches, and a last batch the replicas could not share was left out; evaluate the migrated model by hand)",
 }
 # Carried over by being dropped, with a note in the report (codemods.rules.runconfig.DROPPED).
 # Estimator defaults (tensorflow_estimator/python/estimator/run_config.py). save_checkpoints_secs=600
