@@ -20,6 +20,17 @@ def source(node: cst.CSTNode) -> str:
     return _MODULE.code_for_node(node)
 
 
+# Expressions that bind tighter than any operator a template puts around them.
+_ATOMS = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.Call, cst.Subscript, cst.SimpleString)
+
+
+def operand(node: cst.BaseExpression) -> str:
+    """The source text of `node` for use inside arithmetic: parenthesized unless it is an atom
+    (`args.save_steps or 100` in `{every} // k` must stay one operand)."""
+    text = source(node)
+    return text if isinstance(node, _ATOMS) or node.lpar else f"({text})"
+
+
 def statements(code: str) -> list[cst.BaseStatement]:
     """Parse `code` (a template already filled in) as statements."""
     # A leading `pass` keeps a first comment line attached to the first statement, not the module header.

@@ -4,16 +4,29 @@ programs `migrate rewrite` makes of it, both targets (codemods/rules/train_distr
 From the Estimator's step 0 (converted by convert-checkpoint), 20 migrated steps under the same
 MirroredStrategy (fit, or the loop's strategy.run) give the Estimator's model.ckpt-20 within 1e-5: the same per-replica batches (each replica
 takes whole input_fn batches) and the same reduction of the replicas' losses (v2 head: means scaled by
-1/replicas; v1 head: sums). Its evaluate() then gives the Estimator's metrics.
+1/replicas; v1 head: sums). Its evaluate() then gives the Estimator's metrics. SIGKILLed mid-training
+on two replicas, a migrated program resumes from its last save and ends at max_steps (both targets).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import signal
+import subprocess
+import time
 
 import pytest
 
-from tests.conftest import assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
+from migrate.demo import checkpoint_step
+from tests.conftest import (
+    MODERN_PYTHON,
+    QUIET_TF,
+    assert_matches_estimator_checkpoint,
+    migrate_file,
+    run,
+    run_migrated_from_estimator_start,
+)
 from tests.legacy.distributed_programs import PROGRAMS
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
@@ -50,3 +63,39 @@ def test_migrated_program_takes_the_distributed_estimators_steps(name, target, e
     assert actual.keys() == expected.keys()
     for key, value in expected.items():
         assert actual[key] == pytest.approx(value, rel=1e-4, abs=1e-6), key
+
+
+RESUME_STEPS, SAVE_STEPS = 2000, 100
+
+
+def _newest_save(model_dir) -> int:
+    """The step of the newest checkpoint in model_dir or of a fit backup below it (0: none yet)."""
+    states = [model_dir, *[state.parent for state in (model_dir / "backup").rglob("checkpoint")]]
+    return max([checkpoint_step(state) or 0 for state in states], default=0)
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_distributed_program_resumes_after_sigkill(target, tmp_path):
+    program = tmp_path / "program.py"
+    program.write_text(PROGRAMS["dnn_classifier_mirrored_v2"])
+    migrated = migrate_file(program, tmp_path / "migrated", target)
+    model_dir = tmp_path / "model"
+    arguments = ["--model_dir", model_dir, "--max_steps", RESUME_STEPS, "--save_steps", SAVE_STEPS,
+                 "--metrics_out", tmp_path / "metrics.json"]
+    process = subprocess.Popen([MODERN_PYTHON, migrated, *map(str, arguments)], env=QUIET_TF,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while _newest_save(model_dir) < 2 * SAVE_STEPS:
+        assert process.poll() is None and time.monotonic() < deadline, "no save of step 200 in time"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    assert process.wait() == -signal.SIGKILL
+    saved = _newest_save(model_dir)
+    assert 2 * SAVE_STEPS <= saved < RESUME_STEPS and saved % SAVE_STEPS == 0
+
+    rerun = run([MODERN_PYTHON, migrated, *arguments])
+    assert checkpoint_step(model_dir) == RESUME_STEPS
+    if target == "keras":  # fit went on from the backup: its progress bar starts past it
+        first_shown = int(re.search(rf"(\d+)/{RESUME_STEPS}", rerun.stdout).group(1))
+        assert saved < first_shown <= saved + SAVE_STEPS
+    assert json.loads((tmp_path / "metrics.json").read_text())["global_step"] == RESUME_STEPS

@@ -42,7 +42,7 @@ from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, train_ca
 from codemods.registry import Rule, register
 from codemods.rules.train_distribute import distributed_dataset, strategy_name
 from codemods.syntax import call_arguments, is_none
-from codemods.templates import dataset_expression, source, statements
+from codemods.templates import dataset_expression, operand, source, statements
 
 _KERAS_RESTORE = """
 # Estimator.train: resume from the latest checkpoint in model_dir, save the final state there.
@@ -330,14 +330,14 @@ class EstimatorTrainRule(Rule):
             "tf": ctx.need_tensorflow(),
             "model_dir": source(estimator.model_dir),
             "keep": source(estimator.run_config_value("keep_checkpoint_max")),
-            "summary_steps": source(estimator.run_config_value("save_summary_steps")),
+            "summary_steps": operand(estimator.run_config_value("save_summary_steps")),
             "dataset": distributed_dataset(estimator, dataset_expression(kwargs["input_fn"])),
             # a MirroredVariable under a strategy, which int() does not take
             "iterations": f"{estimator.variable}.optimizer.iterations" + (".numpy()" if estimator.train_strategy else ""),
-            "limit": source(kwargs[limit]) if limit else "",
+            "limit": operand(kwargs[limit]) if limit else "",
         }
         kind, every = estimator.checkpoint_cadence()
-        values["every"] = source(every)
+        values["every"] = operand(every)  # these three go into arithmetic too
         hours = estimator.run_config_value("keep_checkpoint_every_n_hours")
         values["keep_hours"] = f", keep_checkpoint_every_n_hours={source(hours)}" if hours is not None else ""
         ctx.need_import("tf_keras")

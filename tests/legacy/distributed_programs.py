@@ -3,7 +3,8 @@ logical CPUs), for tests/test_train_distribute.py (sources, not modules).
 
 Each is run as is by the legacy environment (the reference) and, rewritten with `--target keras`, by the
 modern one. A tf.data input_fn gives 16 examples per batch, in order; the Estimator gives each replica whole
-batches, so a step trains on 32. A checkpoint at step 0 and at --max_steps; evaluate()'s metrics (one
+batches, so a step trains on 32. A checkpoint at step 0, every --save_steps (default: --max_steps) and at
+--max_steps; evaluate()'s metrics (one
 replica, as the Estimator evaluated without eval_distribute) go to --metrics_out.
 """
 
@@ -25,6 +26,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--max_steps", type=int, default=20)
+    parser.add_argument("--save_steps", type=int, default=None)
     parser.add_argument("--metrics_out", required=True)
     args = parser.parse_args()
 
@@ -40,7 +42,10 @@ def main():
         ["/cpu:0", "/cpu:1"], cross_device_ops=tf.distribute.ReductionToOneDevice()
     )
     config = tf1.estimator.RunConfig(
-        train_distribute=strategy, save_checkpoints_steps=args.max_steps, keep_checkpoint_max=10, tf_random_seed=7
+        train_distribute=strategy,
+        save_checkpoints_steps=args.save_steps or args.max_steps,
+        keep_checkpoint_max=10,
+        tf_random_seed=7,
     )
     model = {constructor}
     model.train(input_fn=train_input_fn, max_steps=args.max_steps{train_hooks})
