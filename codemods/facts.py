@@ -621,8 +621,8 @@ def _distribution_problems(estimator: EstimatorFacts, exact: bool) -> list[str]:
         kwargs = training.train_arguments()
         if not any(key in kwargs and not is_none(kwargs[key]) for key in ("steps", "max_steps")):
             problems.append(
-                "train_distribute with training until the input ends is not migrated (fit needs a step count "
-                "for a distributed dataset)"
+                "train_distribute with training until the input ends is not migrated (the migrated training "
+                "counts its steps over distributed input)"
             )
     return problems
 

@@ -4,10 +4,11 @@
 The Estimator created its variables under the strategy, gave every replica whole input_fn batches
 (`make_input_fn_iterator`: the batch size is per replica) and summed gradients across replicas, a v2 head
 scaling each replica's mean loss by 1/replicas, a v1 head's summed loss unscaled. The migrated model is
-built and compiled under `strategy.scope()`, where `fit` mirrors its variables and reduces gradients the same
-way (Keras scales a compiled mean loss by 1/replicas and leaves a summed one); the train statement
-(codemods/rules/estimator_train.py) feeds `fit` `strategy.distribute_datasets_from_function(...)` of the
-input_fn, per-replica batches as the Estimator's. Keras target, canned estimators, counted training only
+built and compiled under `strategy.scope()`, and the train statement (codemods/rules/estimator_train.py)
+reads `strategy.distribute_datasets_from_function(...)` of the input_fn, per-replica batches as the
+Estimator's: `fit` reduces the compiled loss the same way (Keras scales a mean loss by 1/replicas and
+leaves a summed one); the loop runs each step as `strategy.run` of a replica step and sums the replicas'
+losses, as the Estimator reported them. Canned estimators and counted training only
 (`codemods.facts._distribution_problems` says why not otherwise).
 """
 
