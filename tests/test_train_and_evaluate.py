@@ -54,12 +54,21 @@ def assert_metrics_close(actual: dict, expected: dict, where: str) -> None:
         assert actual[key] == pytest.approx(value, rel=METRICS_RTOL, abs=1e-6), f"{where}: {key}"
 
 
+# The Estimator's early-stopping hook reads the step in the same session.run as the train op, unordered: now
+# and then it stops one step late (docs/migration.md, make_early_stopping_hook). That race is the reference's,
+# not the migration's: its run is repeated (at most this many times) until it stops where the hook asked.
+REFERENCE_ATTEMPTS = 3
+
+
 @pytest.fixture(scope="module")
 def estimator_runs(legacy_python, tmp_path_factory):
     runs = {}
-    for name, (arguments, _, _) in RUNS.items():
-        work = tmp_path_factory.mktemp(name)
-        metrics = train_and_evaluate(legacy_python, PROGRAM, work / "model", work / "metrics.json", arguments)
+    for name, (arguments, _, final_step) in RUNS.items():
+        for _ in range(REFERENCE_ATTEMPTS):
+            work = tmp_path_factory.mktemp(name)
+            metrics = train_and_evaluate(legacy_python, PROGRAM, work / "model", work / "metrics.json", arguments)
+            if metrics["global_step"] == final_step:
+                break
         again = None
         if name == "to_max_steps":  # after an early stop a re-run trains a step, evaluates and stops again
             again = train_and_evaluate(legacy_python, PROGRAM, work / "model", work / "again.json", arguments)
