@@ -27,6 +27,7 @@ from codemods.hook_facts import (
 from codemods.input_fns import callable_input_fn_problems
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
+from codemods.serving_inputs import SERVING_INPUT_BUILDERS, receiver_calls
 from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
@@ -68,11 +69,26 @@ _NOT_SUPPORTED_WHY = {
 RUNCONFIG_DEFAULTS = {"save_summary_steps": 100, "keep_checkpoint_max": 5}
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600
 
-# Estimator methods that use the trained model, with the keyword arguments their migration carries over.
+# Estimator methods that use the trained model: (their parameters in order, those the migration carries over).
 MODEL_METHODS = {
-    "evaluate": ("input_fn", "steps"),
-    "predict": ("input_fn", "predict_keys", "yield_single_examples"),
+    "evaluate": (("input_fn", "steps", "hooks", "checkpoint_path", "name"), ("input_fn", "steps")),
+    "predict": (
+        ("input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples"),
+        ("input_fn", "predict_keys", "yield_single_examples"),
+    ),
+    "export_saved_model": (
+        ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
+         "experimental_mode"),
+        ("export_dir_base", "serving_input_receiver_fn", "assets_extra"),
+    ),
+    # EstimatorV1's older name; strip_default_attrs changes no served value (TF2 SavedModels strip them anyway)
+    "export_savedmodel": (
+        ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
+         "strip_default_attrs"),
+        ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "strip_default_attrs"),
+    ),
 }
+EXPORT_METHODS = ("export_saved_model", "export_savedmodel")
 
 @dataclass
 class Training:
@@ -119,8 +135,10 @@ class EstimatorFacts:
     hook_references: set[int] = field(default_factory=set)  # ids of those class names in its hooks lists
     input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
     builtin_hook_calls: list[cst.Call] = field(default_factory=list)  # StopAtStepHook(...) in its hooks=
-    # `<estimator>.evaluate(...)`/`.predict(...)` calls: they use the trained model (MODEL_METHODS)
+    # `<estimator>.evaluate(...)`/`.predict(...)`/`.export_saved_model(...)` calls: they use the trained model
     model_calls: list[cst.Call] = field(default_factory=list)
+    # the calls compat.estimator_export replaces in the receivers its exports use (codemods.serving_inputs)
+    serving_input_calls: list[cst.Call] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     model_fn: ModelFnShape | None = None  # a custom Estimator's model_fn, in the shape codemods/model_fns.py migrates
     model_fn_paths: dict[str, Path] = field(default_factory=dict)  # "evaluate"/"predict" -> its path, when called
@@ -194,6 +212,7 @@ class ProgramFacts:
     estimators: dict[str, EstimatorFacts] = field(default_factory=dict)
     hooks: dict[str, HookFacts] = field(default_factory=dict)
     input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
+    serving_inputs: dict[str, cst.Call] = field(default_factory=dict)  # name -> receiver builder call
     specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
     # SessionRunHook classes also named where no estimator's hooks list is followed (they stay hooks)
     hooks_used_elsewhere: set[str] = field(default_factory=set)
@@ -233,6 +252,13 @@ class ProgramFacts:
         """Whether a numpy_input_fn call feeds an estimator that stays an Estimator."""
         return any(
             any(c is call for c in e.input_fn_calls) for e in self.estimators.values() if not e.migratable
+        )
+
+    def migrated_serving_input(self, call: cst.Call) -> bool:
+        """Whether `call` (a receiver builder, or a ServingInputReceiver in a receiver function) feeds the
+        export of a migrated estimator (and so no kept one: `_block_sharers`)."""
+        return any(
+            e.migratable and any(c is call for c in e.serving_input_calls) for e in self.estimators.values()
         )
 
     def estimator_for_call(self, call: cst.Call) -> EstimatorFacts | None:
@@ -337,6 +363,8 @@ class _Collector(cst.CSTVisitor):
             self.facts.run_configs[name] = run_config_facts(value, name)
         elif api.is_one_of(*NUMPY_INPUT_FN_APIS):
             self.facts.input_fns[name] = value
+        elif api.path in SERVING_INPUT_BUILDERS:
+            self.facts.serving_inputs[name] = value
         elif api.is_one_of(*SPEC_APIS):
             self.facts.specs[name] = value
         elif api.path in BUILTIN_HOOKS:
@@ -557,9 +585,14 @@ def _block_sharers(facts: ProgramFacts) -> None:
                 continue
             for other in kept:
                 shared_input = any(c is d for c in estimator.input_fn_calls for d in other.input_fn_calls)
+                shared_serving = any(c is d for c in estimator.serving_input_calls for d in other.serving_input_calls)
                 shared_hooks = sorted(estimator.hook_classes & other.hook_classes)
-                if shared_input or shared_hooks:
-                    what = "its numpy_input_fn" if shared_input else f"hook {shared_hooks[0]}"
+                if shared_input or shared_serving or shared_hooks:
+                    what = (
+                        "its numpy_input_fn" if shared_input
+                        else "its serving input receiver" if shared_serving
+                        else f"hook {shared_hooks[0]}"
+                    )
                     estimator.problems.append(f"shares {what} with `{other.variable}`, which is not migrated")
                     changed = True
                     break
@@ -668,6 +701,13 @@ def _check_custom_estimator(estimator: EstimatorFacts, facts: ProgramFacts, reso
     if facts.name_uses[shape.class_name]:
         problems.append(f"the module already uses the name {shape.class_name} the migrated model_fn would take")
     for method in sorted({call.func.attr.value for call in estimator.model_calls}):
+        if method in EXPORT_METHODS:
+            problems.append(
+                f"{method}() of a custom model_fn Estimator is not migrated yet (its signatures come from the "
+                "model_fn's export_outputs): after training, save the model with tf.saved_model.save and "
+                "signatures computing what export_outputs did"
+            )
+            continue
         path = (evaluation_path if method == "evaluate" else prediction_path)(shape, resolver)
         if isinstance(path, list):
             problems += [f"model_fn {name}, for {method}(): {problem}" for problem in path]
@@ -756,7 +796,7 @@ def _input_fn_problems(
 
 
 def model_method_call(call: cst.Call) -> str | None:
-    """The receiver's name, for `<name>.evaluate(...)` or `<name>.predict(...)`."""
+    """The receiver's name, for `<name>.<method>(...)` of a method in MODEL_METHODS (evaluate, predict, export)."""
     for method in MODEL_METHODS:
         receiver = method_call(call, method)
         if receiver is not None:
@@ -764,13 +804,41 @@ def model_method_call(call: cst.Call) -> str | None:
     return None
 
 
+def model_call_arguments(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[str]]:
+    """A model method call's arguments by parameter name, and problems (arguments not carried over among them)."""
+    method = call.func.attr.value
+    parameters, carried_over = MODEL_METHODS[method]
+    arguments, problems = call_arguments(call, parameters)
+    problems += [f"{method}({key}=...) is not migrated yet" for key in arguments if key not in carried_over]
+    return arguments, problems
+
+
 def _model_call_problems(
     call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
-    method = call.func.attr.value
-    kwargs, problems = keyword_args(call)
-    problems += [f"{method}({key}=...) is not migrated yet" for key in kwargs if key not in MODEL_METHODS[method]]
-    return problems + _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
+    arguments, problems = model_call_arguments(call)
+    if call.func.attr.value in EXPORT_METHODS:
+        return problems + _serving_input_problems(arguments.get("serving_input_receiver_fn"), estimator, facts, resolver)
+    return problems + _input_fn_problems(arguments.get("input_fn"), estimator, facts, resolver)
+
+
+def _serving_input_problems(
+    receiver: cst.BaseExpression | None, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
+) -> list[str]:
+    """Why an export's serving_input_receiver_fn= cannot be carried over; the calls to rewrite in it noted."""
+    calls, problems = receiver_calls(receiver, facts.serving_inputs, facts.functions, resolver)
+    estimator.serving_input_calls.extend(calls)
+    if calls and isinstance(receiver, cst.Name):
+        exports = sum(
+            1
+            for other in facts.estimators.values()
+            for call in other.model_calls
+            if call.func.attr.value in EXPORT_METHODS
+            and any(isinstance(a.value, cst.Name) and a.value.value == receiver.value for a in call.args)
+        )
+        if facts.name_uses[receiver.value] != 1 + exports:  # its def or assignment, and the exports
+            problems.append(f"serving input receiver `{receiver.value}` is also used other than by export_saved_model")
+    return problems
 
 
 def train_and_evaluate_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:

@@ -20,12 +20,13 @@ import tf_keras
 from compat.canned import Head, head_of
 
 
-def _class_predictions(class_logits: np.ndarray, n_classes: int, vocabulary) -> dict[str, np.ndarray]:
+def _class_predictions(class_logits: tf.Tensor, vocabulary) -> dict[str, tf.Tensor]:
     """What a classifier head predicts from the logits over all classes (binary: [0, logit])."""
-    class_ids = np.argmax(class_logits, axis=-1).astype(np.int64)[:, None]
-    all_class_ids = np.tile(np.arange(n_classes, dtype=np.int32), (len(class_logits), 1))
+    n_classes = class_logits.shape[-1]
+    class_ids = tf.argmax(class_logits, axis=-1)[:, None]  # int64, as Estimator's
+    all_class_ids = tf.tile(tf.range(n_classes)[None, :], [tf.shape(class_logits)[0], 1])  # int32
     return {
-        "probabilities": tf.nn.softmax(class_logits).numpy(),
+        "probabilities": tf.nn.softmax(class_logits),
         "class_ids": class_ids,
         "classes": _class_names(class_ids, vocabulary),
         "all_class_ids": all_class_ids,
@@ -33,23 +34,23 @@ def _class_predictions(class_logits: np.ndarray, n_classes: int, vocabulary) -> 
     }
 
 
-def _class_names(ids: np.ndarray, vocabulary) -> np.ndarray:
-    """Class ids as Estimator's class names (bytes in an object array): the label_vocabulary's, or b"0", b"1"..."""
+def _class_names(ids: tf.Tensor, vocabulary) -> tf.Tensor:
+    """Class ids as Estimator's class names: the label_vocabulary's, or "0", "1"... (strings)."""
     if vocabulary is None:
-        return np.char.encode(ids.astype(str), "ascii").astype(object)
-    names = np.array([name.encode() for name in vocabulary], dtype=object)
-    return names[ids]
+        return tf.strings.as_string(ids)
+    return tf.gather(tf.constant(list(vocabulary)), ids)
 
 
-def head_predictions(head: Head, logits: np.ndarray) -> dict[str, np.ndarray]:
-    """The head's predictions for a batch of logits, keyed as Estimator's PredictionKeys."""
+def head_predictions(head: Head, logits: tf.Tensor) -> dict[str, tf.Tensor]:
+    """The head's predictions for a batch of logits, keyed as Estimator's PredictionKeys (TensorFlow ops:
+    eager for `predict`, traced for `compat.estimator_export`)."""
     if head.kind == "regression":
         return {"predictions": logits}
     if head.kind == "binary":
-        two_class_logits = np.concatenate([np.zeros_like(logits), logits], axis=-1)
-        predictions = {"logits": logits, "logistic": tf.math.sigmoid(logits).numpy()}
-        return {**predictions, **_class_predictions(two_class_logits, 2, head.label_vocabulary)}
-    return {"logits": logits, **_class_predictions(logits, logits.shape[-1], head.label_vocabulary)}
+        two_class_logits = tf.concat([tf.zeros_like(logits), logits], axis=-1)
+        predictions = {"logits": logits, "logistic": tf.math.sigmoid(logits)}
+        return {**predictions, **_class_predictions(two_class_logits, head.label_vocabulary)}
+    return {"logits": logits, **_class_predictions(logits, head.label_vocabulary)}
 
 
 def predict(
@@ -60,8 +61,8 @@ def predict(
 ) -> Iterator[dict[str, np.ndarray]]:
     """What a canned Estimator's `predict(input_fn, ...)` yields, for a `compat.canned` model."""
     head = head_of(model)
-    logits_of = tf.function(lambda features: model(features, training=False))
-    batches = (head_predictions(head, logits_of(features_of(batch)).numpy()) for batch in dataset)
+    predictions_of = tf.function(lambda features: head_predictions(head, model(features, training=False)))
+    batches = (tf.nest.map_structure(np.asarray, predictions_of(features_of(batch))) for batch in dataset)
     return as_estimator_yields(batches, predict_keys, yield_single_examples)
 
 

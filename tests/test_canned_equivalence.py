@@ -2,7 +2,8 @@
 `migrate rewrite` makes of it. From the Estimator's own step 0 (converted by `convert-checkpoint`) and the
 same unshuffled batches, 20 migrated steps give the Estimator's `model.ckpt-20` within 1e-5, and the migrated
 `evaluate` (compat.estimator_evaluation) and `predict` (compat.estimator_prediction) then give the Estimator's metrics and
-predictions, key for key (predictions: dtypes too).
+predictions, key for key (predictions: dtypes too). Programs that export (`export=` in canned_programs) serve
+the same examples through SavedModels with the Estimator's signatures: same names, inputs and outputs.
 
 Programs with categorical, bucketized, indicator and embedding columns (`CATEGORICAL`) start from the
 Estimator's step 0 by compat.canned_checkpoint, on the model the migrated program itself builds (its
@@ -137,3 +138,21 @@ def _assert_same_outputs(migrated_outputs, estimator_outputs):
                 )
             else:
                 assert actual[key][1] == values, f"example {index}: {key}"
+    _assert_same_serving(migrated_outputs["serving"], estimator_outputs["serving"])
+
+
+def _assert_same_serving(migrated, estimator):
+    """The exported SavedModels' signatures: the same names, inputs (name, dtype, shape) and outputs (name,
+    dtype, values for the same examples)."""
+    assert sorted(migrated) == sorted(estimator)
+    for signature, expected in estimator.items():
+        assert migrated[signature]["inputs"] == expected["inputs"], signature
+        outputs = migrated[signature]["outputs"]
+        assert sorted(outputs) == sorted(expected["outputs"]), signature
+        for key, (dtype, values) in expected["outputs"].items():
+            assert outputs[key][0] == dtype, f"{signature}: {key}"
+            if dtype.startswith("float"):
+                np.testing.assert_allclose(np.array(outputs[key][1], float), np.array(values, float),
+                                           rtol=METRICS_RTOL, atol=1e-5, err_msg=f"{signature}: {key}")
+            else:
+                assert outputs[key][1] == values, f"{signature}: {key}"

@@ -371,6 +371,31 @@ ROWS = [
         ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
     ),
     Row(
+        "`est.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra)` (or `export_savedmodel`) of a "
+        "canned estimator after `est.train(...)`, the receiver built by `build_parsing_serving_input_receiver_fn(feature_spec)`, "
+        "`build_raw_serving_input_receiver_fn(features)` or a function of the module returning "
+        "`ServingInputReceiver(features, receiver_tensors)`",
+        "`compat.estimator_export.export_saved_model(est, <the same arguments>)`, the receiver's `tf.estimator.export` "
+        "names -> `estimator_export`'s (its TF1 graph code runs as Estimator ran it): `<export_dir_base>/<seconds>` "
+        "(bytes), the Estimator's signatures (`predict`; for one string input also `serving_default`, "
+        "`classification` and/or `regression`) with the same input and output names, dtypes and values",
+        "same",
+        "estimator_exported",
+        ("estimator_export.build_parsing_serving_input_receiver_fn(", "estimator_export.ServingInputReceiver(inputs, inputs)",
+         "estimator_export.export_saved_model(classifier, os.path.join("),
+        ("estimator_export.build_parsing_serving_input_receiver_fn(", "estimator_export.ServingInputReceiver(inputs, inputs)",
+         "estimator_export.export_saved_model(classifier, os.path.join("),
+    ),
+    Row(
+        "`export_saved_model` with `ServingInputReceiver(receiver_tensors_alternatives=...)`, "
+        "`as_text=`/`checkpoint_path=`/`experimental_mode=`, before training, or of a custom model_fn Estimator",
+        "the estimator is kept, with a `TODO(migrate)` naming the reason",
+        "same",
+        "todo_export_unfaithful",
+        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)"),
+        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)"),
+    ),
+    Row(
         "Custom `Estimator(model_fn=f, params=p)` whose `f` has the common shape: network from `features` (TF1 "
         "`layers.dense/dropout/conv2d/...`, Keras layers, `feature_column.input_layer`), PREDICT/EVAL branches, "
         "a loss from `labels`, `TF1Optimizer(...).minimize(loss, global_step=get_global_step())`",

@@ -3,7 +3,10 @@
 Each is both the input of `migrate rewrite` and, unchanged, the reference run under the legacy environment:
 fixed batch order (shuffle=False), no dropout, a checkpoint at step 0 and at --max_steps. After training
 it evaluates on every example once (18 batches, the last one short) and predicts the first 100; metrics and
-predictions (dtype, values as strings) go to --metrics_out.
+predictions (dtype, values as strings) go to --metrics_out. Programs given an `export` receiver then export
+a SavedModel (`export_saved_model`) and serve the first 100 examples through each of its signatures
+(tf.Examples where a signature reads strings, the features themselves where it reads them raw): the
+signatures' inputs (dtype, shape) and outputs go to --metrics_out too.
 
 Features: the 8x8 image "x" and, for the categorical programs (`CATEGORICAL`), three more made from it:
 "shade" (a string, one of four; the vocabulary lists three, so "blank" has no weight), "stroke" (a
@@ -13,6 +16,7 @@ string hashed into 5 buckets) and "ink" (a float, bucketized).
 TEMPLATE = '''\
 import argparse
 import json
+import os
 
 import numpy as np
 import tensorflow as tf
@@ -20,6 +24,37 @@ from sklearn.datasets import load_digits
 
 tf1 = tf.compat.v1
 PREDICTIONS_COMPARED = 100
+
+
+def serve(export_dir, features):
+    """Every signature of the SavedModel in export_dir, called on the first examples of features."""
+    examples = []
+    for index in range(PREDICTIONS_COMPARED):
+        example = tf.train.Example()
+        for name, values in features.items():
+            value = np.asarray(values[index]).reshape(-1)
+            if value.dtype.kind in "US":
+                example.features.feature[name].bytes_list.value.extend(v.encode() for v in value.astype(str))
+            else:
+                example.features.feature[name].float_list.value.extend(value.astype(float))
+        examples.append(example.SerializeToString())
+    served = {{}}
+    loaded = tf.saved_model.load(export_dir.decode())
+    for key, function in sorted(loaded.signatures.items()):
+        inputs = function.structured_input_signature[1]
+        arguments = {{
+            name: tf.constant(examples if spec.dtype == tf.string and name not in features
+                              else features[name][:PREDICTIONS_COMPARED])
+            for name, spec in inputs.items()
+        }}
+        served[key] = {{
+            "inputs": {{name: [spec.dtype.name, spec.shape.as_list()] for name, spec in inputs.items()}},
+            "outputs": {{
+                name: [value.dtype.name, value.numpy().astype(str).tolist()]
+                for name, value in function(**arguments).items()
+            }},
+        }}
+    return served
 
 
 def main():
@@ -53,7 +88,9 @@ def main():
     metrics = model.evaluate(input_fn=eval_input_fn)
     predictions = model.predict(input_fn=eval_input_fn)
     first = [next(predictions) for _ in range(PREDICTIONS_COMPARED)]
-    with open(args.metrics_out, "w") as out:
+    predictions.close()  # Estimator.predict's generator holds its finalized graph as the default until closed
+    served = {{}}
+{export}    with open(args.metrics_out, "w") as out:
         json.dump(
             {{
                 "metrics": {{key: float(value) for key, value in metrics.items()}},
@@ -61,6 +98,7 @@ def main():
                     {{key: [str(value.dtype), value.astype(str).tolist()] for key, value in example.items()}}
                     for example in first
                 ],
+                "serving": served,
             }},
             out,
         )
@@ -85,7 +123,52 @@ CATEGORICAL_COLUMNS = """\
     ]"""
 
 
-def _program(labels: str, constructor: str, categorical: bool = False, weighted: bool = False) -> str:
+# What the programs given `export=` export: serialized tf.Examples parsed as the feature columns parse them
+# ("parsing", "hand"), or the features themselves (one tensor per feature, as the input_fn gave them).
+PARSING_EXPORT = """\
+    serving_input_fn = tf1.estimator.export.build_parsing_serving_input_receiver_fn(
+        tf1.feature_column.make_parse_example_spec({columns})
+    )
+    export_dir = model.export_saved_model(os.path.join(args.model_dir, "export"), serving_input_fn)
+    served = serve(export_dir, features)
+"""
+RAW_EXPORT = """\
+    export_dir = model.export_saved_model(
+        os.path.join(args.model_dir, "export"),
+        tf.estimator.export.build_raw_serving_input_receiver_fn({features}),
+    )
+    served = serve(export_dir, features)
+"""
+# A receiver function written by hand: TF1 graph code, the examples fed under a name of its own.
+HAND_WRITTEN_EXPORT = """\
+    def serving_input_fn():
+        serialized = tf1.placeholder(tf.string, [None], name="serialized")
+        features = tf1.io.parse_example(serialized, tf1.feature_column.make_parse_example_spec({columns}))
+        return tf1.estimator.export.ServingInputReceiver(features, {{"serialized_examples": serialized}})
+
+    export_dir = model.export_saved_model(os.path.join(args.model_dir, "export"), serving_input_fn)
+    served = serve(export_dir, features)
+"""
+_RAW_FEATURES = '{"x": tf.zeros([1, 8, 8])}'
+_RAW_CATEGORICAL_FEATURES = (
+    '{"x": tf.zeros([1, 8, 8]), "shade": tf.constant(["dark"]), "stroke": tf.constant(["s0"]), "ink": tf.zeros([1])}'
+)
+
+
+def _export(export: str | None, categorical: bool) -> str:
+    columns = "linear_columns + dnn_columns" if categorical else "columns"
+    if export == "parsing":
+        return PARSING_EXPORT.format(columns=columns)
+    if export == "hand":
+        return HAND_WRITTEN_EXPORT.format(columns=columns)
+    if export == "raw":
+        return RAW_EXPORT.format(features=_RAW_CATEGORICAL_FEATURES if categorical else _RAW_FEATURES)
+    return ""
+
+
+def _program(
+    labels: str, constructor: str, categorical: bool = False, weighted: bool = False, export: str | None = None
+) -> str:
     features = '{"x": images, "shade": shade, "stroke": stroke, "ink": ink}' if categorical else '{"x": images}'
     if weighted:  # example weights 0.5, 1.0 and 1.5
         features = features[:-1] + ', "weight": ((1 + digits.target % 3) / 2).astype(np.float32)}'
@@ -94,6 +177,7 @@ def _program(labels: str, constructor: str, categorical: bool = False, weighted:
         constructor=constructor,
         features=features,
         columns=CATEGORICAL_COLUMNS if categorical else NUMERIC_COLUMNS,
+        export=_export(export, categorical),
     )
 
 
@@ -118,6 +202,7 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+        export="parsing",
     ),
     "dnn_linear_combined_classifier_ftrl_adam": _program(
         labels="digits.target.astype(np.int32)",
@@ -166,6 +251,7 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+        export="parsing",
     ),
     "linear_classifier_binary_v2": _program(
         labels="(digits.target >= 5).astype(np.int32)",
@@ -175,6 +261,7 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+        export="raw",
     ),
     # A Keras (legacy) optimizer instance, as v2 canned estimators take them.
     "dnn_regressor_keras_sgd_momentum_v2": _program(
@@ -201,6 +288,7 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+        export="parsing",
     ),
     "linear_classifier_binary_label_vocabulary_v2": _program(
         labels='np.where(digits.target >= 5, "large", "small")',
@@ -225,6 +313,7 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
         weighted=True,
+        export="hand",
     ),
     "dnn_classifier_binary_weighted": _program(
         labels="(digits.target >= 5).astype(np.int32)",
@@ -274,6 +363,7 @@ PROGRAMS = {
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
+        export="parsing",
     ),
     "dnn_regressor_batch_norm_v2": _program(
         labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
@@ -338,6 +428,7 @@ CATEGORICAL = {
         "        config=config,\n"
         "    )",
         categorical=True,
+        export="raw",
     ),
     # ... and Keras 2 legacy's by name (no momentum: epsilon after the square root; sparse embedding updates).
     "dnn_classifier_embedding_rmsprop_v2": _program(
@@ -364,5 +455,6 @@ CATEGORICAL = {
         "        config=config,\n"
         "    )",
         categorical=True,
+        export="parsing",
     ),
 }

@@ -1,0 +1,189 @@
+"""`Estimator.export_saved_model` for the migrated canned models: a SavedModel with the Estimator's signatures.
+
+A canned Estimator exported, under `<export_dir_base>/<unix seconds>` (written as `temp-<seconds>` first, then
+renamed), the signatures its head declared, fed by the serving input receiver:
+- `predict`: every prediction of `compat.estimator_prediction` (logits, probabilities, classes, ...), the
+  inputs named as the receiver's tensors (`examples` for a parsing receiver, the feature names for a raw one);
+- when the receiver is one string tensor (the parsing receiver's serialized tf.Examples), also
+  `serving_default` and `classification` (`classes`, `scores`) for classifiers, `regression` (`outputs`) for
+  regressors and binary classifiers (the logistic), their input named `inputs`. With any other receiver the
+  Estimator dropped those (a classification or regression signature reads one tf.Example string).
+
+Servers and clients see the same signature names, input and output names, dtypes and values; the variables
+inside are the Keras model's, under Keras names. The receiver function is the program's own, run as the
+Estimator ran it (a TF1 graph: placeholders, parsing; `tf.compat.v1` still has them): this module replaces
+the three `tf.estimator.export` names it may use, `ServingInputReceiver`,
+`build_parsing_serving_input_receiver_fn` and `build_raw_serving_input_receiver_fn`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from typing import NamedTuple
+
+import tensorflow as tf
+import tf_keras
+
+from compat.canned import head_of
+from compat.estimator_prediction import head_predictions
+
+# A categorical feature parsed as a VarLenFeature is densified with the value feature columns ignore, so
+# the columns see the same ids as from the parsed SparseTensor (tf.feature_column's default ignore_value).
+_IGNORED_VALUE = {tf.string: "", tf.int64: -1, tf.int32: -1}
+# The names Estimator gave a receiver tensor and features that were not dicts (export_utils).
+_SINGLE_RECEIVER_NAME, _SINGLE_FEATURE_NAME = "input", "feature"
+
+
+class ServingInputReceiver(NamedTuple):
+    """`tf.estimator.export.ServingInputReceiver`: what a serving input receiver function returns, the
+    features the model reads and the tensors a client feeds (single tensors keyed as Estimator keyed them)."""
+
+    features: dict
+    receiver_tensors: dict
+    receiver_tensors_alternatives: dict | None = None
+
+
+def _receiver(serving_input_receiver_fn) -> ServingInputReceiver:
+    """What the receiver function returns, its single tensors keyed as Estimator keyed them."""
+    receiver = serving_input_receiver_fn()
+    if not isinstance(receiver, ServingInputReceiver):
+        raise TypeError(
+            "serving_input_receiver_fn must return a compat.estimator_export.ServingInputReceiver, got "
+            f"{type(receiver).__name__}"
+        )
+    if receiver.receiver_tensors_alternatives:
+        raise ValueError("ServingInputReceiver(receiver_tensors_alternatives=...) is not supported")
+    features, tensors = receiver.features, receiver.receiver_tensors
+    return ServingInputReceiver(
+        features if isinstance(features, dict) else {_SINGLE_FEATURE_NAME: features},
+        tensors if isinstance(tensors, dict) else {_SINGLE_RECEIVER_NAME: tensors},
+    )
+
+
+def build_parsing_serving_input_receiver_fn(feature_spec: dict, default_batch_size: int | None = None):
+    """`tf.estimator.export.build_parsing_serving_input_receiver_fn`: a receiver of serialized tf.Examples
+    (a string tensor fed as `examples`) parsed with `feature_spec` (e.g. `make_parse_example_spec`)."""
+    if not isinstance(feature_spec, dict) or not feature_spec:
+        raise ValueError(f"feature_spec must be a non-empty dict of feature name -> parsing spec, got {feature_spec!r}")
+
+    def serving_input_receiver_fn():
+        serialized = tf.compat.v1.placeholder(tf.string, [default_batch_size], name="input_example_tensor")
+        return ServingInputReceiver(tf.io.parse_example(serialized, feature_spec), {"examples": serialized})
+
+    return serving_input_receiver_fn
+
+
+def build_raw_serving_input_receiver_fn(features: dict, default_batch_size: int | None = None):
+    """`tf.estimator.export.build_raw_serving_input_receiver_fn`: the features themselves, one input per
+    feature with its dtype and shape, the batch dimension `default_batch_size` (None: any)."""
+    if not isinstance(features, dict) or not features:
+        raise ValueError(f"features must be a non-empty dict of feature name -> tensor, got {features!r}")
+    for name, value in features.items():
+        if not tf.TensorShape(value.shape).as_list():
+            raise ValueError(f"feature {name!r} is a scalar; the serving input needs a batch dimension")
+
+    def serving_input_receiver_fn():
+        tensors = {
+            name: tf.compat.v1.placeholder(
+                value.dtype, [default_batch_size] + tf.TensorShape(value.shape).as_list()[1:], name=name
+            )
+            for name, value in features.items()
+        }
+        return ServingInputReceiver(tensors, dict(tensors))
+
+    return serving_input_receiver_fn
+
+
+def _dense(value):
+    if not isinstance(value, tf.SparseTensor):
+        return value
+    return tf.sparse.to_dense(value, default_value=_IGNORED_VALUE.get(value.dtype, 0))
+
+
+class _Exported(tf.Module):
+    """What is saved: the model (its variables and lookup tables) and the signature functions."""
+
+    def __init__(self, model: tf_keras.Model):
+        super().__init__()
+        self.model = model
+
+
+def signatures(model: tf_keras.Model, serving_input_receiver_fn) -> dict[str, tf.types.experimental.ConcreteFunction]:
+    """The signatures a canned Estimator's export had, as concrete functions of `model` (see the module doc).
+
+    The receiver function builds its TF1 graph (placeholders, parsing) as it did for the Estimator, inside
+    `tf.compat.v1.wrap_function`; the graph is then pruned to a function of the receiver tensors."""
+    head = head_of(model)
+    receivers = []
+
+    def serving_graph():
+        receiver = _receiver(serving_input_receiver_fn)
+        receivers.append(receiver)
+        features = {name: _dense(value) for name, value in receiver.features.items()}
+        return head_predictions(head, model(features, training=False))
+
+    graph = tf.compat.v1.wrap_function(serving_graph, [])
+    tensors = receivers[0].receiver_tensors
+    names = sorted(tensors)
+    served = graph.prune(feeds=[tensors[name] for name in names], fetches=graph.structured_outputs)
+    specs = {name: tf.TensorSpec(tensors[name].shape, tensors[name].dtype, name=name) for name in names}
+    found = {"predict": tf.function(lambda inputs: served(*[inputs[name] for name in names])).get_concrete_function(specs)}
+    if len(names) != 1 or tensors[names[0]].dtype != tf.string:
+        return found
+    inputs_spec = tf.TensorSpec(tensors[names[0]].shape, tf.string, name="inputs")
+
+    def classification(inputs):
+        outputs = served(inputs)
+        return {"classes": outputs["all_classes"], "scores": outputs["probabilities"]}
+
+    def regression(inputs):
+        return {"outputs": served(inputs)["logistic" if head.kind == "binary" else "predictions"]}
+
+    if head.kind != "regression":
+        found["classification"] = tf.function(classification).get_concrete_function(inputs_spec)
+    if head.kind != "multi_class":
+        found["regression"] = tf.function(regression).get_concrete_function(inputs_spec)
+    found["serving_default"] = found["regression" if head.kind == "regression" else "classification"]
+    return found
+
+
+def export_saved_model(
+    model: tf_keras.Model,
+    export_dir_base: str,
+    serving_input_receiver_fn,
+    assets_extra: dict | None = None,
+) -> bytes:
+    """What `estimator.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra)` did, for
+    a `compat.canned` model (the same arguments, the model first): returns the new export directory (bytes,
+    as Estimator returned it).
+
+    `assets_extra` maps a path under `assets.extra/` to the file copied there. The SavedModel is written to
+    `temp-<seconds>` and renamed when complete, so a crash never leaves a half-written export.
+    """
+    if not callable(serving_input_receiver_fn):
+        raise TypeError(f"serving_input_receiver_fn must be a function, got {type(serving_input_receiver_fn).__name__}")
+    export_dir = _timestamped_dir(os.fsdecode(export_dir_base))
+    temp_dir = os.path.join(os.path.dirname(export_dir), "temp-" + os.path.basename(export_dir))
+    try:
+        exported = _Exported(model)
+        tf.saved_model.save(exported, temp_dir, signatures=signatures(model, serving_input_receiver_fn))
+        for destination, source in (assets_extra or {}).items():
+            target = os.path.join(temp_dir, "assets.extra", destination)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copyfile(source, target)
+        os.rename(temp_dir, export_dir)
+    finally:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    return os.fsencode(export_dir)
+
+
+def _timestamped_dir(export_dir_base: str, attempts: int = 10) -> str:
+    """`<export_dir_base>/<unix seconds>` that does not exist yet (waiting a second while it does)."""
+    for _ in range(attempts):
+        candidate = os.path.join(export_dir_base, str(int(time.time())))
+        if not os.path.exists(candidate):
+            return candidate
+        time.sleep(1)
+    raise RuntimeError(f"{export_dir_base}: no unused timestamped export directory after {attempts} attempts")
