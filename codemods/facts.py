@@ -16,6 +16,13 @@ import libcst as cst
 
 from codemods.api import Api, ApiResolver
 from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.export_apis import (
+    EXPORTERS,
+    SERVING_INPUT_BUILDERS,
+    exporter_calls,
+    exporter_elements,
+    receiver_calls,
+)
 from codemods.hook_facts import (
     BUILTIN_HOOK_PARAMS,
     BUILTIN_HOOKS,
@@ -27,7 +34,6 @@ from codemods.hook_facts import (
 from codemods.input_fns import callable_input_fn_problems
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
-from codemods.serving_inputs import SERVING_INPUT_BUILDERS, receiver_calls
 from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
@@ -137,8 +143,8 @@ class EstimatorFacts:
     builtin_hook_calls: list[cst.Call] = field(default_factory=list)  # StopAtStepHook(...) in its hooks=
     # `<estimator>.evaluate(...)`/`.predict(...)`/`.export_saved_model(...)` calls: they use the trained model
     model_calls: list[cst.Call] = field(default_factory=list)
-    # the calls compat.estimator_export replaces in the receivers its exports use (codemods.serving_inputs)
-    serving_input_calls: list[cst.Call] = field(default_factory=list)
+    # the calls compat.estimator_export replaces in its exports' receivers and exporters (codemods.export_apis)
+    export_api_calls: list[cst.Call] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     model_fn: ModelFnShape | None = None  # a custom Estimator's model_fn, in the shape codemods/model_fns.py migrates
     model_fn_paths: dict[str, Path] = field(default_factory=dict)  # "evaluate"/"predict" -> its path, when called
@@ -213,6 +219,10 @@ class ProgramFacts:
     hooks: dict[str, HookFacts] = field(default_factory=dict)
     input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
     serving_inputs: dict[str, cst.Call] = field(default_factory=dict)  # name -> receiver builder call
+    exporter_calls: list[cst.BaseExpression] = field(default_factory=list)  # what EvalSpecs' exporters= give
+    # name -> the exporter call or list literal assigned to it (EvalSpec(exporters=name), if assigned and
+    # used once)
+    exporter_variables: dict[str, cst.BaseExpression] = field(default_factory=dict)
     specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
     # SessionRunHook classes also named where no estimator's hooks list is followed (they stay hooks)
     hooks_used_elsewhere: set[str] = field(default_factory=set)
@@ -254,12 +264,10 @@ class ProgramFacts:
             any(c is call for c in e.input_fn_calls) for e in self.estimators.values() if not e.migratable
         )
 
-    def migrated_serving_input(self, call: cst.Call) -> bool:
-        """Whether `call` (a receiver builder, or a ServingInputReceiver in a receiver function) feeds the
-        export of a migrated estimator (and so no kept one: `_block_sharers`)."""
-        return any(
-            e.migratable and any(c is call for c in e.serving_input_calls) for e in self.estimators.values()
-        )
+    def migrated_export_api(self, call: cst.Call) -> bool:
+        """Whether `call` (an exporter, a receiver builder, a ServingInputReceiver in a receiver function) is
+        used by the exports of a migrated estimator (and so no kept one: `_block_sharers`)."""
+        return any(e.migratable and any(c is call for c in e.export_api_calls) for e in self.estimators.values())
 
     def estimator_for_call(self, call: cst.Call) -> EstimatorFacts | None:
         for facts in self.estimators.values():
@@ -365,6 +373,8 @@ class _Collector(cst.CSTVisitor):
             self.facts.input_fns[name] = value
         elif api.path in SERVING_INPUT_BUILDERS:
             self.facts.serving_inputs[name] = value
+        elif api.path in EXPORTERS:
+            self.facts.exporter_variables[name] = value
         elif api.is_one_of(*SPEC_APIS):
             self.facts.specs[name] = value
         elif api.path in BUILTIN_HOOKS:
@@ -529,6 +539,8 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
     module.visit(collector)
     checker = _UseChecker(facts, resolver, collector.lists)
     module.visit(checker)
+    facts.exporter_variables.update(collector.lists)
+    facts.exporter_calls = _eval_spec_exporters(facts)
     facts.hook_lists = {
         name: value
         for name, value in collector.lists.items()
@@ -585,12 +597,12 @@ def _block_sharers(facts: ProgramFacts) -> None:
                 continue
             for other in kept:
                 shared_input = any(c is d for c in estimator.input_fn_calls for d in other.input_fn_calls)
-                shared_serving = any(c is d for c in estimator.serving_input_calls for d in other.serving_input_calls)
+                shared_serving = any(c is d for c in estimator.export_api_calls for d in other.export_api_calls)
                 shared_hooks = sorted(estimator.hook_classes & other.hook_classes)
                 if shared_input or shared_serving or shared_hooks:
                     what = (
                         "its numpy_input_fn" if shared_input
-                        else "its serving input receiver" if shared_serving
+                        else "its serving input receiver or exporter" if shared_serving
                         else f"hook {shared_hooks[0]}"
                     )
                     estimator.problems.append(f"shares {what} with `{other.variable}`, which is not migrated")
@@ -827,17 +839,51 @@ def _serving_input_problems(
 ) -> list[str]:
     """Why an export's serving_input_receiver_fn= cannot be carried over; the calls to rewrite in it noted."""
     calls, problems = receiver_calls(receiver, facts.serving_inputs, facts.functions, resolver)
-    estimator.serving_input_calls.extend(calls)
-    if calls and isinstance(receiver, cst.Name):
-        exports = sum(
-            1
-            for other in facts.estimators.values()
-            for call in other.model_calls
-            if call.func.attr.value in EXPORT_METHODS
-            and any(isinstance(a.value, cst.Name) and a.value.value == receiver.value for a in call.args)
-        )
-        if facts.name_uses[receiver.value] != 1 + exports:  # its def or assignment, and the exports
-            problems.append(f"serving input receiver `{receiver.value}` is also used other than by export_saved_model")
+    estimator.export_api_calls.extend(calls)
+    if calls and isinstance(receiver, cst.Name) and facts.name_uses[receiver.value] != 1 + _receiver_uses(
+        receiver.value, facts
+    ):
+        problems.append(f"serving input receiver `{receiver.value}` is also used other than by exports")
+    return problems
+
+
+def _receiver_uses(name: str, facts: ProgramFacts) -> int:
+    """How often `name` is an argument of an estimator's export call or of an EvalSpec's exporter."""
+    exports = [c for e in facts.estimators.values() for c in e.model_calls if c.func.attr.value in EXPORT_METHODS]
+    return sum(
+        1
+        for call in exports + facts.exporter_calls
+        for argument in call.args
+        if isinstance(argument.value, cst.Name) and argument.value.value == name
+    )
+
+
+def _eval_spec_exporters(facts: ProgramFacts) -> list[cst.BaseExpression]:
+    """The exporters given to the EvalSpecs of train_and_evaluate calls (their receivers' uses)."""
+    found = []
+    for estimator in facts.estimators.values():
+        for training in estimator.trainings:
+            if training.eval_spec is not None:
+                exporters = call_arguments(training.eval_spec, EVAL_SPEC_PARAMS)[0].get("exporters")
+                found += exporter_elements(exporters, facts.exporter_variables) if exporters is not None else []
+    return found
+
+
+def _exporter_problems(
+    exporters: cst.BaseExpression, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
+) -> list[str]:
+    """Why an EvalSpec's exporters= cannot be carried over; the calls to rewrite in it noted."""
+    variables = {name: value for name, value in facts.exporter_variables.items() if facts.name_uses[name] == 2}
+    calls, problems = exporter_calls(exporters, variables, facts.serving_inputs, facts.functions, resolver)
+    estimator.export_api_calls.extend(calls)
+    for call in calls:
+        api = resolver.call_api(call)
+        if api.path not in EXPORTERS:
+            continue  # a receiver's call
+        receiver = call_arguments(call, EXPORTERS[api.path])[0].get("serving_input_receiver_fn")
+        named = isinstance(receiver, cst.Name) and (receiver.value in facts.serving_inputs or receiver.value in facts.functions)
+        if named and facts.name_uses[receiver.value] != 1 + _receiver_uses(receiver.value, facts):
+            problems.append(f"serving input receiver `{receiver.value}` is also used other than by exports")
     return problems
 
 
@@ -865,6 +911,8 @@ def _train_and_evaluate_problems(
     problems += _train_problems(train, estimator, facts, resolver)
     evaluation, eval_problems = call_arguments(training.eval_spec, EVAL_SPEC_PARAMS)
     problems += eval_problems + [
-        f"EvalSpec({key}=...) is not migrated yet" for key in ("name", "hooks", "exporters") if key in evaluation
+        f"EvalSpec({key}=...) is not migrated yet" for key in ("name", "hooks") if key in evaluation
     ]
+    if "exporters" in evaluation:
+        problems += _exporter_problems(evaluation["exporters"], estimator, facts, resolver)
     return problems + _input_fn_problems(evaluation.get("input_fn"), estimator, facts, resolver)

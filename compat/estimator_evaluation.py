@@ -22,8 +22,9 @@ them to `model_dir/eval`, so TensorBoard shows the evaluation curve where it did
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -172,7 +173,9 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
     `every_secs` seconds) the model is evaluated on a fresh `input_fn()`, unless the previous evaluation
     is less than `throttle_secs` old (the first save of the run always evaluates; the save of the
     restored state at the start never does), and once more at the end of training unless its last step was
-    just evaluated. `result` is what `train_and_evaluate` returned: (the last metrics, []), or
+    just evaluated. After each evaluation every exporter exports (`compat.estimator_export`) under
+    `export_dir_base/<exporter name>`, told whether the evaluated step reached `max_steps` (the final export).
+    `result` is what `train_and_evaluate` returned: (the last metrics, the last exporters' results), or
     (None, None) when no step was trained (max_steps already reached).
     """
 
@@ -184,10 +187,16 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         summary_dir: str | None = None,
         every_steps: int | None = None,
         every_secs: float | None = None,
+        exporters: Sequence = (),
+        export_dir_base: str | None = None,
+        max_steps: int | None = None,
     ):
         super().__init__()
         if (every_steps is None) == (every_secs is None):
             raise ValueError("give exactly one checkpoint cadence: every_steps or every_secs")
+        if exporters and export_dir_base is None:
+            raise ValueError("exporters need an export_dir_base (Estimator's: model_dir/export)")
+        self.exporters, self.export_dir_base, self.max_steps = list(exporters), export_dir_base, max_steps
         self.input_fn, self.steps, self.throttle_secs = input_fn, steps, throttle_secs
         self.summary_dir, self.every_steps, self.every_secs = summary_dir, every_steps, every_secs
         self.result: tuple[dict | None, list | None] = (None, None)
@@ -217,4 +226,9 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         self._evaluated_at = time.monotonic()
         self._evaluated_step = int(self.model.optimizer.iterations.numpy())
         metrics = evaluate(self.model, self.input_fn(), self.steps, self.summary_dir)
-        self.result = (metrics, [])
+        final = self.max_steps is not None and self._evaluated_step >= self.max_steps
+        exports = [
+            exporter.export(self.model, os.path.join(self.export_dir_base, exporter.name), metrics, final)
+            for exporter in self.exporters
+        ]
+        self.result = (metrics, exports)

@@ -13,7 +13,8 @@ Servers and clients see the same signature names, input and output names, dtypes
 inside are the Keras model's, under Keras names. The receiver function is the program's own, run as the
 Estimator ran it (a TF1 graph: placeholders, parsing; `tf.compat.v1` still has them): this module replaces
 the three `tf.estimator.export` names it may use, `ServingInputReceiver`,
-`build_parsing_serving_input_receiver_fn` and `build_raw_serving_input_receiver_fn`.
+`build_parsing_serving_input_receiver_fn` and `build_raw_serving_input_receiver_fn`. `LatestExporter` and
+`FinalExporter` are EvalSpec's exporters, called by `compat.estimator_evaluation.PeriodicEvaluation`.
 """
 
 from __future__ import annotations
@@ -187,3 +188,39 @@ def _timestamped_dir(export_dir_base: str, attempts: int = 10) -> str:
             return candidate
         time.sleep(1)
     raise RuntimeError(f"{export_dir_base}: no unused timestamped export directory after {attempts} attempts")
+
+
+class LatestExporter:
+    """`tf.estimator.LatestExporter`: after each evaluation of train_and_evaluate, an export under
+    `model_dir/export/<name>`, then all but the newest `exports_to_keep` exports there deleted (None: none)."""
+
+    def __init__(self, name: str, serving_input_receiver_fn, assets_extra: dict | None = None, as_text: bool = False,
+                 exports_to_keep: int | None = 5):
+        if as_text:
+            raise ValueError(f"exporter {name!r}: as_text=True (a text SavedModel) is not supported")
+        if exports_to_keep is not None and exports_to_keep <= 0:
+            raise ValueError(f"exporter {name!r}: exports_to_keep must be a positive number or None")
+        self.name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
+        self.exports_to_keep = exports_to_keep
+
+    def export(self, model: tf_keras.Model, export_path: str, eval_result: dict, is_the_final_export: bool) -> bytes:
+        exported = export_saved_model(model, export_path, self.serving_input_receiver_fn, self.assets_extra)
+        if self.exports_to_keep is not None:
+            versions = sorted(entry for entry in os.listdir(export_path) if len(entry) == 10 and entry.isdigit())
+            for version in versions[: -self.exports_to_keep]:
+                shutil.rmtree(os.path.join(export_path, version))
+        return exported
+
+
+class FinalExporter:
+    """`tf.estimator.FinalExporter`: one export, after the evaluation of the step that reached max_steps."""
+
+    def __init__(self, name: str, serving_input_receiver_fn, assets_extra: dict | None = None, as_text: bool = False):
+        if as_text:
+            raise ValueError(f"exporter {name!r}: as_text=True (a text SavedModel) is not supported")
+        self.name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
+
+    def export(self, model, export_path: str, eval_result: dict, is_the_final_export: bool) -> bytes | None:
+        if not is_the_final_export:
+            return None
+        return export_saved_model(model, export_path, self.serving_input_receiver_fn, self.assets_extra)

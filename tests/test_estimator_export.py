@@ -173,3 +173,28 @@ def test_bad_serving_inputs_are_one_clear_error(tmp_path):
     with pytest.raises(TypeError, match="must return a compat.estimator_export.ServingInputReceiver, got dict"):
         estimator_export.export_saved_model(model, str(tmp_path), lambda: {"x": tf.zeros([1, 4])})
     assert os.listdir(tmp_path) == []
+
+
+def test_exporters_keep_what_estimator_kept(tmp_path):
+    """LatestExporter: the newest exports_to_keep (None: all); FinalExporter: only the final evaluation's."""
+    model = _models()["regression"]
+    serving = estimator_export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4]), "shade": tf.constant(["a"])})
+    latest = estimator_export.LatestExporter("latest", serving, exports_to_keep=2)
+    every = estimator_export.LatestExporter("every", serving, exports_to_keep=None)
+    final = estimator_export.FinalExporter("final", serving)
+    for evaluation in range(3):
+        is_final = evaluation == 2
+        returned = [e.export(model, str(tmp_path / e.name), {}, is_final) for e in (latest, every, final)]
+        assert all(isinstance(path, bytes) for path in returned[:2])
+        assert (returned[2] is None) == (not is_final)
+    assert [len(os.listdir(tmp_path / name)) for name in ("latest", "every", "final")] == [2, 3, 1]
+    assert os.path.basename(returned[0]).decode() == max(os.listdir(tmp_path / "latest"))  # the newest stays
+
+
+def test_exporters_refuse_what_they_cannot_do():
+    with pytest.raises(ValueError, match="exporter 'latest': as_text=True"):
+        estimator_export.LatestExporter("latest", lambda: None, as_text=True)
+    with pytest.raises(ValueError, match="exporter 'final': as_text=True"):
+        estimator_export.FinalExporter("final", lambda: None, None, True)
+    with pytest.raises(ValueError, match="exports_to_keep must be a positive number or None"):
+        estimator_export.LatestExporter("latest", lambda: None, exports_to_keep=0)

@@ -5,7 +5,10 @@ Two runs: to max_steps=20, and to max_steps=40 ended early by `stop_if_higher_ho
 checked every step). Each has the same evaluation schedule as the Estimator (after every checkpoint save,
 as the eval summaries in model_dir/eval show), the same metrics at each evaluated step, the same final step
 and the same returned metrics, within METRICS_RTOL. Run again once finished, the first returns no metrics
-in both (nothing trained, nothing evaluated).
+in both (nothing trained, nothing evaluated). The EvalSpec's exporters export as the Estimator's did: the
+LatestExporter after every evaluation (the newest 2 kept in model_dir/export/latest), the FinalExporter
+only when the evaluated step reached max_steps (not in the early-stopped run), and the exports returned
+have the same signatures and serve the same logits.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ def estimator_runs(legacy_python, tmp_path_factory):
         for _ in range(REFERENCE_ATTEMPTS):
             work = tmp_path_factory.mktemp(name)
             metrics = train_and_evaluate(legacy_python, PROGRAM, work / "model", work / "metrics.json", arguments)
-            if metrics["global_step"] == final_step:
+            if metrics["metrics"]["global_step"] == final_step:
                 break
         again = None
         if name == "to_max_steps":  # after an early stop a re-run trains a step, evaluates and stops again
@@ -86,9 +89,11 @@ def test_train_and_evaluate_evaluates_as_the_estimator(target, run_name, estimat
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     assert "train_and_evaluate(" not in migrated.read_text()
 
-    metrics = train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "metrics.json", arguments)
-    assert estimator_metrics["global_step"] == metrics["global_step"] == final_step
-    assert_metrics_close(metrics, estimator_metrics, "returned metrics")
+    result = train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "metrics.json", arguments)
+    metrics = result["metrics"]
+    assert estimator_metrics["metrics"]["global_step"] == metrics["global_step"] == final_step
+    assert_metrics_close(metrics, estimator_metrics["metrics"], "returned metrics")
+    _assert_same_exports(result["exports"], estimator_metrics["exports"], model_dir, estimator_dir, final_step)
 
     expected, actual = evaluations(estimator_dir / "eval"), evaluations(model_dir / "eval")
     assert sorted(expected) == evaluated_steps
@@ -100,6 +105,21 @@ def test_train_and_evaluate_evaluates_as_the_estimator(target, run_name, estimat
     if run_name == "to_max_steps":  # finished: Estimator trains nothing and evaluates nothing
         assert estimator_again is None
         assert train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "again.json", arguments) is None
+
+
+def _assert_same_exports(exports, estimator_exports, model_dir: Path, estimator_dir: Path, final_step: int) -> None:
+    """[LatestExporter's, FinalExporter's] returned exports and the export directories, as the Estimator's."""
+    final_exported = final_step == 20  # the early-stopped run never reached max_steps
+    for name, kept in (("latest", 2), ("final", 1 if final_exported else 0)):
+        versions = [sorted(p.name for p in (d / "export" / name).glob("[0-9]" * 10)) for d in (model_dir, estimator_dir)]
+        assert len(versions[0]) == len(versions[1]) == kept, name
+    assert len(exports) == len(estimator_exports) == 2
+    assert (exports[1] is None) == (estimator_exports[1] is None) == (not final_exported)
+    for served, expected in zip(exports, estimator_exports):
+        if expected is not None:
+            assert served["signatures"] == expected["signatures"] == ["classification", "predict", "regression",
+                                                                      "serving_default"]
+            np.testing.assert_allclose(served["logits"], expected["logits"], rtol=METRICS_RTOL, atol=1e-5)
 
 
 READ_WITH_ESTIMATOR = """

@@ -280,10 +280,24 @@ _EVALUATION = """
     steps={eval_steps},
     throttle_secs={throttle},
     summary_dir=os.path.join({model_dir}, "eval"),
-    {eval_cadence},
+    {eval_cadence},{exporters}
 )
 """
 _EVAL_SPEC_STEPS, _EVAL_SPEC_THROTTLE = "100", "600"  # EvalSpec's defaults
+
+
+def _exporters(exporters: cst.BaseExpression | None, values: dict) -> str:
+    """PeriodicEvaluation's exporter arguments: EvalSpec's exporters, exporting under model_dir/export, the
+    final export at max_steps (as Estimator)."""
+    if exporters is None:
+        return ""
+    if not isinstance(exporters, cst.List | cst.Name):  # EvalSpec took one exporter as well as a list
+        exporters = cst.List([cst.Element(exporters)])
+    return (
+        f"\n    exporters={source(exporters)},"
+        f"\n    export_dir_base=os.path.join({values['model_dir']}, \"export\"),"
+        f"\n    max_steps={values['limit'] or None},"  # TrainSpec's max_steps: train_and_evaluate's only limit
+    )
 
 
 def _keras_backup(kind: str, every: str, exact: bool) -> tuple[str, str, tuple[str, str]]:
@@ -457,6 +471,7 @@ class EstimatorTrainRule(Rule):
             eval_steps=source(evaluation["steps"]) if "steps" in evaluation else _EVAL_SPEC_STEPS,
             throttle=source(evaluation["throttle_secs"]) if "throttle_secs" in evaluation else _EVAL_SPEC_THROTTLE,
             eval_cadence=f"every_{kind}={values['every']}",
+            exporters=_exporters(evaluation.get("exporters"), values),
         )
 
     @staticmethod

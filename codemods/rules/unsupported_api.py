@@ -54,11 +54,15 @@ GUIDANCE = {
     "train.Saver": "tf.compat.v1.train.Saver writes name-based TF1 checkpoints: use tf.train.Checkpoint "
     "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name)",
 }
-for _name in ("LatestExporter", "BestExporter", "FinalExporter"):
+for _name in ("LatestExporter", "FinalExporter"):
     GUIDANCE[f"estimator.{_name}"] = (
-        f"{_name}: not migrated; after training (or in a callback after an evaluation) save the model with "
-        "tf.saved_model.save / model.save, with the serving signature the serving_input_receiver_fn described"
+        f"{_name}: carried over (compat.estimator_export.{_name}) only in the EvalSpec of a migrated "
+        "train_and_evaluate; otherwise export with compat.estimator_export.export_saved_model after an evaluation"
     )
+GUIDANCE["estimator.BestExporter"] = (
+    "BestExporter: not migrated yet; after each evaluation compare its metrics with the best so far and "
+    "export with compat.estimator_export.export_saved_model when better"
+)
 for _name in ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEstimator"):
     GUIDANCE[f"estimator.{_name}"] = (
         f"{_name}: gradient boosted trees have no TensorFlow 2 counterpart; use TensorFlow Decision "
@@ -86,8 +90,12 @@ class UnsupportedApiRule(Rule):
 
     def leave(self, original, updated, ctx):
         api = ctx.resolver.call_api(original)
-        if ctx.facts.training(original) is not None or ctx.facts.migrated_builtin_hook(original):
-            return updated  # train_and_evaluate of a canned estimator, a hook it carries over: other rules
+        if (
+            ctx.facts.training(original) is not None
+            or ctx.facts.migrated_builtin_hook(original)
+            or ctx.facts.migrated_export_api(original)
+        ):
+            return updated  # train_and_evaluate of a canned estimator, a hook or exporter it carries over: other rules
         estimator = ctx.facts.estimator_for_call(original)
         if estimator is not None and estimator.migratable:
             return updated  # a custom Estimator migrated by codemods/rules/custom_estimator.py

@@ -339,12 +339,26 @@ ROWS = [
         ("estimator_evaluation.PeriodicEvaluation(", "CallbackList([classifier_evaluation]", "metrics, exports = classifier_evaluation.result"),
     ),
     Row(
-        "`train_and_evaluate` with exporters, a named EvalSpec, eval hooks, saving listeners, or a custom `Estimator`",
-        "kept, with a `TODO(migrate)` naming the reason (exporters: save the model with `tf.saved_model.save` yourself)",
+        "`EvalSpec(exporters=[LatestExporter(name, receiver, exports_to_keep=K), FinalExporter(name, receiver)])` "
+        "(a list, one exporter, or a variable used only there; receivers as for `export_saved_model`)",
+        "`compat.estimator_export.LatestExporter` / `FinalExporter`, the same arguments, given to `PeriodicEvaluation("
+        "exporters=..., export_dir_base=model_dir/export, max_steps=...)`: after each evaluation an export under "
+        "model_dir/export/<name> (Latest: the newest K kept; Final: only once the evaluated step reached max_steps); "
+        "`.result` holds their exports as train_and_evaluate returned them",
+        "same",
+        "train_and_evaluate",
+        ("estimator_export.LatestExporter(\"latest\", serving_input_fn, exports_to_keep=3)", "exporters=exporters,",
+         "max_steps=500,"),
+        ("estimator_export.LatestExporter(\"latest\", serving_input_fn, exports_to_keep=3)", "exporters=exporters,",
+         "max_steps=500,"),
+    ),
+    Row(
+        "`train_and_evaluate` with a BestExporter, a named EvalSpec, eval hooks, saving listeners, or a custom `Estimator`",
+        "kept, with a `TODO(migrate)` naming the reason",
         "same",
         "todo_train_and_evaluate_unfaithful",
-        ("EvalSpec(exporters=...) is not migrated yet", "TrainSpec(saving_listeners=...) is not migrated yet"),
-        ("EvalSpec(exporters=...) is not migrated yet", "TrainSpec(saving_listeners=...) is not migrated yet"),
+        ("BestExporter is not migrated yet", "TrainSpec(saving_listeners=...) is not migrated yet"),
+        ("BestExporter is not migrated yet", "TrainSpec(saving_listeners=...) is not migrated yet"),
     ),
     Row(
         "`est.evaluate(input_fn, steps)` after `est.train(...)` in the same or an enclosing block",

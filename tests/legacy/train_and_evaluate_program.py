@@ -5,6 +5,9 @@ batch order, no dropout, a binary head (so every metric, AUCs included, is compa
 5 steps and no evaluation throttle, so Estimator evaluates after every checkpoint save. Training reads a
 numpy_input_fn (rewritten), evaluation an input_fn factory returning a tf.data.Dataset (kept as it is).
 An early-stopping hook ends training once an evaluation's accuracy is above --stop_above_accuracy.
+After each evaluation a LatestExporter exports (keeping the newest 2), and a FinalExporter once the evaluated
+step reaches max_steps; what train_and_evaluate returned goes to --metrics_out: the metrics, and for each
+exporter its export's signature names and the logits it serves for the first examples (None: no export).
 """
 
 import argparse
@@ -15,6 +18,7 @@ import tensorflow as tf
 from sklearn.datasets import load_digits
 
 tf1 = tf.compat.v1
+SERVED_EXAMPLES = 20
 
 
 def make_input_fn(images, labels, batch_size):
@@ -22,6 +26,20 @@ def make_input_fn(images, labels, batch_size):
         return tf.data.Dataset.from_tensor_slices(({"x": images}, labels)).batch(batch_size)
 
     return input_fn
+
+
+def served(export_dir, images):
+    """What an export returned by train_and_evaluate serves: its signatures, its predict logits."""
+    if export_dir is None:
+        return None
+    examples = []
+    for image in images[:SERVED_EXAMPLES]:
+        example = tf.train.Example()
+        example.features.feature["x"].float_list.value.extend(image.reshape(-1).astype(float))
+        examples.append(example.SerializeToString())
+    loaded = tf.saved_model.load(export_dir.decode())
+    logits = loaded.signatures["predict"](examples=tf.constant(examples))["logits"]
+    return {"signatures": sorted(loaded.signatures), "logits": logits.numpy().tolist()}
 
 
 def main():
@@ -52,10 +70,25 @@ def main():
         classifier, "accuracy", args.stop_above_accuracy, run_every_secs=None, run_every_steps=1
     )
     train_spec = tf1.estimator.TrainSpec(train_input_fn, max_steps=args.max_steps, hooks=[stop])
-    eval_spec = tf1.estimator.EvalSpec(make_input_fn(images, labels, 100), steps=None, throttle_secs=0)
+    serving_input_fn = tf1.estimator.export.build_parsing_serving_input_receiver_fn(
+        tf1.feature_column.make_parse_example_spec(columns)
+    )
+    exporters = [
+        tf1.estimator.LatestExporter("latest", serving_input_fn, exports_to_keep=2),
+        tf1.estimator.FinalExporter("final", serving_input_fn),
+    ]
+    eval_spec = tf1.estimator.EvalSpec(
+        make_input_fn(images, labels, 100), steps=None, throttle_secs=0, exporters=exporters
+    )
     metrics, exports = tf1.estimator.train_and_evaluate(classifier, train_spec, eval_spec)
+    result = None
+    if metrics is not None:
+        result = {
+            "metrics": {key: float(value) for key, value in metrics.items()},
+            "exports": [served(export, images) for export in exports],
+        }
     with open(args.metrics_out, "w") as out:
-        json.dump(None if metrics is None else {key: float(value) for key, value in metrics.items()}, out)
+        json.dump(result, out)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""Which serving input receivers an export can keep: what `export_saved_model(dir, serving_input_receiver_fn)`
-was given, and the calls in it that the rewrite points at `compat.estimator_export`.
+"""The Estimator export APIs a migrated program keeps using, by the same names, from `compat.estimator_export`:
+which serving input receivers an export or exporter can keep, which EvalSpec exporters migrate, and the
+calls the rewrite points at compat.estimator_export (codemods/rules/export_apis.py).
 
 compat.estimator_export runs the receiver function as Estimator ran it (a TF1 graph of placeholders and
 parsing, which `tf.compat.v1` still builds), so a receiver migrates when the only Estimator APIs it uses
@@ -7,6 +8,8 @@ are those compat.estimator_export replaces under the same names:
 - `build_parsing_serving_input_receiver_fn(...)` / `build_raw_serving_input_receiver_fn(...)`, inline or
   assigned to a variable;
 - a function of this module returning `ServingInputReceiver(features, receiver_tensors)`.
+EvalSpec(exporters=...) migrates when it is a LatestExporter/FinalExporter call, a list literal of them, or
+a variable assigned one of those once and used only there; each exporter's receiver as above.
 """
 
 from __future__ import annotations
@@ -24,8 +27,13 @@ SERVING_INPUT_BUILDERS = {
 }
 RECEIVER = "estimator.export.ServingInputReceiver"
 RECEIVER_PARAMS = ("features", "receiver_tensors", "receiver_tensors_alternatives")
+# EvalSpec exporters compat.estimator_export has, with their parameters in order.
+EXPORTERS = {
+    "estimator.LatestExporter": ("name", "serving_input_receiver_fn", "assets_extra", "as_text", "exports_to_keep"),
+    "estimator.FinalExporter": ("name", "serving_input_receiver_fn", "assets_extra", "as_text"),
+}
 # Estimator APIs the rewrite replaces by compat.estimator_export's, under the same name.
-REPLACED = (*SERVING_INPUT_BUILDERS, RECEIVER)
+REPLACED = (*SERVING_INPUT_BUILDERS, RECEIVER, *EXPORTERS)
 
 
 def receiver_calls(
@@ -71,3 +79,41 @@ def _function_calls(function: cst.FunctionDef, resolver: ApiResolver) -> tuple[l
     if not any(resolver.call_api(call).path == RECEIVER for call in calls):
         problems.append(f"serving input receiver function {name} does not build a ServingInputReceiver(...)")
     return calls, problems
+
+
+def exporter_calls(
+    exporters: cst.BaseExpression,
+    variables: dict[str, cst.BaseExpression],
+    builders: dict[str, cst.Call],
+    functions: dict[str, list[cst.FunctionDef]],
+    resolver: ApiResolver,
+) -> tuple[list[cst.Call], list[str]]:
+    """The calls of an EvalSpec's `exporters=` (and of their receivers) to rewrite, and why they cannot be
+    (`variables`: names assigned once and used once, to what: an exporter call or a list literal)."""
+    calls, problems = [], []
+    for element in exporter_elements(exporters, variables):
+        api = resolver.call_api(element)
+        if api is None or api.path not in EXPORTERS:
+            problems.append(
+                "EvalSpec(exporters=...) holds something other than a LatestExporter(...) or FinalExporter(...) "
+                "assigned once and used only there (BestExporter is not migrated yet)"
+            )
+            continue
+        arguments, argument_problems = call_arguments(element, EXPORTERS[api.path])
+        problems += argument_problems
+        if "as_text" in arguments:
+            problems.append(f"{api.path.rsplit('.', 1)[1]}(as_text=...) is not migrated yet")
+        receiver, receiver_problems = receiver_calls(
+            arguments.get("serving_input_receiver_fn"), builders, functions, resolver
+        )
+        calls += [element, *receiver]
+        problems += receiver_problems
+    return calls, problems
+
+
+def exporter_elements(exporters: cst.BaseExpression, variables: dict[str, cst.BaseExpression]) -> list:
+    """The exporters an EvalSpec's `exporters=` names (one, or a list), variables followed."""
+    if isinstance(exporters, cst.Name) and exporters.value in variables:
+        exporters = variables[exporters.value]
+    elements = [element.value for element in exporters.elements] if isinstance(exporters, cst.List) else [exporters]
+    return [variables.get(e.value, e) if isinstance(e, cst.Name) else e for e in elements]
