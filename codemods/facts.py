@@ -713,18 +713,15 @@ def _check_custom_estimator(estimator: EstimatorFacts, facts: ProgramFacts, reso
     if facts.name_uses[shape.class_name]:
         problems.append(f"the module already uses the name {shape.class_name} the migrated model_fn would take")
     for method in sorted({call.func.attr.value for call in estimator.model_calls}):
-        if method in EXPORT_METHODS:
-            problems.append(
-                f"{method}() of a custom model_fn Estimator is not migrated yet (its signatures come from the "
-                "model_fn's export_outputs): after training, save the model with tf.saved_model.save and "
-                "signatures computing what export_outputs did"
-            )
-            continue
-        path = (evaluation_path if method == "evaluate" else prediction_path)(shape, resolver)
+        exported = method in EXPORT_METHODS  # its signature: the PREDICT path's predictions
+        if method == "evaluate":
+            path = evaluation_path(shape, resolver)
+        else:
+            path = prediction_path(shape, resolver, exported)
         if isinstance(path, list):
             problems += [f"model_fn {name}, for {method}(): {problem}" for problem in path]
         else:
-            estimator.model_fn_paths[method] = path
+            estimator.model_fn_paths["predict" if exported else method] = path
     estimator.model_fn = shape
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from codemods.model_fns import ModelFnReader, ModelFnShape, NetworkRewriter, names_in, needed_statements
-from codemods.syntax import call_arguments, single_assignment
+from codemods.syntax import call_arguments, is_none, single_assignment
 from codemods.templates import source
 
 # tf.compat.v1.metrics functions carried over, with their parameters in order (compat.model_fns.KERAS_METRICS).
@@ -78,8 +78,9 @@ def _path(statements, result, analysis, rewriter, unavailable: set[str]) -> Path
     return Path(statements, source(result), {})
 
 
-def prediction_path(shape: ModelFnShape, resolver) -> Path | list[str]:
-    """The PREDICT path: statements up to the `if mode == PREDICT:` branch's return, and its predictions."""
+def prediction_path(shape: ModelFnShape, resolver, exported: bool = False) -> Path | list[str]:
+    """The PREDICT path: statements up to the `if mode == PREDICT:` branch's return, and its predictions
+    (`exported`: for export_saved_model, whose only signature is then the predictions: no export_outputs)."""
     analysis = ModelFnReader(resolver)
     index = _branch(shape.body, analysis, "PREDICT")
     if index is None:
@@ -88,6 +89,9 @@ def prediction_path(shape: ModelFnShape, resolver) -> Path | list[str]:
     spec = analysis.estimator_spec(branch[-1]) or {}
     if "predictions" not in spec:
         return ["the PREDICT branch does not return EstimatorSpec(predictions=...)"]
+    if exported and "export_outputs" in spec and not is_none(spec["export_outputs"]):
+        return ["the PREDICT branch's EstimatorSpec(export_outputs=...) is not migrated yet (export its "
+                "signatures with tf.saved_model.save by hand)"]
     statements = _shared(shape.body[:index], shape, analysis) + branch[:-1]
     path = _path(statements, spec["predictions"], analysis, NetworkRewriter(analysis), {"labels", "mode", "config"})
     return analysis.problems or path

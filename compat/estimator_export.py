@@ -1,4 +1,4 @@
-"""`Estimator.export_saved_model` for the migrated canned models: a SavedModel with the Estimator's signatures.
+"""`Estimator.export_saved_model` for migrated models: a SavedModel with the Estimator's signatures.
 
 A canned Estimator exported, under `<export_dir_base>/<unix seconds>` (written as `temp-<seconds>` first, then
 renamed), the signatures its head declared, fed by the serving input receiver:
@@ -8,6 +8,8 @@ renamed), the signatures its head declared, fed by the serving input receiver:
   `serving_default` and `classification` (`classes`, `scores`) for classifiers, `regression` (`outputs`) for
   regressors and binary classifiers (the logistic), their input named `inputs`. With any other receiver the
   Estimator dropped those (a classification or regression signature reads one tf.Example string).
+A migrated custom model_fn (compat.model_fns) without `export_outputs` had one signature, `serving_default`:
+its PREDICT path's predictions (a single tensor named `output`), from the features as the receiver gave them.
 
 Servers and clients see the same signature names, input and output names, dtypes and values; the variables
 inside are the Keras model's, under Keras names. The receiver function is the program's own, run as the
@@ -33,8 +35,9 @@ from compat.estimator_prediction import head_predictions
 # A categorical feature parsed as a VarLenFeature is densified with the value feature columns ignore, so
 # the columns see the same ids as from the parsed SparseTensor (tf.feature_column's default ignore_value).
 _IGNORED_VALUE = {tf.string: "", tf.int64: -1, tf.int32: -1}
-# The names Estimator gave a receiver tensor and features that were not dicts (export_utils).
-_SINGLE_RECEIVER_NAME, _SINGLE_FEATURE_NAME = "input", "feature"
+# The names Estimator gave a receiver tensor, features and predictions that were not dicts (export_utils,
+# PredictOutput).
+_SINGLE_RECEIVER_NAME, _SINGLE_FEATURE_NAME, _SINGLE_OUTPUT_NAME = "input", "feature", "output"
 
 
 class ServingInputReceiver(NamedTuple):
@@ -104,33 +107,53 @@ def _dense(value):
 
 
 class _Exported(tf.Module):
-    """What is saved: the model (its variables and lookup tables) and the signature functions."""
+    """What is saved with the signature functions: a canned model (its variables and lookup tables); a
+    migrated model_fn's variables only (saving it as a Keras model would trace `call` outside a pass, which
+    makes its inline layers again)."""
 
     def __init__(self, model: tf_keras.Model):
         super().__init__()
-        self.model = model
+        if hasattr(model, "prediction_step"):
+            self.model_variables = list(model.variables)
+        else:
+            self.model = model
 
 
 def signatures(model: tf_keras.Model, serving_input_receiver_fn) -> dict[str, tf.types.experimental.ConcreteFunction]:
-    """The signatures a canned Estimator's export had, as concrete functions of `model` (see the module doc).
+    """The signatures the Estimator's export had, as concrete functions of `model` (see the module doc).
 
     The receiver function builds its TF1 graph (placeholders, parsing) as it did for the Estimator, inside
     `tf.compat.v1.wrap_function`; the graph is then pruned to a function of the receiver tensors."""
-    head = head_of(model)
+    if hasattr(model, "prediction_step"):  # a migrated model_fn (compat.model_fns.EstimatorModel)
+        head = None
+
+        def outputs(features):  # its PREDICT path, given the features as the model_fn was
+            model.begin_pass()
+            predictions = model.prediction_step(features)
+            return predictions if isinstance(predictions, dict) else {_SINGLE_OUTPUT_NAME: predictions}
+    else:
+        head = head_of(model)
+
+        def outputs(features):  # the canned head's predictions; the Keras model's inputs are dense
+            features = {name: _dense(value) for name, value in features.items()}
+            return head_predictions(head, model(features, training=False))
+
     receivers = []
 
     def serving_graph():
         receiver = _receiver(serving_input_receiver_fn)
         receivers.append(receiver)
-        features = {name: _dense(value) for name, value in receiver.features.items()}
-        return head_predictions(head, model(features, training=False))
+        return outputs(receiver.features)
 
     graph = tf.compat.v1.wrap_function(serving_graph, [])
     tensors = receivers[0].receiver_tensors
     names = sorted(tensors)
     served = graph.prune(feeds=[tensors[name] for name in names], fetches=graph.structured_outputs)
     specs = {name: tf.TensorSpec(tensors[name].shape, tensors[name].dtype, name=name) for name in names}
-    found = {"predict": tf.function(lambda inputs: served(*[inputs[name] for name in names])).get_concrete_function(specs)}
+    predict = tf.function(lambda inputs: served(*[inputs[name] for name in names])).get_concrete_function(specs)
+    if head is None:  # a model_fn without export_outputs: its predictions are the default signature
+        return {"serving_default": predict}
+    found = {"predict": predict}
     if len(names) != 1 or tensors[names[0]].dtype != tf.string:
         return found
     inputs_spec = tf.TensorSpec(tensors[names[0]].shape, tf.string, name="inputs")
@@ -157,7 +180,8 @@ def export_saved_model(
     assets_extra: dict | None = None,
 ) -> bytes:
     """What `estimator.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra)` did, for
-    a `compat.canned` model (the same arguments, the model first): returns the new export directory (bytes,
+    a `compat.canned` model or a migrated model_fn (the same arguments, the model first): returns the new
+    export directory (bytes,
     as Estimator returned it).
 
     `assets_extra` maps a path under `assets.extra/` to the file copied there. The SavedModel is written to

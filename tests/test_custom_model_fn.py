@@ -97,7 +97,8 @@ def _assert_matches(module, model_dir, estimator_dir):
 
 
 def _assert_same_results(migrated: dict, estimator: dict) -> None:
-    """evaluate(): the same keys and values (rtol 1e-4); predict(): the same per-example dicts."""
+    """evaluate(): the same keys and values (rtol 1e-4); predict(): the same per-example dicts; the exports:
+    the same signatures (one, serving_default: the predictions), inputs (names, dtypes, shapes) and outputs."""
     for name in MODELS:
         assert migrated[name]["evaluation"].keys() == estimator[name]["evaluation"].keys()
         assert migrated[name]["evaluation"]["global_step"] == STEPS
@@ -108,6 +109,14 @@ def _assert_same_results(migrated: dict, estimator: dict) -> None:
             assert ours.keys() == theirs.keys()
             for key in theirs:
                 np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-4, atol=1e-6, err_msg=f"{name}: {key}")
+        served, expected = migrated[name]["served"], estimator[name]["served"]
+        assert sorted(served) == sorted(expected) == ["serving_default"]
+        assert served["serving_default"]["inputs"] == expected["serving_default"]["inputs"]
+        outputs, expected_outputs = served["serving_default"]["outputs"], expected["serving_default"]["outputs"]
+        assert sorted(outputs) == sorted(expected_outputs)
+        for key, (dtype, values) in expected_outputs.items():
+            assert outputs[key][0] == dtype, f"{name}: served {key}"
+            np.testing.assert_allclose(outputs[key][1], values, rtol=1e-4, atol=1e-6, err_msg=f"{name}: served {key}")
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])

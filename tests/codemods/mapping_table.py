@@ -402,12 +402,25 @@ ROWS = [
     ),
     Row(
         "`export_saved_model` with `ServingInputReceiver(receiver_tensors_alternatives=...)`, "
-        "`as_text=`/`checkpoint_path=`/`experimental_mode=`, before training, or of a custom model_fn Estimator",
+        "`as_text=`/`checkpoint_path=`/`experimental_mode=`, before training, or of a custom model_fn whose PREDICT "
+        "branch gives `export_outputs`",
         "the estimator is kept, with a `TODO(migrate)` naming the reason",
         "same",
         "todo_export_unfaithful",
-        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)"),
-        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)"),
+        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)",
+         "EstimatorSpec(export_outputs=...) is not migrated yet"),
+        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)",
+         "EstimatorSpec(export_outputs=...) is not migrated yet"),
+    ),
+    Row(
+        "`est.export_saved_model(...)` of a migrated custom model_fn Estimator whose PREDICT branch returns "
+        "`EstimatorSpec(mode, predictions=...)` (no `export_outputs`)",
+        "`compat.estimator_export.export_saved_model(est, ...)`: one signature, `serving_default`, the PREDICT "
+        "path's predictions (a tensor: `output`) from the receiver's features, as Estimator's default",
+        "same",
+        "custom_model_fn",
+        ("estimator_export.export_saved_model(\n    classifier,",),
+        ("estimator_export.export_saved_model(\n    classifier,",),
     ),
     Row(
         "Custom `Estimator(model_fn=f, params=p)` whose `f` has the common shape: network from `features` (TF1 "

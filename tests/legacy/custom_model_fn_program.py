@@ -1,6 +1,8 @@
 """Two custom model_fn Estimators, for tests/test_custom_model_fn.py: both the input of `migrate rewrite` and,
 unchanged, the legacy reference run. Fixed batch order, a checkpoint every 5 steps (step 0 included).
-With --results, each is then evaluated on all of digits and predicts its first 50 examples (written as JSON).
+With --results, each is then evaluated on all of digits, predicts its first 50 examples, and is exported
+(`export_saved_model`: raw features / a hand-written receiver of tf.Examples), its signatures serving the
+first 50 examples (all written as JSON).
 
 - `layers_model_fn`: the TensorFlow guide's shape: feature columns through `input_layer`, TF1 layers in a
   loop over params, a dropout switched by mode, PREDICT/EVAL branches, `tf.compat.v1.losses`, TF1 Adagrad.
@@ -77,6 +79,32 @@ def eval_input_fn():
     return tf.data.Dataset.from_tensor_slices(({"pixels": PIXELS}, DIGITS.target)).batch(64)
 
 
+def pixels_serving_input_fn():
+    """Serialized tf.Examples holding the 64 pixels, fed as one tensor."""
+    serialized = tf1.placeholder(tf.string, [None])
+    features = tf1.io.parse_example(serialized, {"pixels": tf1.io.FixedLenFeature([64], tf.float32)})
+    return tf.estimator.export.ServingInputReceiver(features, serialized)
+
+
+def served(export_dir):
+    """Each signature of the SavedModel: its inputs, and its outputs for the first 50 examples."""
+    examples = []
+    for pixels in PIXELS[:50]:
+        example = tf.train.Example()
+        example.features.feature["pixels"].float_list.value.extend(pixels.astype(float))
+        examples.append(example.SerializeToString())
+    loaded = tf.saved_model.load(export_dir.decode())
+    found = {}
+    for key, function in sorted(loaded.signatures.items()):
+        inputs = function.structured_input_signature[1]
+        given = {name: tf.constant(examples if spec.dtype == tf.string else PIXELS[:50]) for name, spec in inputs.items()}
+        found[key] = {
+            "inputs": {name: [spec.dtype.name, spec.shape.as_list()] for name, spec in inputs.items()},
+            "outputs": {name: [value.dtype.name, value.numpy().tolist()] for name, value in function(**given).items()},
+        }
+    return found
+
+
 def as_json(value):
     if isinstance(value, dict):
         return {key: as_json(item) for key, item in value.items()}
@@ -106,6 +134,11 @@ def main():
             "evaluation": as_json(layers_estimator.evaluate(input_fn=eval_input_fn)),
             "predictions": as_json(list(itertools.islice(layers_estimator.predict(input_fn=eval_input_fn), 50))),
         }
+        layers_export = layers_estimator.export_saved_model(
+            os.path.join(args.model_dir, "layers_export"),
+            tf.estimator.export.build_raw_serving_input_receiver_fn({"pixels": tf.zeros([1, 64])}),
+        )
+        results["layers"]["served"] = served(layers_export)
     keras_config = tf1.estimator.RunConfig(save_checkpoints_steps=5, keep_checkpoint_max=20)
     keras_estimator = tf.estimator.Estimator(
         model_fn=keras_model_fn,
@@ -119,6 +152,10 @@ def main():
             "evaluation": as_json(keras_estimator.evaluate(input_fn=eval_input_fn, steps=10)),
             "predictions": as_json(list(itertools.islice(keras_estimator.predict(input_fn=eval_input_fn), 50))),
         }
+        keras_export = keras_estimator.export_saved_model(
+            os.path.join(args.model_dir, "keras_export"), pixels_serving_input_fn
+        )
+        results["keras"]["served"] = served(keras_export)
         with open(args.results, "w") as file:
             json.dump(results, file)
 
