@@ -8,7 +8,7 @@ are those compat.estimator_export replaces under the same names:
 - `build_parsing_serving_input_receiver_fn(...)` / `build_raw_serving_input_receiver_fn(...)`, inline or
   assigned to a variable;
 - a function of this module returning `ServingInputReceiver(features, receiver_tensors)`.
-EvalSpec(exporters=...) migrates when it is a LatestExporter/FinalExporter call, a list literal of them, or
+EvalSpec(exporters=...) migrates when it is a Latest/Final/BestExporter call, a list literal of them, or
 a variable assigned one of those once and used only there; each exporter's receiver as above.
 """
 
@@ -31,6 +31,10 @@ RECEIVER_PARAMS = ("features", "receiver_tensors", "receiver_tensors_alternative
 EXPORTERS = {
     "estimator.LatestExporter": ("name", "serving_input_receiver_fn", "assets_extra", "as_text", "exports_to_keep"),
     "estimator.FinalExporter": ("name", "serving_input_receiver_fn", "assets_extra", "as_text"),
+    "estimator.BestExporter": (
+        "name", "serving_input_receiver_fn", "event_file_pattern", "compare_fn", "assets_extra", "as_text",
+        "exports_to_keep",
+    ),
 }
 # Estimator APIs the rewrite replaces by compat.estimator_export's, under the same name.
 REPLACED = (*SERVING_INPUT_BUILDERS, RECEIVER, *EXPORTERS)
@@ -95,8 +99,8 @@ def exporter_calls(
         api = resolver.call_api(element)
         if api is None or api.path not in EXPORTERS:
             problems.append(
-                "EvalSpec(exporters=...) holds something other than a LatestExporter(...) or FinalExporter(...) "
-                "assigned once and used only there (BestExporter is not migrated yet)"
+                "EvalSpec(exporters=...) holds something other than a LatestExporter(...), FinalExporter(...) or "
+                "BestExporter(...) assigned once and used only there"
             )
             continue
         arguments, argument_problems = call_arguments(element, EXPORTERS[api.path])

@@ -15,8 +15,9 @@ Servers and clients see the same signature names, input and output names, dtypes
 inside are the Keras model's, under Keras names. The receiver function is the program's own, run as the
 Estimator ran it (a TF1 graph: placeholders, parsing; `tf.compat.v1` still has them): this module replaces
 the three `tf.estimator.export` names it may use, `ServingInputReceiver`,
-`build_parsing_serving_input_receiver_fn` and `build_raw_serving_input_receiver_fn`. `LatestExporter` and
-`FinalExporter` are EvalSpec's exporters, called by `compat.estimator_evaluation.PeriodicEvaluation`.
+`build_parsing_serving_input_receiver_fn` and `build_raw_serving_input_receiver_fn`. `LatestExporter`,
+`FinalExporter` and `BestExporter` are EvalSpec's exporters, called by
+`compat.estimator_evaluation.PeriodicEvaluation`.
 """
 
 from __future__ import annotations
@@ -220,31 +221,75 @@ class LatestExporter:
 
     def __init__(self, name: str, serving_input_receiver_fn, assets_extra: dict | None = None, as_text: bool = False,
                  exports_to_keep: int | None = 5):
-        if as_text:
-            raise ValueError(f"exporter {name!r}: as_text=True (a text SavedModel) is not supported")
-        if exports_to_keep is not None and exports_to_keep <= 0:
-            raise ValueError(f"exporter {name!r}: exports_to_keep must be a positive number or None")
+        _check_exporter(name, as_text, exports_to_keep)
         self.name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
         self.exports_to_keep = exports_to_keep
 
     def export(self, model: tf_keras.Model, export_path: str, eval_result: dict, is_the_final_export: bool) -> bytes:
         exported = export_saved_model(model, export_path, self.serving_input_receiver_fn, self.assets_extra)
-        if self.exports_to_keep is not None:
-            versions = sorted(entry for entry in os.listdir(export_path) if len(entry) == 10 and entry.isdigit())
-            for version in versions[: -self.exports_to_keep]:
-                shutil.rmtree(os.path.join(export_path, version))
+        _keep_newest(export_path, self.exports_to_keep)
         return exported
+
+
+def _keep_newest(export_path: str, exports_to_keep: int | None) -> None:
+    """Delete all but the newest `exports_to_keep` timestamped exports in export_path (None: keep all)."""
+    if exports_to_keep is None:
+        return
+    versions = sorted(entry for entry in os.listdir(export_path) if len(entry) == 10 and entry.isdigit())
+    for version in versions[:-exports_to_keep]:
+        shutil.rmtree(os.path.join(export_path, version))
+
+
+def _check_exporter(name: str, as_text: bool, exports_to_keep: int | None = None) -> None:
+    if as_text:
+        raise ValueError(f"exporter {name!r}: as_text=True (a text SavedModel) is not supported")
+    if exports_to_keep is not None and exports_to_keep <= 0:
+        raise ValueError(f"exporter {name!r}: exports_to_keep must be a positive number or None")
 
 
 class FinalExporter:
     """`tf.estimator.FinalExporter`: one export, after the evaluation of the step that reached max_steps."""
 
     def __init__(self, name: str, serving_input_receiver_fn, assets_extra: dict | None = None, as_text: bool = False):
-        if as_text:
-            raise ValueError(f"exporter {name!r}: as_text=True (a text SavedModel) is not supported")
+        _check_exporter(name, as_text)
         self.name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
 
     def export(self, model, export_path: str, eval_result: dict, is_the_final_export: bool) -> bytes | None:
         if not is_the_final_export:
             return None
         return export_saved_model(model, export_path, self.serving_input_receiver_fn, self.assets_extra)
+
+
+def loss_smaller(best_eval_result: dict, current_eval_result: dict) -> bool:
+    """BestExporter's default compare_fn: whether the current evaluation's loss is below the best's."""
+    for which, result in (("best_eval_result", best_eval_result), ("current_eval_result", current_eval_result)):
+        if not result or "loss" not in result:
+            raise ValueError(f"{which} cannot be empty or no loss is found in it.")
+    return best_eval_result["loss"] > current_eval_result["loss"]
+
+
+class BestExporter:
+    """`tf.estimator.BestExporter`: an export when `compare_fn(best_eval_result=..., current_eval_result=...)`
+    says the evaluation beats the last exported one, and always at the first evaluation of the run (as the
+    Estimator's did: the best it read back from the eval event files was replaced before it was compared);
+    then all but the newest `exports_to_keep` exports deleted (None: none). `event_file_pattern` is taken
+    for the same arguments only: what the Estimator read back with it never decided an export."""
+
+    def __init__(self, name: str = "best_exporter", serving_input_receiver_fn=None,
+                 event_file_pattern: str | None = "eval/*.tfevents.*", compare_fn=loss_smaller,
+                 assets_extra: dict | None = None, as_text: bool = False, exports_to_keep: int | None = 5):
+        _check_exporter(name, as_text, exports_to_keep)
+        if compare_fn is None:
+            raise ValueError(f"exporter {name!r}: compare_fn must not be None")
+        self.name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
+        self.compare_fn, self.exports_to_keep = compare_fn, exports_to_keep
+        self._best_eval_result: dict | None = None  # of the last export of this run
+
+    def export(self, model, export_path: str, eval_result: dict, is_the_final_export: bool) -> bytes | None:
+        first = self._best_eval_result is None
+        if not first and not self.compare_fn(best_eval_result=self._best_eval_result, current_eval_result=eval_result):
+            return None
+        self._best_eval_result = eval_result
+        exported = export_saved_model(model, export_path, self.serving_input_receiver_fn, self.assets_extra)
+        _keep_newest(export_path, self.exports_to_keep)
+        return exported

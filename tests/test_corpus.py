@@ -19,7 +19,7 @@ from tests.conftest import MIGRATE, ROOT, run
 CORPUS = ROOT / "tests" / "corpus"
 # Measured 2026-11-21: 197 of 337 (58%), keras and loop alike (custom model_fns report one finding per
 # reason they are kept; most of the rest are deliberate TODO cases); raise it when more is migrated.
-MIGRATED_FRACTION_FLOOR = 0.57
+MIGRATED_FRACTION_FLOOR = 0.59
 
 
 def corpus_tree(directory: Path) -> Path:

@@ -198,3 +198,14 @@ def test_exporters_refuse_what_they_cannot_do():
         estimator_export.FinalExporter("final", lambda: None, None, True)
     with pytest.raises(ValueError, match="exports_to_keep must be a positive number or None"):
         estimator_export.LatestExporter("latest", lambda: None, exports_to_keep=0)
+
+
+def test_best_exporter_exports_at_the_first_evaluation_then_when_compare_fn_says_better(tmp_path):
+    model = _models()["regression"]
+    serving = estimator_export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4]), "shade": tf.constant(["a"])})
+    best = estimator_export.BestExporter("best", serving, exports_to_keep=None)  # compare_fn: the loss is lower
+    exported = [best.export(model, str(tmp_path), {"loss": loss}, False) is not None for loss in (3.0, 4.0, 2.0, 2.0)]
+    assert exported == [True, False, True, False]
+    assert len(os.listdir(tmp_path)) == 2
+    with pytest.raises(ValueError, match="current_eval_result cannot be empty or no loss is found in it"):
+        best.export(model, str(tmp_path), {"accuracy": 1.0}, False)

@@ -7,8 +7,9 @@ as the eval summaries in model_dir/eval show), the same metrics at each evaluate
 and the same returned metrics, within METRICS_RTOL. Run again once finished, the first returns no metrics
 in both (nothing trained, nothing evaluated). The EvalSpec's exporters export as the Estimator's did: the
 LatestExporter after every evaluation (the newest 2 kept in model_dir/export/latest), the FinalExporter
-only when the evaluated step reached max_steps (not in the early-stopped run), and the exports returned
-have the same signatures and serve the same logits.
+only when the evaluated step reached max_steps (not in the early-stopped run), the BestExporter as often as
+the Estimator's (accuracy compared), and the exports returned have the same signatures and serve the same
+logits.
 """
 
 from __future__ import annotations
@@ -108,13 +109,15 @@ def test_train_and_evaluate_evaluates_as_the_estimator(target, run_name, estimat
 
 
 def _assert_same_exports(exports, estimator_exports, model_dir: Path, estimator_dir: Path, final_step: int) -> None:
-    """[LatestExporter's, FinalExporter's] returned exports and the export directories, as the Estimator's."""
+    """[LatestExporter's, FinalExporter's, BestExporter's] returned exports and the export directories, as the
+    Estimator's."""
     final_exported = final_step == 20  # the early-stopped run never reached max_steps
-    for name, kept in (("latest", 2), ("final", 1 if final_exported else 0)):
+    for name, kept in (("latest", 2), ("final", 1 if final_exported else 0), ("best", None)):
         versions = [sorted(p.name for p in (d / "export" / name).glob("[0-9]" * 10)) for d in (model_dir, estimator_dir)]
-        assert len(versions[0]) == len(versions[1]) == kept, name
-    assert len(exports) == len(estimator_exports) == 2
+        assert len(versions[0]) == len(versions[1]) == (kept if kept is not None else len(versions[1])), name
+    assert len(exports) == len(estimator_exports) == 3
     assert (exports[1] is None) == (estimator_exports[1] is None) == (not final_exported)
+    assert (exports[2] is None) == (estimator_exports[2] is None)
     for served, expected in zip(exports, estimator_exports):
         if expected is not None:
             assert served["signatures"] == expected["signatures"] == ["classification", "predict", "regression",

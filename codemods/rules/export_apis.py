@@ -1,6 +1,7 @@
 """The Estimator APIs a migrated export or train_and_evaluate uses -> compat.estimator_export's, under the
 same names and with the same arguments: `build_parsing_serving_input_receiver_fn`,
-`build_raw_serving_input_receiver_fn`, `ServingInputReceiver`, `LatestExporter`, `FinalExporter`
+`build_raw_serving_input_receiver_fn`, `ServingInputReceiver`, `LatestExporter`, `FinalExporter`,
+`BestExporter`
 (codemods.export_apis says which migrate). The rest of a receiver function (placeholders, parsing) stays:
 compat.estimator_export runs it as a TF1 graph, as Estimator did. Elsewhere they stay: an Estimator that is
 kept still needs them.

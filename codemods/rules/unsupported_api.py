@@ -54,15 +54,11 @@ GUIDANCE = {
     "train.Saver": "tf.compat.v1.train.Saver writes name-based TF1 checkpoints: use tf.train.Checkpoint "
     "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name)",
 }
-for _name in ("LatestExporter", "FinalExporter"):
+for _name in ("LatestExporter", "FinalExporter", "BestExporter"):
     GUIDANCE[f"estimator.{_name}"] = (
         f"{_name}: carried over (compat.estimator_export.{_name}) only in the EvalSpec of a migrated "
         "train_and_evaluate; otherwise export with compat.estimator_export.export_saved_model after an evaluation"
     )
-GUIDANCE["estimator.BestExporter"] = (
-    "BestExporter: not migrated yet; after each evaluation compare its metrics with the best so far and "
-    "export with compat.estimator_export.export_saved_model when better"
-)
 for _name in ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEstimator"):
     GUIDANCE[f"estimator.{_name}"] = (
         f"{_name}: gradient boosted trees have no TensorFlow 2 counterpart; use TensorFlow Decision "

@@ -339,11 +339,13 @@ ROWS = [
         ("estimator_evaluation.PeriodicEvaluation(", "CallbackList([classifier_evaluation]", "metrics, exports = classifier_evaluation.result"),
     ),
     Row(
-        "`EvalSpec(exporters=[LatestExporter(name, receiver, exports_to_keep=K), FinalExporter(name, receiver)])` "
-        "(a list, one exporter, or a variable used only there; receivers as for `export_saved_model`)",
-        "`compat.estimator_export.LatestExporter` / `FinalExporter`, the same arguments, given to `PeriodicEvaluation("
-        "exporters=..., export_dir_base=model_dir/export, max_steps=...)`: after each evaluation an export under "
-        "model_dir/export/<name> (Latest: the newest K kept; Final: only once the evaluated step reached max_steps); "
+        "`EvalSpec(exporters=[LatestExporter(name, receiver, exports_to_keep=K), FinalExporter(name, receiver), "
+        "BestExporter(name, receiver, compare_fn=f)])` (a list, one exporter, or a variable used only there; "
+        "receivers as for `export_saved_model`)",
+        "`compat.estimator_export.LatestExporter` / `FinalExporter` / `BestExporter`, the same arguments, given to "
+        "`PeriodicEvaluation(exporters=..., export_dir_base=model_dir/export, max_steps=...)`: after each evaluation "
+        "an export under model_dir/export/<name> (Latest: the newest K kept; Final: only once the evaluated step "
+        "reached max_steps; Best: at the run's first evaluation, then when `f` says it beats the last exported); "
         "`.result` holds their exports as train_and_evaluate returned them",
         "same",
         "train_and_evaluate",
@@ -353,12 +355,12 @@ ROWS = [
          "max_steps=500,"),
     ),
     Row(
-        "`train_and_evaluate` with a BestExporter, a named EvalSpec, eval hooks, saving listeners, or a custom `Estimator`",
+        "`train_and_evaluate` with exporters made by a function, a named EvalSpec, eval hooks, saving listeners, or a custom `Estimator`",
         "kept, with a `TODO(migrate)` naming the reason",
         "same",
         "todo_train_and_evaluate_unfaithful",
-        ("BestExporter is not migrated yet", "TrainSpec(saving_listeners=...) is not migrated yet"),
-        ("BestExporter is not migrated yet", "TrainSpec(saving_listeners=...) is not migrated yet"),
+        ("BestExporter(...) assigned once and used only there", "TrainSpec(saving_listeners=...) is not migrated yet"),
+        ("BestExporter(...) assigned once and used only there", "TrainSpec(saving_listeners=...) is not migrated yet"),
     ),
     Row(
         "`est.evaluate(input_fn, steps)` after `est.train(...)` in the same or an enclosing block",

@@ -5,9 +5,10 @@ batch order, no dropout, a binary head (so every metric, AUCs included, is compa
 5 steps and no evaluation throttle, so Estimator evaluates after every checkpoint save. Training reads a
 numpy_input_fn (rewritten), evaluation an input_fn factory returning a tf.data.Dataset (kept as it is).
 An early-stopping hook ends training once an evaluation's accuracy is above --stop_above_accuracy.
-After each evaluation a LatestExporter exports (keeping the newest 2), and a FinalExporter once the evaluated
-step reaches max_steps; what train_and_evaluate returned goes to --metrics_out: the metrics, and for each
-exporter its export's signature names and the logits it serves for the first examples (None: no export).
+After each evaluation a LatestExporter exports (keeping the newest 2), a FinalExporter once the evaluated
+step reaches max_steps, and a BestExporter when the accuracy beats the last exported one (and at the first
+evaluation); what train_and_evaluate returned goes to --metrics_out: the metrics, and for each exporter its
+export's signature names and the logits it serves for the first examples (None: no export).
 """
 
 import argparse
@@ -40,6 +41,10 @@ def served(export_dir, images):
     loaded = tf.saved_model.load(export_dir.decode())
     logits = loaded.signatures["predict"](examples=tf.constant(examples))["logits"]
     return {"signatures": sorted(loaded.signatures), "logits": logits.numpy().tolist()}
+
+
+def higher_accuracy(best_eval_result, current_eval_result):
+    return current_eval_result["accuracy"] > best_eval_result["accuracy"]
 
 
 def main():
@@ -76,6 +81,7 @@ def main():
     exporters = [
         tf1.estimator.LatestExporter("latest", serving_input_fn, exports_to_keep=2),
         tf1.estimator.FinalExporter("final", serving_input_fn),
+        tf1.estimator.BestExporter("best", serving_input_fn, compare_fn=higher_accuracy, exports_to_keep=None),
     ]
     eval_spec = tf1.estimator.EvalSpec(
         make_input_fn(images, labels, 100), steps=None, throttle_secs=0, exporters=exporters
