@@ -28,13 +28,16 @@ from codemods.hook_facts import (
     BUILTIN_HOOKS,
     EARLY_STOPPING_HOOKS,
     HOOK_BASE_APIS,
+    SAVER_HOOKS,
     analyze_hook,
     builtin_hook_problems,
+    saver_hook_cadence,
 )
 from codemods.input_fns import callable_input_fn_problems
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
+from codemods.templates import source
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
 # Input functions over in-memory data, rewritten into tf.data pipelines (codemods/rules/numpy_input_fn.py).
@@ -141,6 +144,8 @@ class EstimatorFacts:
     hook_references: set[int] = field(default_factory=set)  # ids of those class names in its hooks lists
     input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
     builtin_hook_calls: list[cst.Call] = field(default_factory=list)  # StopAtStepHook(...) in its hooks=
+    saver_hook_calls: list[cst.Call] = field(default_factory=list)  # CheckpointSaverHook(...) in its hooks=
+    saver_hook: tuple[str, cst.BaseExpression] | None = None  # their cadence, which replaced the RunConfig's
     # `<estimator>.evaluate(...)`/`.predict(...)`/`.export_saved_model(...)` calls: they use the trained model
     model_calls: list[cst.Call] = field(default_factory=list)
     # the calls compat.estimator_export replaces in its exports' receivers and exporters (codemods.export_apis)
@@ -188,8 +193,11 @@ class EstimatorFacts:
         """("steps" | "secs", value) as the Estimator saves checkpoints, or why it cannot be told.
 
         As RunConfig.__init__: neither argument given (or no RunConfig) means every 600 s; given ones
-        that are None switch that cadence off; both set is an error.
+        that are None switch that cadence off; both set is an error. A CheckpointSaverHook in hooks=
+        replaced the Estimator's saver, and so the RunConfig's cadence.
         """
+        if self.saver_hook is not None:
+            return self.saver_hook
         given = {
             kind: self.config.kwargs[f"save_checkpoints_{kind}"]
             for kind in ("steps", "secs")
@@ -274,6 +282,10 @@ class ProgramFacts:
             if facts.call is call:
                 return facts
         return None
+
+    def migrated_saver_hook(self, call: cst.Call) -> bool:
+        """Whether `call` is a CheckpointSaverHook whose cadence a migrated training took over."""
+        return any(e.migratable and any(c is call for c in e.saver_hook_calls) for e in self.estimators.values())
 
     def migrated_builtin_hook(self, call: cst.Call) -> bool:
         """Whether `call` builds a built-in hook for a train call that is migrated."""
@@ -628,9 +640,6 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         estimator.problems.append(
             "no model_dir: checkpoints would go to a temporary directory; set model_dir"
         )
-    cadence = estimator.checkpoint_cadence()
-    if isinstance(cadence, str):
-        estimator.problems.append(cadence)
     if not estimator.trainings:
         estimator.problems.append(
             f"`{estimator.variable}` is never trained with .train(...) or train_and_evaluate(...)"
@@ -647,6 +656,11 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
                 if name in misused or assigned[name] != 1
             ]
         estimator.problems.extend(problems)
+    if estimator.saver_hook_calls and len(estimator.saver_hook_calls) != len(estimator.trainings):
+        estimator.problems.append("a CheckpointSaverHook in some of its trainings only (one cadence per estimator)")
+    cadence = estimator.checkpoint_cadence()  # after the trainings: their CheckpointSaverHook's, if any
+    if isinstance(cadence, str):
+        estimator.problems.append(cadence)
 
 
 def _distribution_problems(estimator: EstimatorFacts, exact: bool) -> list[str]:
@@ -753,6 +767,7 @@ def _train_problems(
         problems.append("train() with both steps= and max_steps= (Estimator refuses that)")
     problems += _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
     hooks = kwargs.get("hooks")
+    listed_elsewhere = isinstance(hooks, cst.Name)
     if isinstance(hooks, cst.Name) and hooks.value in facts.hook_lists:
         hooks = facts.hook_lists[hooks.value]
     if hooks is not None:
@@ -764,6 +779,9 @@ def _train_problems(
                 if isinstance(hook, cst.Name) and hook.value in facts.builtin_hook_variables:
                     hook = facts.builtin_hook_variables[hook.value]
                 builtin = resolver.call_api(hook)
+                if builtin is not None and builtin.path in SAVER_HOOKS:
+                    problems += _saver_hook_problems(hook, element.value, listed_elsewhere, estimator)
+                    continue
                 if builtin is not None and builtin.path in BUILTIN_HOOKS:
                     estimator.builtin_hook_calls.append(hook)
                     problems += builtin_hook_problems(hook, builtin.path, estimator.variable)
@@ -784,6 +802,25 @@ def _train_problems(
                 elif facts.hooks[name].problems:
                     problems.append(f"hook {name} cannot become a Keras callback")
     return problems
+
+
+def _saver_hook_problems(
+    hook: cst.Call, given: cst.BaseExpression, listed_elsewhere: bool, estimator: EstimatorFacts
+) -> list[str]:
+    """Why a CheckpointSaverHook in hooks= cannot become the migrated training's cadence; noted when it can
+    (the migrated hooks list leaves it out, so it must be written in the train call's own list)."""
+    if given is not hook or listed_elsewhere:
+        return ["CheckpointSaverHook is not written inline in the hooks= list of the train call or TrainSpec"]
+    cadence = saver_hook_cadence(hook, estimator.model_dir)
+    if isinstance(cadence, list):
+        return cadence
+    if estimator.saver_hook is not None and (estimator.saver_hook[0], source(estimator.saver_hook[1])) != (
+        cadence[0], source(cadence[1])
+    ):
+        return ["CheckpointSaverHooks with different cadences (one cadence per estimator)"]
+    estimator.saver_hook_calls.append(hook)
+    estimator.saver_hook = cadence
+    return []
 
 
 def _input_fn_problems(

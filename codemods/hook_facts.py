@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.syntax import call_arguments, is_none
+from codemods.templates import source
 
 HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
 
@@ -115,3 +116,33 @@ def builtin_hook_problems(call: cst.Call, path: str, trained: str) -> list[str]:
         if not (isinstance(given, cst.Name) and given.value == trained):
             problems.append(f"{hook}(...) is given another estimator than the one it stops ({trained})")
     return problems
+
+
+# A CheckpointSaverHook in hooks= replaced the Estimator's own saver (estimator.py, _train_with_estimator_spec):
+# saving to model_dir, it only changes the cadence, which the migrated training then takes from it.
+SAVER_HOOKS = ("train.CheckpointSaverHook", "estimator.CheckpointSaverHook")
+SAVER_HOOK_PARAMS = (
+    "checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold", "listeners",
+    "save_graph_def",
+)
+
+
+def saver_hook_cadence(call: cst.Call, model_dir: cst.BaseExpression | None) -> tuple[str, cst.BaseExpression] | list[str]:
+    """("steps" | "secs", value) a CheckpointSaverHook saves at, or why it cannot become the migrated cadence."""
+    arguments, problems = call_arguments(call, SAVER_HOOK_PARAMS)
+    problems += [
+        f"CheckpointSaverHook({key}=...) is not migrated (a saver of its own)"
+        for key in ("saver", "checkpoint_basename", "scaffold", "listeners")
+        if key in arguments and not is_none(arguments[key])
+    ]
+    directory = arguments.get("checkpoint_dir")
+    if directory is None or model_dir is None or source(directory) != source(model_dir):
+        problems.append(
+            "CheckpointSaverHook saves elsewhere than the estimator's model_dir (the same expression): give that "
+            "directory a tf.train.CheckpointManager of its own"
+        )
+    cadences = [(kind, arguments[f"save_{kind}"]) for kind in ("steps", "secs")
+                if f"save_{kind}" in arguments and not is_none(arguments[f"save_{kind}"])]
+    if len(cadences) != 1:
+        problems.append("CheckpointSaverHook needs exactly one of save_secs and save_steps")
+    return problems or cadences[0]

@@ -334,8 +334,14 @@ class EstimatorTrainRule(Rule):
         given = kwargs.get("hooks")
         if isinstance(given, cst.Name):  # a variable holding the list (codemods.facts: hook_lists)
             hooks = [f"*{given.value}"]
-        else:
-            hooks = [source(element.value) for element in given.elements] if given is not None else []
+        else:  # a CheckpointSaverHook is left out: its cadence became the training's (codemods.facts)
+            given_first = training.train_arguments().get("hooks")  # as written: the hooks facts saw
+            savers = {
+                i for i, e in enumerate(getattr(given_first, "elements", ()))
+                if any(e.value is hook for hook in estimator.saver_hook_calls)
+            }
+            elements = given.elements if given is not None else ()
+            hooks = [source(element.value) for i, element in enumerate(elements) if i not in savers]
         if evaluation is not None:  # first, as Estimator evaluated from its saver hook, before the user's
             hooks.insert(0, f"{estimator.variable}_evaluation")
         limit = next((key for key in ("max_steps", "steps") if key in kwargs and not is_none(kwargs[key])), None)

@@ -17,10 +17,9 @@ _HOOKS = {
     "ProfilerHook": "use tf_keras.callbacks.TensorBoard(log_dir, profile_batch=(start, stop))",
     # Estimator uses a CheckpointSaverHook in hooks= instead of its own saver (estimator.py,
     # _train_with_estimator_spec): the RunConfig's cadence is then unused.
-    "CheckpointSaverHook": "it replaced the Estimator's own saver: if its checkpoint_dir is model_dir, remove "
-    "it and give its save_steps/save_secs to RunConfig(save_checkpoints_steps/secs) before migrating (the "
-    "migrated code saves at the RunConfig's cadence); saving elsewhere needs a tf.train.CheckpointManager "
-    "of its own",
+    "CheckpointSaverHook": "it replaced the Estimator's own saver: carried over (its save_steps/save_secs become "
+    "the migrated cadence) when written inline in the hooks= of a migrated train call, saving to model_dir with "
+    "no saver/scaffold/listeners of its own; saving elsewhere needs a tf.train.CheckpointManager of its own",
     "SummarySaverHook": "use tf_keras.callbacks.TensorBoard(log_dir, update_freq=save_steps)",
     "StepCounterHook": "carried over (compat.estimator_hooks.StepCounter) only inline in the hooks= list of a "
     "migrated train call, or through a variable; elsewhere time the steps in a callback",
@@ -90,6 +89,7 @@ class UnsupportedApiRule(Rule):
             ctx.facts.training(original) is not None
             or ctx.facts.migrated_builtin_hook(original)
             or ctx.facts.migrated_export_api(original)
+            or ctx.facts.migrated_saver_hook(original)
         ):
             return updated  # train_and_evaluate of a canned estimator, a hook or exporter it carries over: other rules
         estimator = ctx.facts.estimator_for_call(original)

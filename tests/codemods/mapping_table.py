@@ -283,6 +283,17 @@ ROWS = [
         ('estimator_hooks.StepCounter(every_n_steps=50, output_dir=os.path.join("/tmp/counted", "speed"))',),
     ),
     Row(
+        "`CheckpointSaverHook(model_dir, save_steps=N \\| save_secs=S)` written inline in a migrated training's hooks "
+        "(it replaced the Estimator's own saver)",
+        "left out of the callbacks; its N / S is the migrated cadence instead of the RunConfig's "
+        "(`BackupAndRestore(save_freq=N)` / `TimedBackupAndRestore(save_secs=S)`); saving elsewhere, `saver=`, "
+        "`scaffold=`, `listeners=`: TODO",
+        "the loop's `CheckpointManager(checkpoint_interval=N)` / clock check",
+        "builtin_checkpoint_saver_hook",
+        ("save_freq=7", "save_secs=30", "CheckpointSaverHook saves elsewhere than the estimator's model_dir"),
+        ("checkpoint_interval=7", ">= 30:", "CheckpointSaverHook(listeners=...) is not migrated"),
+    ),
+    Row(
         "`tf.estimator.experimental.stop_if_no_decrease_hook(est, metric, N, ...)` (and `_no_increase_`, `_higher_`, `_lower_`) in a migrated training's hooks, inline or through a variable",
         "`compat.estimator_hooks.stop_if_no_decrease_hook(eval_dir=model_dir/eval, metric, N, ...)`: the same decision on the metrics in model_dir/eval, at the same cadence",
         "same, in the loop's `CallbackList`",
@@ -478,7 +489,7 @@ ROWS = [
         ("the module switches TF2 behaviour off for its TF1 graph code",),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `CheckpointSaverHook`, `SummarySaverHook`, ...), exporters",
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",
