@@ -4,7 +4,8 @@ take the same steps.
 TF1 and Keras name and default some arguments differently: TF1 Adam's epsilon is 1e-8 (Keras: 1e-7) and
 its betas are `beta1`/`beta2`; TF1 Adagrad starts its accumulators at 0.1 and adds no epsilon. TF1
 Momentum accumulates gradients where Keras SGD accumulates updates; from the same (zero) start both take
-the same steps (measured in tests/test_convert_checkpoint.py). Nesterov momentum is not carried over.
+the same steps (measured in tests/test_convert_checkpoint.py), Nesterov's (`use_nesterov`) too: TF1 adds
+lr x momentum x accumulator to its step where Keras adds momentum x its update, the same quantity.
 RMSProp, TF1's or Keras 2 legacy's, has no tf_keras twin: it becomes `compat.rmsprop`'s, same arguments.
 """
 
@@ -30,8 +31,8 @@ _OPTIMIZERS = {
         {},
     ),
     "train.MomentumOptimizer": (
-        ("learning_rate", "momentum", "use_locking", "name"),
-        {"learning_rate": "learning_rate", "momentum": "momentum"},
+        ("learning_rate", "momentum", "use_locking", "name", "use_nesterov"),
+        {"learning_rate": "learning_rate", "momentum": "momentum", "use_nesterov": "nesterov"},
         "tf_keras.optimizers.SGD",
         {},
     ),

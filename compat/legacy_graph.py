@@ -19,18 +19,22 @@ from compat.legacy_checkpoint import CheckpointError
 # Feature columns reshape each feature under their layer's scope: `.../input_layer/<key>/Reshape` (DNN) or
 # `.../linear_model/<key>/Reshape` (linear).
 _FEATURE_RESHAPE = re.compile(r"(?P<scope>dnn|linear)/.*(?:input_layer|linear_model)/(?P<key>[^/]+)/Reshape$")
+# TF1's and Keras 2's momentum updates (dense and sparse); their use_nesterov attribute tells Nesterov's.
+_MOMENTUM_UPDATE = re.compile(r"(Resource)?(Sparse)?Apply(Keras)?Momentum")
 _ACTIVATIONS = {"Relu": "relu", "Relu6": "relu6", "Elu": "elu", "Selu": "selu", "Tanh": "tanh",
                 "Sigmoid": "sigmoid", "Softplus": "softplus", "LeakyRelu": "leaky_relu"}
 
 
 @dataclass
 class GraphFacts:
-    """Features (name -> shape without the batch dimension), head kind, activation, optimizer constants."""
+    """Features (name -> shape without the batch dimension), head kind, activation, optimizer constants, and
+    the parts whose momentum is Nesterov's (an attribute of the update op: no checkpoint holds it)."""
 
     features: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # scope -> name -> shape
     classifier: bool = False
     activation: str | None = None
     constants: dict[str, float] = field(default_factory=dict)
+    nesterov: set[str] = field(default_factory=set)  # "dnn" / "linear"
 
 
 def _input_shape(nodes: dict, tensor: str) -> tuple[int, ...] | None:
@@ -81,6 +85,8 @@ def read_graph_facts(meta_file: Path, keras_scopes: bool) -> GraphFacts | None:
             facts.classifier = True
         elif node.name.startswith("dnn/hiddenlayer_0/") and node.op in _ACTIVATIONS and node.name.count("/") == 2:
             facts.activation = _ACTIVATIONS[node.op]
+        elif _MOMENTUM_UPDATE.fullmatch(node.op) and node.attr["use_nesterov"].b:
+            facts.nesterov.add("linear" if "/update_linear/" in f"/{node.name}" else "dnn")
         elif node.op == "Const" and "/head/" in f"/{node.name}":
             values = node.attr["value"].tensor.float_val
             if len(values) == 1:  # optimizer hyperparameters are scalar constants under the head's scope

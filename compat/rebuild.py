@@ -62,7 +62,7 @@ def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Opt
             beta=hyper.get("beta", 0.0),
         )
     if state.kind == "Momentum":
-        return tf_keras.optimizers.SGD(lr, momentum=hyper.get("momentum", 0.9))
+        return tf_keras.optimizers.SGD(lr, momentum=hyper.get("momentum", 0.9), nesterov=state.nesterov)
     if state.kind == "SGD":
         return tf_keras.optimizers.SGD(lr)
     if state.kind == "RMSProp":

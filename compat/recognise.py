@@ -54,6 +54,7 @@ class OptimizerState:
     # legacy weight name -> {tf_keras slot name: legacy slot variable name}
     slots: dict[str, dict[str, str]] = field(default_factory=dict)
     non_slot: dict[str, str] = field(default_factory=dict)  # e.g. beta1_power -> its legacy name
+    nesterov: bool = False  # Momentum: Nesterov's (from the graph)
 
 
 @dataclass
@@ -219,6 +220,8 @@ def recognise(checkpoint: LegacyCheckpoint) -> CannedEstimator:
         features["dnn"] = dict(sorted(dnn_features.items()))
     optimizers = (_v1_optimizers(checkpoint, weights, graph) if head == "v1"
                   else _v2_optimizers(checkpoint, weights))
+    for state in optimizers.values():
+        state.nesterov = state.kind == "Momentum" and state.part in graph.nesterov
     return CannedEstimator(
         family=family,
         task="classifier" if graph.classifier else "regressor",

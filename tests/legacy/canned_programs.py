@@ -400,6 +400,28 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # Nesterov's momentum: TF1's use_nesterov and Keras 2's nesterov, both as tf_keras SGD(nesterov=True).
+    "linear_regressor_nesterov": _program(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf1.estimator.LinearRegressor(\n"
+        "        feature_columns=columns,\n"
+        "        label_dimension=2,\n"
+        "        optimizer=tf1.train.MomentumOptimizer(0.0005, momentum=0.9, use_nesterov=True),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
+    "dnn_classifier_keras_sgd_nesterov_v2": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        "        optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.01, momentum=0.9, nesterov=True),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
 }
 
 # Categorical, bucketized, indicator and embedding columns. convert-checkpoint cannot rebuild these

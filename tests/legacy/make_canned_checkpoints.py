@@ -74,7 +74,8 @@ def make_optimizer(case: dict):
             "Adagrad": lambda: tf1.train.AdagradOptimizer(lr),
             "Adam": lambda: tf1.train.AdamOptimizer(lr),
             "Ftrl": lambda: tf1.train.FtrlOptimizer(lr),
-            "Momentum": lambda: tf1.train.MomentumOptimizer(lr, momentum=0.9),
+            # Nesterov's: the converter reads it from the graph (v2's plain momentum covers the rest)
+            "Momentum": lambda: tf1.train.MomentumOptimizer(lr, momentum=0.9, use_nesterov=True),
             "SGD": lambda: tf1.train.GradientDescentOptimizer(lr),
             # TF1's mean square starting at 1, centered, with momentum: every slot it can have
             "RMSProp": lambda: tf1.train.RMSPropOptimizer(lr, momentum=0.5, centered=True),
