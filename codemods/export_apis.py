@@ -86,15 +86,12 @@ def _function_calls(function: cst.FunctionDef, resolver: ApiResolver) -> tuple[l
 
 
 def exporter_calls(
-    exporters: cst.BaseExpression,
-    variables: dict[str, cst.BaseExpression],
-    builders: dict[str, cst.Call],
-    functions: dict[str, list[cst.FunctionDef]],
-    resolver: ApiResolver,
-) -> tuple[list[cst.Call], list[str]]:
-    """The calls of an EvalSpec's `exporters=` (and of their receivers) to rewrite, and why they cannot be
+    exporters: cst.BaseExpression, variables: dict[str, cst.BaseExpression], resolver: ApiResolver
+) -> tuple[list[cst.Call], list[cst.BaseExpression | None], list[str]]:
+    """The exporter calls of an EvalSpec's `exporters=` (to rewrite), their serving_input_receiver_fn
+    arguments (checked as an export's: `receiver_calls`), and why they cannot be carried over
     (`variables`: names assigned once and used once, to what: an exporter call or a list literal)."""
-    calls, problems = [], []
+    calls, receivers, problems = [], [], []
     for element in exporter_elements(exporters, variables):
         api = resolver.call_api(element)
         if api is None or api.path not in EXPORTERS:
@@ -107,12 +104,9 @@ def exporter_calls(
         problems += argument_problems
         if "as_text" in arguments:
             problems.append(f"{api.path.rsplit('.', 1)[1]}(as_text=...) is not migrated yet")
-        receiver, receiver_problems = receiver_calls(
-            arguments.get("serving_input_receiver_fn"), builders, functions, resolver
-        )
-        calls += [element, *receiver]
-        problems += receiver_problems
-    return calls, problems
+        calls.append(element)
+        receivers.append(arguments.get("serving_input_receiver_fn"))
+    return calls, receivers, problems
 
 
 def exporter_elements(exporters: cst.BaseExpression, variables: dict[str, cst.BaseExpression]) -> list:

@@ -906,18 +906,13 @@ def _eval_spec_exporters(facts: ProgramFacts) -> list[cst.BaseExpression]:
 def _exporter_problems(
     exporters: cst.BaseExpression, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
-    """Why an EvalSpec's exporters= cannot be carried over; the calls to rewrite in it noted."""
+    """Why an EvalSpec's exporters= cannot be carried over; the calls to rewrite noted (each exporter's
+    receiver as an export's)."""
     variables = {name: value for name, value in facts.exporter_variables.items() if facts.name_uses[name] == 2}
-    calls, problems = exporter_calls(exporters, variables, facts.serving_inputs, facts.functions, resolver)
+    calls, receivers, problems = exporter_calls(exporters, variables, resolver)
     estimator.export_api_calls.extend(calls)
-    for call in calls:
-        api = resolver.call_api(call)
-        if api.path not in EXPORTERS:
-            continue  # a receiver's call
-        receiver = call_arguments(call, EXPORTERS[api.path])[0].get("serving_input_receiver_fn")
-        named = isinstance(receiver, cst.Name) and (receiver.value in facts.serving_inputs or receiver.value in facts.functions)
-        if named and facts.name_uses[receiver.value] != 1 + _receiver_uses(receiver.value, facts):
-            problems.append(f"serving input receiver `{receiver.value}` is also used other than by exports")
+    for receiver in receivers:
+        problems += _serving_input_problems(receiver, estimator, facts, resolver)
     return problems
 
 
