@@ -195,13 +195,47 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
     loss, train_op = spec.get("loss"), spec.get("train_op")
     if not isinstance(loss, cst.Name) or not isinstance(train_op, cst.Name | cst.Call):
         return problems + ["EstimatorSpec's loss= must be a variable and train_op= optimizer.minimize(...)"]
+    # The class makes its optimizer in __init__, where only params and the module's names exist.
+    local = set().union(*(_assigned(s) for s in body)) | set(parameters) - {"params"}
+    parts = training_parts(statements[: tail_end - 1], loss, train_op, analysis, local)
+    if parts is None or problems:
+        return list(dict.fromkeys(problems))
+    return ModelFnShape(
+        function, class_name(function.name.value), parts.forward, parts.output, parts.loss_statements, loss.value,
+        parts.optimizer, parameters, body, parts.training_only,
+    )
 
+
+@dataclass
+class TrainingParts:
+    """What one training step computes, read from TF1 graph code: the network, the loss, the optimizer."""
+
+    forward: list[cst.BaseStatement]  # the network, as it goes into `call` (layer calls already rewritten)
+    output: str  # the network's value the loss reads
+    loss_statements: list[cst.BaseStatement]
+    optimizer: cst.Call  # the TF1 optimizer's constructor call
+    training_only: set[int]  # ids of the statements making the optimizer, the train_op, the global step
+
+
+def training_parts(
+    statements: list[cst.BaseStatement],
+    loss: cst.Name,
+    train_op: cst.Name | cst.Call,
+    analysis: ModelFnReader,
+    local: set[str],
+    where: str = "model_fn",
+) -> TrainingParts | None:
+    """The network (from `features`), loss (from `labels`) and optimizer of statements ending in `train_op =
+    optimizer.minimize(loss, global_step=...)` (a model_fn's, or a MonitoredTrainingSession loop's); None, with
+    the reasons in `analysis.problems`, when they are not in that shape. `local`: names the optimizer's
+    arguments may not read (the class makes it in __init__); `where`: what the statements are, for problems."""
+    resolver, problems = analysis.resolver, analysis.problems
     forward, loss_statements, optimizer, optimizer_name = [], [], None, None
     minimize = train_op if isinstance(train_op, cst.Call) else None
     step_names: set[str] = set()  # variables holding get_global_step()
     training_only: set[int] = set()
     phase = "forward"
-    for statement in statements[: tail_end - 1]:
+    for statement in statements:
         branch = analysis.mode_branch(statement)
         if branch in ("EVAL", "PREDICT"):
             if analysis.estimator_spec(statement.body.body[-1]) is None:
@@ -237,19 +271,19 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
         # anything else after the loss feeds evaluate/predict (metrics, predictions), not carried over
 
     if phase != "after loss":
-        return problems + [f"model_fn does not compute its loss `{loss.value}` from labels"]
+        problems.append(f"{where} does not compute its loss `{loss.value}` from labels")
+        return None
     optimizer = _minimize(minimize, optimizer, optimizer_name, loss.value, step_names, analysis)
     if optimizer is None:
-        return problems + ["the train_op is not `<TF1 optimizer>.minimize(loss, global_step=get_global_step())`"]
+        problems.append("the train_op is not `<TF1 optimizer>.minimize(loss, global_step=get_global_step())`")
+        return None
     problem = optimizer_problem(optimizer, resolver)
     if problem:
         problems.append(problem)
     analysis.graph_api_problems(optimizer, "the optimizer", allowed=[optimizer])
     forward_names = set().union(*(_assigned(s) for s in forward))
-    # The class makes its optimizer in __init__, where only params and the module's names exist.
-    local = set().union(*(_assigned(s) for s in body)) | set(parameters) - {"params"}
     if names_in(optimizer) & local:
-        problems.append("the optimizer's arguments use values computed in model_fn")
+        problems.append(f"the optimizer's arguments use values computed in {where}")
 
     loss_reads = set().union(*(names_in(s) for s in loss_statements))
     outputs = sorted(loss_reads & forward_names - set().union(*(_assigned(s) for s in loss_statements)))
@@ -267,12 +301,9 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
         problems.append("the network or the loss reads the global step (a Keras model has optimizer.iterations)")
     for name in sorted(set().union(*(names_in(s) for s in forward)) & {"mode", "config"}):
         problems.append(f"the network uses `{name}` other than as `mode == ModeKeys.TRAIN`")
-    if problems:
-        return list(dict.fromkeys(problems))
-    return ModelFnShape(
-        function, class_name(function.name.value), forward, outputs[0], loss_statements, loss.value, optimizer,
-        parameters, body, training_only,
-    )
+    if len(outputs) != 1:
+        return None
+    return TrainingParts(forward, outputs[0], loss_statements, optimizer, training_only)
 
 
 def needed_statements(forward: list[cst.BaseStatement], outputs: list[str]) -> list[cst.BaseStatement]:
