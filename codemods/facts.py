@@ -36,6 +36,7 @@ from codemods.hook_facts import (
 from codemods.input_fns import callable_input_fn_problems
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
+from codemods.monitored_sessions import MonitoredLoop, monitored_loops
 from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
 from codemods.templates import source
 
@@ -244,6 +245,10 @@ class ProgramFacts:
     graph_mode_switches: list[cst.SimpleStatementLine] = field(default_factory=list)
     graph_code: bool = False
     top_level_functions: set[int] = field(default_factory=set)  # ids of the module's own defs
+    # MonitoredTrainingSession calls (by id) -> the loop replacing their `with`, or why they are kept
+    sessions: dict[int, MonitoredLoop | list[str]] = field(default_factory=dict)
+    monitored_loop_statements: set[int] = field(default_factory=set)  # ids of the statements those loops replace
+    monitored_loop_calls: set[int] = field(default_factory=set)  # ids of every call in them (hooks included)
     _name_uses: Counter[str] | None = None
 
     @property
@@ -252,6 +257,13 @@ class ProgramFacts:
         if self._name_uses is None:
             self._name_uses = name_counts(self.module)
         return self._name_uses
+
+    def monitored_loop(self, statement: cst.CSTNode) -> MonitoredLoop | None:
+        """The loop replacing `statement`, a `with MonitoredTrainingSession(...)` the rewrite migrates."""
+        for loop in self.sessions.values():
+            if isinstance(loop, MonitoredLoop) and loop.session is statement:
+                return loop
+        return None
 
     def migrated_model_fn(self, function: cst.FunctionDef) -> EstimatorFacts | None:
         """The custom estimator, migrated, whose model_fn `function` is."""
@@ -465,8 +477,8 @@ class _UseChecker(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         api = self.resolver.call_api(node)
-        if api is not None and api.is_one_of(*GRAPH_CODE):
-            self.facts.graph_code = True
+        if api is not None and api.is_one_of(*GRAPH_CODE) and not isinstance(self.facts.sessions.get(id(node)), MonitoredLoop):
+            self.facts.graph_code = True  # (a session the rewrite migrates is graph code no more)
         if api is not None and BUILTIN_HOOKS.get(api.path) in EARLY_STOPPING_HOOKS:
             estimator = call_arguments(node, BUILTIN_HOOK_PARAMS[BUILTIN_HOOKS[api.path]])[0].get("estimator")
             if isinstance(estimator, cst.Name):
@@ -547,10 +559,12 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
         module=module,
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
     )
+    facts.sessions = monitored_loops(module, resolver)
     collector = _Collector(resolver, facts)
     module.visit(collector)
     checker = _UseChecker(facts, resolver, collector.lists)
     module.visit(checker)
+    _check_sessions(facts)
     facts.exporter_variables.update(collector.lists)
     facts.exporter_calls = _eval_spec_exporters(facts)
     facts.hook_lists = {
@@ -588,6 +602,21 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
             )
     _block_sharers(facts)
     return facts
+
+
+def _check_sessions(facts: ProgramFacts) -> None:
+    """Migrated MonitoredTrainingSession loops run eagerly: not where the module keeps other TF1 graph code
+    that needs TF2 behaviour switched off. Records what the migrated ones replace."""
+    for call, loop in facts.sessions.items():
+        if isinstance(loop, MonitoredLoop) and facts.graph_mode_switches and facts.graph_code:
+            facts.sessions[call] = [
+                "the module switches TF2 behaviour off for its other TF1 graph code (sessions, placeholders), "
+                "and the migrated loop runs eagerly"
+            ]
+    for loop in facts.sessions.values():
+        if isinstance(loop, MonitoredLoop):
+            facts.monitored_loop_statements |= loop.removed
+            facts.monitored_loop_calls |= loop.calls
 
 
 def _block_sharers(facts: ProgramFacts) -> None:

@@ -253,7 +253,7 @@ def training_parts(
         if phase == "forward":
             phase = "loss"
         if assignment is None:
-            problems.append(f"model_fn statement `{_first_line(statement)}` is not migrated")
+            problems.append(f"{where} statement `{_first_line(statement)}` is not migrated")
             continue
         name, value = assignment
         if phase == "loss":
@@ -267,7 +267,7 @@ def training_parts(
             minimize = value
             training_only.add(id(statement))
         elif api is not None and api.path.startswith("summary."):
-            problems.append(f"model_fn writes a summary ({api.path}): not migrated")
+            problems.append(f"{where} writes a summary ({api.path}): not migrated")
         # anything else after the loss feeds evaluate/predict (metrics, predictions), not carried over
 
     if phase != "after loss":
@@ -414,9 +414,14 @@ class NetworkRewriter(cst.CSTTransformer):
         return updated
 
 
-def class_code(shape: ModelFnShape, optimizer: str, methods: str = "") -> str:
-    """The class a model_fn becomes (text, at column 0); `methods`: more of its body (model_fn_paths)."""
+def class_code(shape: ModelFnShape, optimizer: str, methods: str = "", doc: str | None = None) -> str:
+    """The class a model_fn becomes (text, at column 0); `methods`: more of its body (model_fn_paths); `doc`:
+    its docstring's text, when it is not a model_fn's class."""
     function = shape.function.name.value
+    doc = doc or (
+        f"`{function}` as a Keras model: its network in `call` (each layer made once, named as the\n"
+        "    Estimator named it), its loss in `compute_loss`, its optimizer compiled in."
+    )
     forward = "".join(source(s) for s in shape.forward)
     needs_params = "params" in shape.parameters
     call_params = "params = self.params\n" if needs_params and "params" in names_in(cst.Module(shape.forward)) else ""
@@ -427,8 +432,7 @@ def class_code(shape: ModelFnShape, optimizer: str, methods: str = "") -> str:
     body = lambda code: textwrap.indent(textwrap.dedent(code).lstrip("\n"), " " * 8)  # noqa: E731
     return (
         f"class {shape.class_name}(model_fns.EstimatorModel):\n"
-        f'    """`{function}` as a Keras model: its network in `call` (each layer made once, named as the\n'
-        f'    Estimator named it), its loss in `compute_loss`, its optimizer compiled in."""\n\n'
+        f'    """{doc}"""\n\n'
         f"    def __init__(self, params=None):\n"
         f"        super().__init__(params)\n"
         f"        self.compile(optimizer={optimizer})\n\n"

@@ -1,4 +1,5 @@
-"""`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` -> removed, once an estimator migrates.
+"""`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` -> removed, once an estimator or a
+MonitoredTrainingSession loop migrates.
 
 The migrated training code is TF2 code: it runs eagerly (`int(optimizer.iterations)`, `fit`, tf.function
 loops) and fails under TF1 graph mode. Estimators built their own graphs whatever the mode, so a program
@@ -20,7 +21,9 @@ class GraphModeSwitchRule(Rule):
         facts = ctx.facts
         if not any(original is switch for switch in facts.graph_mode_switches):
             return updated
-        if not any(estimator.migratable for estimator in facts.estimators.values()):
+        if facts.graph_code or not (
+            any(estimator.migratable for estimator in facts.estimators.values()) or facts.monitored_loop_statements
+        ):
             return updated
-        ctx.record(original, self.rule_id, True, "removed: the migrated estimators' code runs eagerly (TF2 behaviour)")
+        ctx.record(original, self.rule_id, True, "removed: the migrated code runs eagerly (TF2 behaviour)")
         return cst.RemoveFromParent()

@@ -34,6 +34,13 @@ _EARLY_STOPPING = (
     "stop_if_lower_hook",
 )
 
+SESSION_HOW = (
+    "migrated in the shape of docs/migration.md ('MonitoredTrainingSession'); otherwise write a TF2 loop with "
+    "tf.train.Checkpoint(model=..., optimizer=...) and tf.train.CheckpointManager(checkpoint_dir, "
+    "checkpoint_interval=save_checkpoint_steps), restore first, a tf.function train step (the migrated shape "
+    "shows how)"
+)
+
 GUIDANCE = {
     "estimator.Estimator": "custom model_fn Estimator: migrated only when its model_fn has the common shape "
     "(docs/migration.md, 'Custom model_fn'); otherwise port model_fn to a compat.model_fns.EstimatorModel "
@@ -46,10 +53,7 @@ GUIDANCE = {
     "tf.distribute.TPUStrategy(resolver).scope() and train it with fit",
     "tpu.CrossShardOptimizer": "CrossShardOptimizer: TPUStrategy aggregates gradients itself; use the "
     "plain Keras optimizer",
-    "train.MonitoredTrainingSession": "MonitoredTrainingSession: not migrated yet; write a TF2 loop with "
-    "tf.train.Checkpoint(model=..., optimizer=...) and tf.train.CheckpointManager(checkpoint_dir, "
-    "checkpoint_interval=save_checkpoint_steps), restore first, a tf.function train step (the loop "
-    "target's output for a canned estimator shows the shape)",
+    "train.MonitoredTrainingSession": "MonitoredTrainingSession: not migrated; " + SESSION_HOW,
     "train.Saver": "tf.compat.v1.train.Saver writes name-based TF1 checkpoints: use tf.train.Checkpoint "
     "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name)",
 }
@@ -90,11 +94,14 @@ class UnsupportedApiRule(Rule):
             or ctx.facts.migrated_builtin_hook(original)
             or ctx.facts.migrated_export_api(original)
             or ctx.facts.migrated_saver_hook(original)
+            or id(original) in ctx.facts.monitored_loop_calls
         ):
             return updated  # train_and_evaluate of a canned estimator, a hook or exporter it carries over: other rules
         estimator = ctx.facts.estimator_for_call(original)
         if estimator is not None and estimator.migratable:
             return updated  # a custom Estimator migrated by codemods/rules/custom_estimator.py
         if api is not None and api.path in GUIDANCE:
-            ctx.todo(original, self.rule_id, GUIDANCE[api.path])
+            why = ctx.facts.sessions.get(id(original))  # a MonitoredTrainingSession's reasons
+            message = GUIDANCE[api.path] if why is None else f"MonitoredTrainingSession: {'; '.join(why)}; {SESSION_HOW}"
+            ctx.todo(original, self.rule_id, message)
         return updated

@@ -1,0 +1,457 @@
+"""`MonitoredTrainingSession` loops in the common shape -> a Keras model and a checkpointed TF2 loop.
+
+The shape (TF1's guides and most projects), statements of one function:
+
+    global_step = tf.train.get_or_create_global_step()
+    features, labels = tf.data.make_one_shot_iterator(dataset).get_next()   # or dataset.make_one_shot_iterator()
+    <the network from features, the loss from labels>                       # as in a model_fn
+    train_op = tf.train.AdamOptimizer(...).minimize(loss, global_step=global_step)
+    hooks = [tf.train.StopAtStepHook(last_step=N), tf.train.NanTensorHook(loss)]
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=D, save_checkpoint_steps=K, hooks=hooks) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+
+The network, loss and optimizer are read as a model_fn's are (codemods/model_fns.training_parts) and become
+a `compat.model_fns.EstimatorModel` class; the session becomes the loop codemods/rules/monitored_session.py
+writes, which keeps what the session did: restore the latest checkpoint in checkpoint_dir, save when it
+starts, every K steps or S seconds (600 s when neither is given) and when it ends, StopAtStepHook checked
+after each step, NanTensorHook after the step's save (the session ran its saver before the program's hooks),
+the input ending ends training. Anything else is kept with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.api import ApiResolver
+from codemods.model_fns import (
+    GLOBAL_STEP_APIS,
+    ModelFnReader,
+    ModelFnShape,
+    class_name,
+    names_in,
+    training_parts,
+)
+from codemods.syntax import call_arguments, is_none, name_counts, single_assignment
+
+SESSION_API = "train.MonitoredTrainingSession"
+SESSION_PARAMS = (
+    "master", "is_chief", "checkpoint_dir", "scaffold", "hooks", "chief_only_hooks", "save_checkpoint_secs",
+    "save_summaries_steps", "save_summaries_secs", "config", "stop_grace_period_secs", "log_step_count_steps",
+    "max_wait_secs", "save_checkpoint_steps", "summary_dir", "save_graph_def",
+)
+# What only shaped the session itself, TensorBoard files (graph, global_step/sec) or logs: not carried over.
+DROPPED_PARAMS = (
+    "config", "stop_grace_period_secs", "max_wait_secs", "summary_dir", "save_summaries_steps",
+    "save_summaries_secs", "log_step_count_steps", "save_graph_def",
+)
+DEFAULT_SAVE_SECS = "600"  # MonitoredTrainingSession's, when neither cadence is given
+MAX_TO_KEEP = "5"  # its Scaffold's Saver keeps tf.train.Saver's default
+ITERATOR_API = "data.make_one_shot_iterator"
+STOP_HOOK, NAN_HOOK = "train.StopAtStepHook", "train.NanTensorHook"
+# Local names the migrated loop binds in the function (codemods/rules/monitored_session.py).
+LOOP_NAMES = (
+    "model", "dataset", "step", "checkpoint", "manager", "last_step", "train_step", "saved_step", "saved_time",
+    "features", "labels", "loss",
+)
+
+
+@dataclass
+class MonitoredLoop:
+    """A MonitoredTrainingSession loop the rewrite replaces, and what the replacement is written from."""
+
+    session: cst.With  # `with MonitoredTrainingSession(...) as sess:`: the loop takes its place
+    call: cst.Call
+    shape: ModelFnShape
+    dataset: cst.BaseExpression
+    checkpoint_dir: cst.BaseExpression
+    cadence: tuple[str, cst.BaseExpression]  # ("steps", K) or ("secs", S)
+    stop: tuple[str, cst.BaseExpression] | None  # StopAtStepHook's ("last_step" | "num_steps", N)
+    nan_check: bool
+    removed: set[int] = field(default_factory=set)  # ids of the other statements it replaces
+    dropped: list[str] = field(default_factory=list)  # session arguments not carried over
+    calls: set[int] = field(default_factory=set)  # ids of every call in what it replaces (hooks included)
+
+
+def session_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:
+    """The MonitoredTrainingSession call of `with MonitoredTrainingSession(...) as sess:`."""
+    if not isinstance(statement, cst.With):
+        return None
+    for item in statement.items:
+        if isinstance(item.item, cst.Call):
+            api = resolver.call_api(item.item)
+            if api is not None and api.path == SESSION_API:
+                return item.item
+    return None
+
+
+def monitored_loops(module: cst.Module, resolver: ApiResolver) -> dict[int, MonitoredLoop | list[str]]:
+    """Every MonitoredTrainingSession `with` statement of the module (by the id of its call): the loop that
+    replaces it, or why it is kept."""
+    found: dict[int, MonitoredLoop | list[str]] = {}
+
+    class Sessions(cst.CSTVisitor):
+        def __init__(self):
+            self.functions: list[cst.FunctionDef] = []
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.functions.append(node)
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.functions.pop()
+
+        def visit_With(self, node: cst.With) -> None:
+            call = session_call(node, resolver)
+            if call is None:
+                return
+            function = self.functions[-1] if len(self.functions) == 1 else None
+            if not self.functions:
+                found[id(call)] = ["the session runs at module level (a session in a module-level function migrates)"]
+            elif function is None or not any(statement is function for statement in module.body):
+                found[id(call)] = ["the session is in a nested function or method (a session in a module-level function migrates)"]
+            elif not any(statement is node for statement in function.body.body):
+                found[id(call)] = ["the session is not a statement of the function's own body"]
+            else:
+                found[id(call)] = analyze_loop(function, node, call, resolver)
+
+    module.visit(Sessions())
+    return found
+
+
+def analyze_loop(
+    function: cst.FunctionDef, session: cst.With, call: cst.Call, resolver: ApiResolver
+) -> MonitoredLoop | list[str]:
+    """The loop `session` runs in `function`, or why it is not in the common shape."""
+    analysis = ModelFnReader(resolver)
+    problems = analysis.problems
+    body = list(function.body.body)
+    at = body.index(session)
+    train_op = _train_op(session)
+    if train_op is None:
+        return ["the session's body is not `while not sess.should_stop(): sess.run(train_op)`"]
+    arguments, argument_problems = call_arguments(call, SESSION_PARAMS)
+    problems += argument_problems
+    checkpoint_dir = arguments.get("checkpoint_dir")
+    if checkpoint_dir is None or is_none(checkpoint_dir):
+        problems.append("the session has no checkpoint_dir (it neither restored nor saved)")
+    if "master" in arguments and not _is_empty_string(arguments["master"]):
+        problems.append("master= names a remote TF1 server (no TF2 counterpart; use a tf.distribute strategy)")
+    if "is_chief" in arguments and not (isinstance(arguments["is_chief"], cst.Name) and arguments["is_chief"].value == "True"):
+        problems.append("is_chief= may be False (workers of a TF1 cluster: use tf.distribute's MultiWorkerMirroredStrategy)")
+    for name in ("scaffold", "chief_only_hooks"):
+        if name in arguments and not is_none(arguments[name]):
+            problems.append(f"{name}= is not migrated")
+    cadence = _cadence(arguments, problems)
+
+    iterator_at, features_name, labels_name, dataset, iterator_statements = _input(body[:at], resolver, problems)
+    if iterator_at is None:
+        return problems + [
+            "the input is not `features, labels = tf.data.make_one_shot_iterator(dataset).get_next()` (or "
+            "`dataset.make_one_shot_iterator().get_next()`) before the session"
+        ]
+    hooks_value, hooks_statement = _hooks(arguments.get("hooks"), body[:at])
+    steps = [s for s in body[:iterator_at] if _global_step(s, resolver)]
+    region = [s for s in body[iterator_at + 1 : at] if s is not hooks_statement]
+    renames = {features_name: "features", labels_name: "labels"}
+    clashing = {"features", "labels"} - set(renames) & set().union(*(names_in(s) for s in region))
+    if clashing:
+        problems.append(f"the training code uses {', '.join(sorted(clashing))} besides the input's batch")
+    renamed = [s.visit(_Renamer(renames)) for s in region]
+    loss = _minimized_loss(renamed, train_op)
+    if loss is None:
+        return problems + [f"`{train_op}` is not assigned `optimizer.minimize(loss, global_step=...)` before the session"]
+    bound = set().union(*(_bound(s) for s in [*steps, *region])) | {features_name, labels_name}
+    parts = training_parts(
+        steps + renamed, cst.Name(loss), cst.Name(train_op), analysis, bound | set(renames.values()),
+        where=f"{function.name.value}()",
+    )
+    stop, nan_check = _hook_elements(hooks_value, loss, problems, resolver)
+
+    removed = [*steps, *iterator_statements, *region] + ([hooks_statement] if hooks_statement is not None else [])
+    removed_ids = {id(s) for s in removed}
+    kept = [s for s in body if id(s) not in removed_ids and s is not session]
+    bound |= set().union(*(_bound(s) for s in removed)) | _bound_by_with(session)
+    emitted = [dataset, cadence[1], *(arguments[n] for n in ("checkpoint_dir",) if n in arguments)]
+    emitted += [stop[1]] if stop else []
+    kept_reads = set().union(*(names_in(s) for s in kept), *(names_in(e) for e in emitted))
+    used = sorted(kept_reads & bound)
+    if used:
+        problems.append(f"{', '.join(used)}, made for the session, {'is' if len(used) == 1 else 'are'} used elsewhere")
+    loop_names = set(LOOP_NAMES) - ({"dataset"} if isinstance(dataset, cst.Name) else set())  # used as it is
+    clash = sorted(loop_names & (set().union(*(name_counts(s) for s in kept)) | kept_reads))
+    if clash:
+        problems.append(f"the function already uses {', '.join(clash)}, which the migrated loop binds")
+    if parts is not None:
+        # The class is written before the function (a program converting its old checkpoints builds it), so
+        # its code may read the module's names only.
+        class_code = [*parts.forward, *parts.loss_statements]
+        made = set().union(*(_bound(s) for s in class_code)) | {"features", "labels"}
+        reads = set().union(*(names_in(s) for s in class_code), names_in(parts.optimizer)) - made
+        params = {param.name.value for param in function.params.params}
+        local = sorted(reads & (params | set().union(*(_bound(s) for s in body if s is not session)) - bound))
+        if local:
+            problems.append(f"the network, loss or optimizer reads {', '.join(local)}, a variable of {function.name.value}()")
+    if parts is None or problems:
+        return list(dict.fromkeys(problems))
+    name = class_name(f"{function.name.value}_model")
+    shape = ModelFnShape(
+        function, name, parts.forward, parts.output, parts.loss_statements, loss, parts.optimizer, (), body,
+        parts.training_only,
+    )
+    dropped = [n for n in DROPPED_PARAMS if n in arguments]
+    calls = {id(node) for statement in [*removed, session] for node in _calls(statement)}
+    return MonitoredLoop(
+        session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls
+    )
+
+
+def _calls(statement: cst.CSTNode) -> list[cst.Call]:
+    found = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node):
+            found.append(node)
+
+    statement.visit(Calls())
+    return found
+
+
+def _train_op(session: cst.With) -> str | None:
+    """`train_op` of `with ... as sess: while not sess.should_stop(): [_ =] sess.run(train_op)`."""
+    if len(session.items) != 1 or session.items[0].asname is None:
+        return None
+    sess = session.items[0].asname.name
+    if not isinstance(sess, cst.Name) or len(session.body.body) != 1:
+        return None
+    loop = session.body.body[0]
+    if not isinstance(loop, cst.While) or loop.orelse is not None or len(loop.body.body) != 1:
+        return None
+    test = loop.test
+    if not (
+        isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        and isinstance(test.expression, cst.Call) and not test.expression.args
+        and _is_method(test.expression.func, sess.value, "should_stop")
+    ):
+        return None
+    step = loop.body.body[0]
+    if not isinstance(step, cst.SimpleStatementLine) or len(step.body) != 1:
+        return None
+    small = step.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_underscore(small.targets[0].target) or isinstance(small, cst.Expr):
+        run = small.value
+    else:
+        return None
+    if (
+        isinstance(run, cst.Call) and _is_method(run.func, sess.value, "run") and len(run.args) == 1
+        and run.args[0].keyword is None and isinstance(run.args[0].value, cst.Name)
+    ):
+        return run.args[0].value.value
+    return None
+
+
+def _is_method(func: cst.BaseExpression, receiver: str, method: str) -> bool:
+    return (
+        isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == receiver
+        and func.attr.value == method
+    )
+
+
+def _is_underscore(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "_"
+
+
+def _is_empty_string(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == ""
+
+
+def _cadence(arguments: dict, problems: list[str]) -> tuple[str, cst.BaseExpression]:
+    steps, secs = arguments.get("save_checkpoint_steps"), arguments.get("save_checkpoint_secs")
+    steps = None if steps is None or is_none(steps) else steps
+    secs = None if secs is None or is_none(secs) else secs
+    if steps is not None and secs is not None:
+        problems.append("both save_checkpoint_steps and save_checkpoint_secs are given")
+    if steps is not None:
+        return "steps", steps
+    if secs is None and ("save_checkpoint_steps" in arguments or "save_checkpoint_secs" in arguments):
+        problems.append("checkpoints are switched off (save_checkpoint_steps/secs=None): the session only restored")
+    return "secs", secs if secs is not None else cst.Integer(DEFAULT_SAVE_SECS)
+
+
+def _input(statements, resolver, problems):
+    """(index, features name, labels name, dataset, statements making the iterator) of the statement
+    `features, labels = <one-shot iterator>.get_next()`; index None when there is none."""
+    iterators = {}  # name -> (statement, dataset) of `iterator = <one-shot iterator of dataset>`
+    for index, statement in enumerate(statements):
+        assignment = single_assignment(statement)
+        if assignment is not None:
+            dataset = _one_shot_dataset(assignment[1], resolver)
+            if dataset is not None:
+                iterators[assignment[0]] = (statement, dataset)
+            continue
+        targets = _pair_assignment(statement)
+        if targets is None:
+            continue
+        value = statement.body[0].value
+        if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "get_next"):
+            continue
+        receiver = value.func.value
+        made = [statement]
+        if isinstance(receiver, cst.Name) and receiver.value in iterators:
+            iterator_statement, dataset = iterators[receiver.value]
+            made.insert(0, iterator_statement)
+        else:
+            dataset = _one_shot_dataset(receiver, resolver)
+        if dataset is None:
+            continue
+        return index, targets[0], targets[1], dataset, made
+    return None, None, None, None, []
+
+
+def _pair_assignment(statement: cst.CSTNode) -> tuple[str, str] | None:
+    """(a, b) of `a, b = ...`."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None
+    target = small.targets[0].target
+    if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+        return None
+    names = [element.value for element in target.elements]
+    if not all(isinstance(name, cst.Name) for name in names) or names[0].value == names[1].value:
+        return None
+    return names[0].value, names[1].value
+
+
+def _one_shot_dataset(node: cst.BaseExpression, resolver: ApiResolver) -> cst.BaseExpression | None:
+    """`dataset` of `tf.data.make_one_shot_iterator(dataset)` or `dataset.make_one_shot_iterator()`."""
+    if not isinstance(node, cst.Call):
+        return None
+    api = resolver.call_api(node)
+    if api is not None and api.path == ITERATOR_API and len(node.args) == 1 and node.args[0].keyword is None:
+        return node.args[0].value
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "make_one_shot_iterator" and not node.args:
+        return node.func.value
+    return None
+
+
+def _global_step(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
+    assignment = single_assignment(statement)
+    if assignment is None or not isinstance(assignment[1], cst.Call):
+        return False
+    api = resolver.call_api(assignment[1])
+    return api is not None and api.path in GLOBAL_STEP_APIS
+
+
+def _hooks(hooks: cst.BaseExpression | None, statements) -> tuple[cst.BaseExpression | None, cst.CSTNode | None]:
+    """The hooks list (followed through a variable assigned a list literal) and the statement assigning it."""
+    if isinstance(hooks, cst.Name):
+        for statement in statements:
+            assignment = single_assignment(statement)
+            if assignment is not None and assignment[0] == hooks.value and isinstance(assignment[1], cst.List):
+                return assignment[1], statement
+    return hooks, None
+
+
+def _hook_elements(hooks, loss: str, problems: list[str], resolver: ApiResolver):
+    """(StopAtStepHook's ("last_step" | "num_steps", N) or None, whether a NanTensorHook checks the loss)."""
+    if hooks is None or is_none(hooks):
+        return None, False
+    if not isinstance(hooks, cst.List | cst.Tuple):
+        problems.append("hooks= is not a list of hooks written in the function")
+        return None, False
+    stop, nan_check = None, False
+    for element in hooks.elements:
+        hook = element.value
+        api = resolver.call_api(hook) if isinstance(hook, cst.Call) else None
+        if api is not None and api.path == STOP_HOOK and stop is None:
+            arguments, hook_problems = call_arguments(hook, ("num_steps", "last_step"))
+            given = [(key, value) for key, value in arguments.items() if not is_none(value)]
+            if hook_problems or len(given) != 1:
+                problems.append("StopAtStepHook is not given exactly one of num_steps, last_step")
+            else:
+                stop = given[0]
+        elif api is not None and api.path == NAN_HOOK:
+            arguments, hook_problems = call_arguments(hook, ("loss_tensor", "fail_on_nan_loss"))
+            tensor = arguments.get("loss_tensor")
+            fail = arguments.get("fail_on_nan_loss")
+            if hook_problems or not (isinstance(tensor, cst.Name) and tensor.value == loss):
+                problems.append("NanTensorHook watches a tensor other than the minimized loss")
+            elif fail is not None and not (isinstance(fail, cst.Name) and fail.value == "True"):
+                problems.append("NanTensorHook(fail_on_nan_loss=False) is not migrated (it stopped without raising)")
+            nan_check = True
+        else:
+            problems.append(
+                f"hook `{_short(hook)}` is not migrated in a session (StopAtStepHook and NanTensorHook(loss) are)"
+            )
+    return stop, nan_check
+
+
+def _short(node: cst.CSTNode) -> str:
+    text = cst.Module([]).code_for_node(node)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _minimized_loss(statements, train_op: str) -> str | None:
+    """The loss name of `train_op = <...>.minimize(loss, ...)`."""
+    for statement in statements:
+        assignment = single_assignment(statement)
+        if assignment is None or assignment[0] != train_op or not isinstance(assignment[1], cst.Call):
+            continue
+        arguments, _ = call_arguments(assignment[1], ("loss",))
+        loss = arguments.get("loss")
+        return loss.value if isinstance(loss, cst.Name) else None
+    return None
+
+
+def _bound(statement: cst.CSTNode) -> set[str]:
+    """Every name a statement binds (assignment and loop targets, defs, imports, with ... as)."""
+    bound: set[str] = set()
+
+    class Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node):
+            bound.update(names_in(node.target))
+
+        def visit_AugAssign(self, node):
+            bound.update(names_in(node.target))
+
+        def visit_AnnAssign(self, node):
+            bound.update(names_in(node.target))
+
+        def visit_For(self, node):
+            bound.update(names_in(node.target))
+
+        def visit_AsName(self, node):
+            bound.update(names_in(node.name))
+
+        def visit_FunctionDef(self, node):
+            bound.add(node.name.value)
+
+        def visit_ClassDef(self, node):
+            bound.add(node.name.value)
+
+    statement.visit(Targets())
+    return bound
+
+
+def _bound_by_with(session: cst.With) -> set[str]:
+    return {item.asname.name.value for item in session.items if item.asname and isinstance(item.asname.name, cst.Name)}
+
+
+class _Renamer(cst.CSTTransformer):
+    """Renames variables (not attributes or keywords): the input's batch becomes `features`, `labels`."""
+
+    def __init__(self, renames: dict[str, str]):
+        self.renames = {old: new for old, new in renames.items() if old != new}
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value=self.renames[updated.value]) if updated.value in self.renames else updated
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)

@@ -1,0 +1,139 @@
+"""`with MonitoredTrainingSession(...) as sess: while not sess.should_stop(): sess.run(train_op)` -> a Keras
+model and a TF2 loop checkpointing with `tf.train.CheckpointManager`, both targets (a session is a custom loop).
+
+Which loops, and what of the session is kept: codemods/monitored_sessions.py. The statements that built the
+graph (global step, iterator, network, loss, optimizer, train_op, hooks) go; the model's class is written
+before the function (so a program converting old checkpoints can build the model), and the session's `with`
+statement becomes the model and the loop below.
+"""
+
+import libcst as cst
+
+from codemods.model_fns import class_code, keras_optimizer_code
+from codemods.monitored_sessions import MAX_TO_KEEP, MonitoredLoop
+from codemods.optimizers import need_optimizer_module
+from codemods.registry import Rule, register
+from codemods.templates import operand, source, statements
+
+_LOOP = """
+# MonitoredTrainingSession as a TF2 loop: restore the latest checkpoint in its checkpoint_dir, save when it
+# starts, {every} and when it ends.
+model = {model_class}()
+{dataset_line}model.make_variables({dataset}.element_spec)
+step = model.optimizer.iterations
+checkpoint = {tf}.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
+manager = {tf}.train.CheckpointManager(checkpoint, {checkpoint_dir}, max_to_keep={keep}, step_counter=step{interval})
+resume.restore_latest(checkpoint, manager)
+{last_step}
+@{tf}.function
+def train_step(features, labels):
+    with {tf}.GradientTape() as tape:
+        loss = model.compute_loss(features, labels, model(features, training=True))
+    gradients = tape.gradient(loss, model.trainable_variables)
+    model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+    return loss
+
+manager.save(checkpoint_number=step)
+saved_step = int(step)
+{start_clock}for features, labels in {dataset}:  # the input ending ended the session
+    loss = train_step(features, labels)
+{save}{nan_check}{stop}if saved_step != int(step):  # the session's last save, when it closed
+    manager.save(checkpoint_number=step, check_interval=False)
+"""
+
+_CLASS_DOC = (
+    "The network, loss and optimizer {function}()'s MonitoredTrainingSession ran, as a Keras model (each\n"
+    "    layer made once, named as the TF1 graph named it)."
+)
+
+_SAVE_ON_STEPS = """\
+    if manager.save(checkpoint_number=step) is not None:
+        saved_step = int(step)
+"""
+
+_SAVE_ON_CLOCK = """\
+    if time.monotonic() - saved_time >= {secs}:
+        manager.save(checkpoint_number=step)
+        saved_step, saved_time = int(step), time.monotonic()
+"""
+
+_NAN_CHECK = """\
+    estimator_hooks.check_loss(loss)  # NanTensorHook, after the save (the session ran its saver first)
+"""
+
+_STOP = """\
+    if int(step) >= last_step:  # StopAtStepHook, checked after each step: a finished run takes one more
+        break
+"""
+
+
+@register
+class MonitoredSessionRule(Rule):
+    rule_id = "monitored-session"
+    node_types = (
+        cst.SimpleStatementLine, cst.With, cst.For, cst.While, cst.If, cst.Try, cst.FunctionDef, cst.ClassDef,
+    )
+
+    def leave(self, original, updated, ctx):
+        if id(original) in ctx.facts.monitored_loop_statements:
+            return cst.RemoveFromParent()  # the graph the session ran: now in the class and the loop
+        if isinstance(original, cst.FunctionDef):
+            return self._with_model_classes(original, updated, ctx)
+        loop = ctx.facts.monitored_loop(original)
+        if loop is None:
+            return updated
+        tf = ctx.need_tensorflow()
+        ctx.need_import("tf_keras")
+        for name in ("model_fns", "resume") + (("estimator_hooks",) if loop.nan_check else ()):
+            ctx.need_import("compat", name)
+        kind, every = loop.cadence
+        if kind == "secs":
+            ctx.need_import("time")
+        stop_kind, stop_value = loop.stop or (None, None)
+        last_step = {
+            "last_step": f"last_step = {source(stop_value)}\n",
+            "num_steps": f"last_step = int(step) + {operand(stop_value)}  # StopAtStepHook(num_steps=...)\n",
+        }.get(stop_kind, "")
+        code = _LOOP.format(
+            every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
+            model_class=loop.shape.class_name,
+            dataset=source(loop.dataset) if isinstance(loop.dataset, cst.Name) else "dataset",
+            dataset_line="" if isinstance(loop.dataset, cst.Name) else f"dataset = {source(loop.dataset)}\n",
+            tf=tf,
+            checkpoint_dir=source(loop.checkpoint_dir),
+            keep=MAX_TO_KEEP,
+            interval=f", checkpoint_interval={source(every)}" if kind == "steps" else "",
+            last_step=last_step,
+            start_clock="saved_time = time.monotonic()\n" if kind == "secs" else "",
+            save=_SAVE_ON_STEPS if kind == "steps" else _SAVE_ON_CLOCK.format(secs=operand(every)),
+            nan_check=_NAN_CHECK if loop.nan_check else "",
+            stop=_STOP if loop.stop else "",
+        )
+        dropped = f"; not carried over: {', '.join(loop.dropped)}" if loop.dropped else ""
+        ctx.record(
+            original,
+            self.rule_id,
+            True,
+            f"MonitoredTrainingSession -> class {loop.shape.class_name}(compat.model_fns.EstimatorModel) and a "
+            "TF2 loop with tf.train.CheckpointManager (restore, saves at start, cadence and end, StopAtStepHook, "
+            "NanTensorHook); TensorBoard's graph and global_step/sec are not written" + dropped,
+        )
+        new = statements(code)
+        new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
+        return cst.FlattenSentinel(new)
+
+    @staticmethod
+    def _with_model_classes(original, updated, ctx):
+        """The function, preceded by the class of each session loop it runs."""
+        loops = [loop for loop in ctx.facts.sessions.values() if isinstance(loop, MonitoredLoop) and loop.shape.function is original]
+        if not loops:
+            return updated
+        classes = []
+        for loop in loops:
+            optimizer, module = keras_optimizer_code(loop.shape, ctx.resolver)
+            need_optimizer_module(ctx, module)
+            classes += statements(class_code(loop.shape, optimizer, doc=_CLASS_DOC.format(function=original.name.value)))
+        classes[0] = classes[0].with_changes(leading_lines=updated.leading_lines)
+        spacing = [cst.EmptyLine(), cst.EmptyLine()]
+        classes[1:] = [c.with_changes(leading_lines=spacing) for c in classes[1:]]
+        return cst.FlattenSentinel([*classes, updated.with_changes(leading_lines=spacing)])

@@ -1,0 +1,139 @@
+"""MonitoredTrainingSession loops migrated to a Keras model and a CheckpointManager loop
+(codemods/monitored_sessions.py), against the real session: tests/legacy/monitored_session_program.py runs
+under TensorFlow 2.15 in TF1 graph mode; rewritten, under the newest TensorFlow, from the session's own
+model.ckpt-0 (converted with compat.model_fns.convert_estimator_checkpoint). Compared: the checkpoints each
+leaves (steps), and every weight of the last one within 1e-5, for a run to a last step, a restart of a
+finished run (the session takes one more step), and a run ended by its input. SIGKILLed after a save, the
+migrated program resumes from it."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from compat import model_fns
+from compat.legacy_checkpoint import LegacyCheckpoint
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
+
+pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+PROGRAM = ROOT / "tests" / "legacy" / "monitored_session_program.py"
+# (case, runs of (last_step, save_steps, epochs)): each run continues in the same checkpoint_dir.
+CASES = {
+    "to_last_step": [(20, 7, None)],
+    "finished_run_restarted": [(10, 7, None), (20, 7, None), (20, 7, None)],
+    "input_ends": [(100, 6, 1)],
+}
+
+
+def _runs(python, program, directory, runs, keep_start=None):
+    """The runs one after the other; `keep_start`: where to copy model.ckpt-0 after the first (the session
+    keeps 5 checkpoints)."""
+    for index, (last_step, save_steps, epochs) in enumerate(runs):
+        run([python, program, directory, last_step, save_steps, *([epochs] if epochs else [])])
+        if index == 0 and keep_start is not None:
+            keep_start.mkdir()
+            for path in directory.glob("model.ckpt-0.*"):
+                shutil.copyfile(path, keep_start / path.name)
+
+
+def _saved_steps(directory) -> list[int]:
+    state = tf.train.get_checkpoint_state(str(directory))
+    return sorted(int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths)
+
+
+@pytest.fixture(scope="module")
+def session_dirs(legacy_python, tmp_path_factory):
+    """Each case's checkpoint_dir, trained by the real MonitoredTrainingSession (its first checkpoint copied
+    to start/ beside it)."""
+    directories = {}
+    for case, runs in CASES.items():
+        directories[case] = tmp_path_factory.mktemp(case) / "session"
+        _runs(legacy_python, PROGRAM, directories[case], runs, keep_start=directories[case].parent / "start")
+    return directories
+
+
+def _import(path):
+    spec = importlib.util.spec_from_file_location(f"migrated_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _model(module):
+    model = module.TrainModel()
+    model.make_variables(module.input_fn().element_spec)
+    return model
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_session_takes_the_sessions_steps_and_saves(target, session_dirs, tmp_path):
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    code = migrated.read_text()
+    assert "MonitoredTrainingSession(" not in code and "TODO(migrate)" not in code
+    assert "disable_eager_execution" not in code
+    module = _import(migrated)
+    for case, runs in CASES.items():
+        session_dir, directory = session_dirs[case], tmp_path / case
+        start = session_dir.parent / "start" / "model.ckpt-0"
+        saved = model_fns.convert_estimator_checkpoint(_model(module), start, directory)
+        assert saved.endswith("ckpt-0")
+        _runs(MODERN_PYTHON, migrated, directory, runs)
+
+        assert _saved_steps(directory) == _saved_steps(session_dir), case
+        last = _saved_steps(session_dir)[-1]
+        model = _model(module)
+        tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
+            tf.train.latest_checkpoint(str(directory))
+        ).expect_partial()
+        assert int(model.optimizer.iterations) == last, case
+        reference = LegacyCheckpoint(session_dir / f"model.ckpt-{last}")
+        initial = LegacyCheckpoint(start)
+        for variable in model.trainable_variables:
+            name = variable.name.removeprefix(f"{model.name}/").removesuffix(":0")
+            expected = reference.read(name)
+            assert not np.allclose(expected, initial.read(name)), name  # it trained
+            np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=f"{case}: {name}")
+
+
+def test_session_steps_of_the_cases(session_dirs):
+    """What the real session did, which the migrated loop must do: saves at start, every save_steps and at the
+    end; a finished run restarted takes one more step; the input ending ends training, saved."""
+    assert _saved_steps(session_dirs["to_last_step"]) == [0, 7, 14, 20]
+    assert _saved_steps(session_dirs["finished_run_restarted"]) == [7, 10, 17, 20, 21]
+    assert _saved_steps(session_dirs["input_ends"]) == [0, 6, 12, 18, 20]
+
+
+def _latest_saved_step(directory) -> int:
+    try:
+        latest = tf.train.latest_checkpoint(str(directory))
+    except (OSError, tf.errors.OpError):  # a save in progress
+        return 0
+    return int(latest.rsplit("-", 1)[1]) if latest else 0
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_session_resumes_after_sigkill(target, tmp_path):
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    directory = tmp_path / "run"
+    process = subprocess.Popen(
+        [str(MODERN_PYTHON), str(migrated), str(directory), "100000", "100"],
+        env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 300
+    while _latest_saved_step(directory) < 300 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    saved = _latest_saved_step(directory)
+    assert saved >= 300 and saved % 100 == 0
+    # Re-run to the step it had saved: resumed, it takes exactly one more (a run started over would end at
+    # `saved`, one that lost the optimizer's step would save elsewhere).
+    run([MODERN_PYTHON, migrated, directory, saved, 100])
+    assert _latest_saved_step(directory) == saved + 1
