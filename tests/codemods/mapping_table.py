@@ -489,7 +489,18 @@ ROWS = [
         ("the module switches TF2 behaviour off for its TF1 graph code",),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession`, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
+        "`with MonitoredTrainingSession(checkpoint_dir, save_checkpoint_steps \\| secs, hooks=[StopAtStepHook, "
+        "NanTensorHook(loss)]) as sess: while not sess.should_stop(): sess.run(train_op)` in a function, graph "
+        "from a one-shot iterator",
+        "the graph -> `class <Function>Model(compat.model_fns.EstimatorModel)`; the session -> a loop with "
+        "`tf.train.CheckpointManager` (restore, save at start, cadence and end; stop after the last step)",
+        "same",
+        "monitored_training_session",
+        ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "time.monotonic() - saved_time >= 600"),
+        ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "if int(step) >= last_step:"),
+    ),
+    Row(
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",
