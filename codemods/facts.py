@@ -564,7 +564,7 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
     module.visit(collector)
     checker = _UseChecker(facts, resolver, collector.lists)
     module.visit(checker)
-    _check_sessions(facts)
+    _check_sessions(facts, checker.hook_references)
     facts.exporter_variables.update(collector.lists)
     facts.exporter_calls = _eval_spec_exporters(facts)
     facts.hook_lists = {
@@ -591,6 +591,7 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
             estimator.problems.extend(_model_call_problems(call, estimator, facts, resolver))
         estimator.problems = list(dict.fromkeys(estimator.problems))  # one TODO per reason
     followed = {reference for estimator in facts.estimators.values() for reference in estimator.hook_references}
+    followed |= {id(hook.func) for loop in facts.sessions.values() if isinstance(loop, MonitoredLoop) for hook in loop.custom_hooks}
     facts.hooks_used_elsewhere = {
         name for name, references in checker.hook_references.items() if any(id(r) not in followed for r in references)
     }
@@ -604,9 +605,24 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
     return facts
 
 
-def _check_sessions(facts: ProgramFacts) -> None:
-    """Migrated MonitoredTrainingSession loops run eagerly: not where the module keeps other TF1 graph code
-    that needs TF2 behaviour switched off. Records what the migrated ones replace."""
+def _check_sessions(facts: ProgramFacts, hook_references: dict[str, list[cst.Name]]) -> None:
+    """A MonitoredTrainingSession loop migrates with hooks of its own that become Keras callbacks and that
+    nothing else uses; it runs eagerly: not where the module keeps other TF1 graph code that needs TF2
+    behaviour switched off. Records what the migrated ones replace."""
+    for call, loop in facts.sessions.items():
+        if not isinstance(loop, MonitoredLoop):
+            continue
+        problems, given = [], {id(hook.func) for hook in loop.custom_hooks}
+        for name in dict.fromkeys(hook.func.value for hook in loop.custom_hooks):
+            if name not in facts.hooks:
+                problems.append(f"hook {name}(...) is not a SessionRunHook class of this module")
+            elif facts.hooks[name].problems:
+                problems.append(f"hook {name} cannot become a Keras callback")
+            elif any(id(reference) not in given for reference in hook_references.get(name, [])):
+                problems.append(f"hook {name} is also used elsewhere, so it stays a hook")
+        if problems:
+            facts.sessions[call] = problems
+            facts.graph_code = True  # the session stays
     for call, loop in facts.sessions.items():
         if isinstance(loop, MonitoredLoop) and facts.graph_mode_switches and facts.graph_code:
             facts.sessions[call] = [

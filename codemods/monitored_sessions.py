@@ -69,10 +69,13 @@ class MonitoredLoop:
     checkpoint_dir: cst.BaseExpression
     cadence: tuple[str, cst.BaseExpression]  # ("steps", K) or ("secs", S)
     stop: tuple[str, cst.BaseExpression] | None  # StopAtStepHook's ("last_step" | "num_steps", N)
-    nan_check: bool
+    nan_check: str | None  # "before" / "after" the program's own hooks (list order), None without NanTensorHook
     removed: set[int] = field(default_factory=set)  # ids of the other statements it replaces
     dropped: list[str] = field(default_factory=list)  # session arguments not carried over
     calls: set[int] = field(default_factory=set)  # ids of every call in what it replaces (hooks included)
+    graph: cst.With | None = None  # the `with tf.Graph().as_default():` around it, unwrapped
+    # `Hook(...)` calls of the program's own SessionRunHook classes (become Keras callbacks: checked by facts)
+    custom_hooks: list[cst.Call] = field(default_factory=list)
 
 
 def session_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:
@@ -111,22 +114,41 @@ def monitored_loops(module: cst.Module, resolver: ApiResolver) -> dict[int, Moni
                 found[id(call)] = ["the session runs at module level (a session in a module-level function migrates)"]
             elif function is None or not any(statement is function for statement in module.body):
                 found[id(call)] = ["the session is in a nested function or method (a session in a module-level function migrates)"]
-            elif not any(statement is node for statement in function.body.body):
-                found[id(call)] = ["the session is not a statement of the function's own body"]
             else:
-                found[id(call)] = analyze_loop(function, node, call, resolver)
+                graph = next((s for s in function.body.body if _graph_block(s, resolver) and node in s.body.body), None)
+                if graph is None and node not in function.body.body:
+                    found[id(call)] = [
+                        "the session is not a statement of the function's body (or of its `with tf.Graph().as_default():`)"
+                    ]
+                else:
+                    found[id(call)] = analyze_loop(function, node, call, resolver, graph)
 
     module.visit(Sessions())
     return found
 
 
+def _graph_block(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
+    """Whether `statement` is `with tf.Graph().as_default():` (nothing else)."""
+    if not isinstance(statement, cst.With) or len(statement.items) != 1 or statement.items[0].asname is not None:
+        return False
+    item = statement.items[0].item
+    if not (isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute)
+            and item.func.attr.value == "as_default" and isinstance(item.func.value, cst.Call)):
+        return False
+    api = resolver.call_api(item.func.value)
+    return api is not None and api.path == "Graph" and not item.func.value.args
+
+
 def analyze_loop(
-    function: cst.FunctionDef, session: cst.With, call: cst.Call, resolver: ApiResolver
+    function: cst.FunctionDef, session: cst.With, call: cst.Call, resolver: ApiResolver, graph: cst.With | None = None
 ) -> MonitoredLoop | list[str]:
-    """The loop `session` runs in `function`, or why it is not in the common shape."""
+    """The loop `session` runs in `function` (in its `with tf.Graph().as_default():` block `graph`, which the
+    migrated code does not need), or why it is not in the common shape."""
     analysis = ModelFnReader(resolver)
     problems = analysis.problems
-    body = list(function.body.body)
+    body = list((graph or function).body.body)
+    # The function's statements, the graph block's in its place.
+    statements = [t for s in function.body.body for t in (body if s is graph else [s])]
     at = body.index(session)
     train_op = _train_op(session)
     if train_op is None:
@@ -167,11 +189,11 @@ def analyze_loop(
         steps + renamed, cst.Name(loss), cst.Name(train_op), analysis, bound | set(renames.values()),
         where=f"{function.name.value}()",
     )
-    stop, nan_check = _hook_elements(hooks_value, loss, problems, resolver)
+    stop, nan_check, custom_hooks = _hook_elements(hooks_value, loss, problems, resolver)
 
     removed = [*steps, *iterator_statements, *region] + ([hooks_statement] if hooks_statement is not None else [])
     removed_ids = {id(s) for s in removed}
-    kept = [s for s in body if id(s) not in removed_ids and s is not session]
+    kept = [s for s in statements if id(s) not in removed_ids and s is not session]
     bound |= set().union(*(_bound(s) for s in removed)) | _bound_by_with(session)
     emitted = [dataset, cadence[1], *(arguments[n] for n in ("checkpoint_dir",) if n in arguments)]
     emitted += [stop[1]] if stop else []
@@ -190,7 +212,7 @@ def analyze_loop(
         made = set().union(*(_bound(s) for s in class_code)) | {"features", "labels"}
         reads = set().union(*(names_in(s) for s in class_code), names_in(parts.optimizer)) - made
         params = {param.name.value for param in function.params.params}
-        local = sorted(reads & (params | set().union(*(_bound(s) for s in body if s is not session)) - bound))
+        local = sorted(reads & (params | set().union(*(_bound(s) for s in statements if s is not session)) - bound))
         if local:
             problems.append(f"the network, loss or optimizer reads {', '.join(local)}, a variable of {function.name.value}()")
     if parts is None or problems:
@@ -203,7 +225,8 @@ def analyze_loop(
     dropped = [n for n in DROPPED_PARAMS if n in arguments]
     calls = {id(node) for statement in [*removed, session] for node in _calls(statement)}
     return MonitoredLoop(
-        session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls
+        session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls, graph,
+        custom_hooks,
     )
 
 
@@ -357,13 +380,14 @@ def _hooks(hooks: cst.BaseExpression | None, statements) -> tuple[cst.BaseExpres
 
 
 def _hook_elements(hooks, loss: str, problems: list[str], resolver: ApiResolver):
-    """(StopAtStepHook's ("last_step" | "num_steps", N) or None, whether a NanTensorHook checks the loss)."""
+    """(StopAtStepHook's ("last_step" | "num_steps", N) or None, where NanTensorHook(loss) runs: "before" or
+    "after" the program's own hooks or None, the calls making the program's own hooks)."""
     if hooks is None or is_none(hooks):
-        return None, False
+        return None, None, []
     if not isinstance(hooks, cst.List | cst.Tuple):
         problems.append("hooks= is not a list of hooks written in the function")
-        return None, False
-    stop, nan_check = None, False
+        return None, None, []
+    stop, nan_check, custom = None, None, []
     for element in hooks.elements:
         hook = element.value
         api = resolver.call_api(hook) if isinstance(hook, cst.Call) else None
@@ -382,12 +406,17 @@ def _hook_elements(hooks, loss: str, problems: list[str], resolver: ApiResolver)
                 problems.append("NanTensorHook watches a tensor other than the minimized loss")
             elif fail is not None and not (isinstance(fail, cst.Name) and fail.value == "True"):
                 problems.append("NanTensorHook(fail_on_nan_loss=False) is not migrated (it stopped without raising)")
-            nan_check = True
+            nan_check = "after" if custom else "before"
+        elif isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name) and api is None:
+            if nan_check == "after":  # (own hook, NanTensorHook, own hook)
+                problems.append("NanTensorHook sits between the program's own hooks (the loop checks before or after them)")
+            custom.append(hook)  # a class of the module, if facts finds it: checked there
         else:
             problems.append(
-                f"hook `{_short(hook)}` is not migrated in a session (StopAtStepHook and NanTensorHook(loss) are)"
+                f"hook `{_short(hook)}` is not migrated in a session (StopAtStepHook, NanTensorHook(loss) and "
+                "the module's own SessionRunHooks are)"
             )
-    return stop, nan_check
+    return stop, nan_check, custom
 
 
 def _short(node: cst.CSTNode) -> str:

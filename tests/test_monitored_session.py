@@ -3,7 +3,8 @@
 under TensorFlow 2.15 in TF1 graph mode; rewritten, under the newest TensorFlow, from the session's own
 model.ckpt-0 (converted with compat.model_fns.convert_estimator_checkpoint). Compared: the checkpoints each
 leaves (steps), and every weight of the last one within 1e-5, for a run to a last step, a restart of a
-finished run (the session takes one more step), and a run ended by its input. SIGKILLed after a save, the
+finished run (the session takes one more step), a run ended by its input, and runs stopped by a hook of the
+program's own (a SessionRunHook become a Keras callback). SIGKILLed after a save, the
 migrated program resumes from it."""
 
 from __future__ import annotations
@@ -24,19 +25,20 @@ from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "monitored_session_program.py"
-# (case, runs of (last_step, save_steps, epochs)): each run continues in the same checkpoint_dir.
+# case -> runs, each continuing in the same checkpoint_dir: (last_step, save_steps, more arguments)
 CASES = {
-    "to_last_step": [(20, 7, None)],
-    "finished_run_restarted": [(10, 7, None), (20, 7, None), (20, 7, None)],
-    "input_ends": [(100, 6, 1)],
+    "to_last_step": [(20, 7, [])],
+    "finished_run_restarted": [(10, 7, []), (20, 7, []), (20, 7, [])],
+    "input_ends": [(100, 6, ["--epochs", 1])],
+    "hook_requests_stop": [(100, 5, ["--runs", 12]), (100, 5, ["--runs", 4])],
 }
 
 
 def _runs(python, program, directory, runs, keep_start=None):
     """The runs one after the other; `keep_start`: where to copy model.ckpt-0 after the first (the session
     keeps 5 checkpoints)."""
-    for index, (last_step, save_steps, epochs) in enumerate(runs):
-        run([python, program, directory, last_step, save_steps, *([epochs] if epochs else [])])
+    for index, (last_step, save_steps, more) in enumerate(runs):
+        run([python, program, directory, last_step, save_steps, *more])
         if index == 0 and keep_start is not None:
             keep_start.mkdir()
             for path in directory.glob("model.ckpt-0.*"):
@@ -104,10 +106,13 @@ def test_migrated_session_takes_the_sessions_steps_and_saves(target, session_dir
 
 def test_session_steps_of_the_cases(session_dirs):
     """What the real session did, which the migrated loop must do: saves at start, every save_steps and at the
-    end; a finished run restarted takes one more step; the input ending ends training, saved."""
+    end; a finished run restarted takes one more step; the input ending ends training, saved; a hook's
+    request_stop ends it after that step (12 steps, then 4 more: saves 0, 5, 10, 12, then 12 again at the
+    restart, 16 at the end: the cadence counts from the last save)."""
     assert _saved_steps(session_dirs["to_last_step"]) == [0, 7, 14, 20]
     assert _saved_steps(session_dirs["finished_run_restarted"]) == [7, 10, 17, 20, 21]
     assert _saved_steps(session_dirs["input_ends"]) == [0, 6, 12, 18, 20]
+    assert _saved_steps(session_dirs["hook_requests_stop"]) == [0, 5, 10, 12, 16]
 
 
 def _latest_saved_step(directory) -> int:

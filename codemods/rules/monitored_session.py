@@ -4,7 +4,7 @@ model and a TF2 loop checkpointing with `tf.train.CheckpointManager`, both targe
 Which loops, and what of the session is kept: codemods/monitored_sessions.py. The statements that built the
 graph (global step, iterator, network, loss, optimizer, train_op, hooks) go; the model's class is written
 before the function (so a program converting old checkpoints can build the model), and the session's `with`
-statement becomes the model and the loop below.
+statement becomes the model and the loop below. A `with tf.Graph().as_default():` around it all is unwrapped.
 """
 
 import libcst as cst
@@ -35,10 +35,26 @@ def train_step(features, labels):
 
 manager.save(checkpoint_number=step)
 saved_step = int(step)
-{start_clock}for features, labels in {dataset}:  # the input ending ended the session
-    loss = train_step(features, labels)
-{save}{nan_check}{stop}if saved_step != int(step):  # the session's last save, when it closed
+{start_clock}{begin}for features, labels in {dataset}:  # the input ending ended the session
+{before_step}    loss = train_step(features, labels)
+{save}{after_step}{stop}if saved_step != int(step):  # the session's last save, when it closed
     manager.save(checkpoint_number=step, check_interval=False)
+{end}"""
+
+# The program's own hooks, now Keras callbacks (codemods/rules/session_run_hook.py), called as the session did.
+_BEGIN = """callbacks = tf_keras.callbacks.CallbackList([{hooks}], model=model)
+model.stop_training = False
+callbacks.on_train_begin()
+"""
+_BEFORE_STEP = """    batch = int(step)
+    callbacks.on_train_batch_begin(batch)
+"""
+_AFTER_STEP = """    callbacks.on_train_batch_end(batch, {"loss": loss})
+"""
+_HOOK_STOP = """    if model.stop_training:  # a hook's request_stop(), once every hook has run
+        break
+"""
+_END = """callbacks.on_train_end()
 """
 
 _CLASS_DOC = (
@@ -79,6 +95,10 @@ class MonitoredSessionRule(Rule):
             return cst.RemoveFromParent()  # the graph the session ran: now in the class and the loop
         if isinstance(original, cst.FunctionDef):
             return self._with_model_classes(original, updated, ctx)
+        if any(isinstance(loop, MonitoredLoop) and loop.graph is original for loop in ctx.facts.sessions.values()):
+            inner = list(updated.body.body)  # `with tf.Graph().as_default():` unwrapped: the loop runs eagerly
+            inner[0] = inner[0].with_changes(leading_lines=[*updated.leading_lines, *inner[0].leading_lines])
+            return cst.FlattenSentinel(inner)
         loop = ctx.facts.monitored_loop(original)
         if loop is None:
             return updated
@@ -86,14 +106,15 @@ class MonitoredSessionRule(Rule):
         ctx.need_import("tf_keras")
         for name in ("model_fns", "resume") + (("estimator_hooks",) if loop.nan_check else ()):
             ctx.need_import("compat", name)
+        hooks = bool(loop.custom_hooks)
         kind, every = loop.cadence
         if kind == "secs":
             ctx.need_import("time")
-        stop_kind, stop_value = loop.stop or (None, None)
-        last_step = {
-            "last_step": f"last_step = {source(stop_value)}\n",
-            "num_steps": f"last_step = int(step) + {operand(stop_value)}  # StopAtStepHook(num_steps=...)\n",
-        }.get(stop_kind, "")
+        last_step = ""
+        if loop.stop and loop.stop[0] == "last_step":
+            last_step = f"last_step = {source(loop.stop[1])}\n"
+        elif loop.stop:
+            last_step = f"last_step = int(step) + {operand(loop.stop[1])}  # StopAtStepHook(num_steps=...)\n"
         code = _LOOP.format(
             every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
             model_class=loop.shape.class_name,
@@ -106,8 +127,15 @@ class MonitoredSessionRule(Rule):
             last_step=last_step,
             start_clock="saved_time = time.monotonic()\n" if kind == "secs" else "",
             save=_SAVE_ON_STEPS if kind == "steps" else _SAVE_ON_CLOCK.format(secs=operand(every)),
-            nan_check=_NAN_CHECK if loop.nan_check else "",
+            begin=_BEGIN.format(hooks=", ".join(source(h) for h in loop.custom_hooks)) if hooks else "",
+            before_step=_BEFORE_STEP if hooks else "",
+            after_step="".join(
+                _NAN_CHECK if part == "nan" else _AFTER_STEP
+                for part in (["nan", "hooks"] if loop.nan_check == "before" else ["hooks", "nan"])
+                if (part == "nan" and loop.nan_check) or (part == "hooks" and hooks)
+            ) + (_HOOK_STOP if hooks else ""),
             stop=_STOP if loop.stop else "",
+            end=_END if hooks else "",
         )
         dropped = f"; not carried over: {', '.join(loop.dropped)}" if loop.dropped else ""
         ctx.record(

@@ -1,18 +1,34 @@
 """A MonitoredTrainingSession training loop, for tests/test_monitored_session.py: run as it is under TF 2.15
 (TF1 graph mode) and, rewritten by `migrate rewrite`, under the newest TensorFlow.
 
-Usage: monitored_session_program.py CHECKPOINT_DIR LAST_STEP SAVE_STEPS [EPOCHS]
-Batches are the same on every run (no shuffling); without EPOCHS the input repeats forever.
+Usage: monitored_session_program.py CHECKPOINT_DIR LAST_STEP SAVE_STEPS [--epochs N] [--runs N]
+Batches are the same on every run (no shuffling); without --epochs the input repeats forever; --runs: a hook
+of the program's own requests a stop after that many steps of this process.
 """
 
-import sys
+import argparse
 
 import numpy as np
 import tensorflow.compat.v1 as tf
 
 tf.disable_eager_execution()
 
-CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS, EPOCHS = "runs/monitored", 20, 7, None
+CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS, EPOCHS, RUNS = "runs/monitored", 20, 7, None, 10**9
+
+
+class StopAfterRuns(tf.train.SessionRunHook):
+    """Requests a stop after `runs` steps of this process."""
+
+    def __init__(self, runs):
+        self.runs = runs
+
+    def begin(self):
+        self.done = 0
+
+    def after_run(self, run_context, run_values):
+        self.done += 1
+        if self.done >= self.runs:
+            run_context.request_stop()
 
 
 def input_fn():
@@ -29,7 +45,7 @@ def train():
     loss = tf.losses.sparse_softmax_cross_entropy(labels=classes, logits=logits)
     optimizer = tf.train.AdamOptimizer(learning_rate=0.01)
     train_op = optimizer.minimize(loss, global_step=global_step)
-    hooks = [tf.train.StopAtStepHook(last_step=LAST_STEP), tf.train.NanTensorHook(loss)]
+    hooks = [tf.train.StopAtStepHook(last_step=LAST_STEP), tf.train.NanTensorHook(loss), StopAfterRuns(RUNS)]
     with tf.train.MonitoredTrainingSession(
         checkpoint_dir=CHECKPOINT_DIR, save_checkpoint_steps=SAVE_STEPS, hooks=hooks, log_step_count_steps=None
     ) as sess:
@@ -38,6 +54,13 @@ def train():
 
 
 if __name__ == "__main__":
-    CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    EPOCHS = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    parser = argparse.ArgumentParser()
+    parser.add_argument("checkpoint_dir")
+    parser.add_argument("last_step", type=int)
+    parser.add_argument("save_steps", type=int)
+    parser.add_argument("--epochs", type=int)
+    parser.add_argument("--runs", type=int, default=RUNS)
+    args = parser.parse_args()
+    CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS = args.checkpoint_dir, args.last_step, args.save_steps
+    EPOCHS, RUNS = args.epochs, args.runs
     train()
