@@ -1,12 +1,14 @@
-"""Benchmark: training steps/s of an Estimator program (legacy env) against its migrations (modern env).
+"""Benchmark: training steps/s of a TF1 program (legacy env) against its migrations (modern env).
 
     PYTHONPATH=. .venv/bin/python bench/training_throughput.py [--steps 20000] [--repeats 3]
+        [--program estimator|monitored-session]
 
-Anchor: the original Estimator program under TensorFlow 2.15 + tensorflow-estimator. The same program
+Anchor: the original program under TensorFlow 2.15 + tensorflow-estimator: an Estimator program
 (DNNClassifier [128, 64] on digits, Adam, batch 32, shuffled, a checkpoint every 200 steps, summaries every
-100) is rewritten by `migrate rewrite --target keras` and `--target loop`, and each of the three runs for
-100 steps and for 100 + `--steps` steps in fresh model_dirs: steps/s = `--steps` / (difference of the two
-wall times), so start-up, graph building and tracing cancel out. Median of `--repeats`; prints the ratios.
+100), or the same network, data and checkpoint cadence hand-written with a MonitoredTrainingSession. It is
+rewritten by `migrate rewrite --target keras` and `--target loop`, and each of the three runs for 100 steps
+and for 100 + `--steps` steps in fresh model_dirs: steps/s = `--steps` / (difference of the two wall times),
+so start-up, graph building and tracing cancel out. Median of `--repeats`; prints the ratios.
 """
 
 from __future__ import annotations
@@ -65,6 +67,49 @@ if __name__ == "__main__":
 '''
 
 
+SESSION_PROGRAM = '''\
+import argparse
+
+import numpy as np
+import tensorflow.compat.v1 as tf
+from sklearn.datasets import load_digits
+
+tf.disable_eager_execution()
+MODEL_DIR, MAX_STEPS = None, None
+
+
+def input_fn():
+    digits = load_digits()
+    features = (digits.data / 16.0).astype(np.float32)
+    labels = digits.target.astype(np.int32)
+    return tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(len(labels)).repeat().batch(32)
+
+
+def train():
+    global_step = tf.train.get_or_create_global_step()
+    features, labels = tf.data.make_one_shot_iterator(input_fn()).get_next()
+    hidden = tf.layers.dense(features, 128, activation=tf.nn.relu)
+    hidden = tf.layers.dense(hidden, 64, activation=tf.nn.relu)
+    logits = tf.layers.dense(hidden, 10)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    train_op = tf.train.AdamOptimizer(0.001).minimize(loss, global_step=global_step)
+    hooks = [tf.train.StopAtStepHook(last_step=MAX_STEPS), tf.train.NanTensorHook(loss)]
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=MODEL_DIR, save_checkpoint_steps=200, hooks=hooks) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--max_steps", type=int, required=True)
+    args = parser.parse_args()
+    MODEL_DIR, MAX_STEPS = args.model_dir, args.max_steps
+    train()
+'''
+PROGRAMS = {"estimator": ("Estimator", PROGRAM), "monitored-session": ("MonitoredTrainingSession", SESSION_PROGRAM)}
+
+
 def wall_time(python: Path, program: Path, model_dir: Path, steps: int) -> float:
     start = time.perf_counter()
     subprocess.run(
@@ -86,12 +131,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--program", choices=sorted(PROGRAMS), default="estimator")
     args = parser.parse_args()
+    anchor_name, source = PROGRAMS[args.program]
+    anchor_label = f"{anchor_name} (TF 2.15)"
     with tempfile.TemporaryDirectory() as directory:
         scratch = Path(directory)
-        original = scratch / "estimator_program.py"
-        original.write_text(PROGRAM)
-        programs = {"Estimator (TF 2.15)": (LEGACY, original)}
+        original = scratch / f"{args.program.replace('-', '_')}_program.py"
+        original.write_text(source)
+        programs = {anchor_label: (LEGACY, original)}
         for target in ("keras", "loop"):
             out = scratch / target
             subprocess.run(
@@ -105,11 +153,11 @@ def main() -> None:
             for name, (python, program) in programs.items():
                 rates[name].append(steps_per_second(python, program, scratch, args.steps))
     median = {name: statistics.median(values) for name, values in rates.items()}
-    anchor = median["Estimator (TF 2.15)"]
-    print(f"{args.steps} steps timed (after {WARM_UP_STEPS}), median of {args.repeats}")
+    anchor = median[anchor_label]
+    print(f"{args.program}: {args.steps} steps timed (after {WARM_UP_STEPS}), median of {args.repeats}")
     for name, value in median.items():
         runs = ", ".join(f"{r:.0f}" for r in rates[name])
-        print(f"  {name:24s} {value:7.0f} steps/s  {value / anchor:5.2f}x the Estimator  (runs: {runs})")
+        print(f"  {name:33s} {value:7.0f} steps/s  {value / anchor:5.2f}x the {anchor_name}  (runs: {runs})")
 
 
 if __name__ == "__main__":

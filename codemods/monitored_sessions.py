@@ -53,8 +53,8 @@ ITERATOR_API = "data.make_one_shot_iterator"
 STOP_HOOK, NAN_HOOK = "train.StopAtStepHook", "train.NanTensorHook"
 # Local names the migrated loop binds in the function (codemods/rules/monitored_session.py).
 LOOP_NAMES = (
-    "model", "dataset", "step", "checkpoint", "manager", "last_step", "train_step", "saved_step", "saved_time",
-    "features", "labels", "loss",
+    "model", "dataset", "step", "checkpoint", "manager", "last_step", "train_step", "train_steps", "saved_step",
+    "saved_time", "features", "labels", "loss", "previous", "iterator", "done", "chunk", "batch", "callbacks",
 )
 
 

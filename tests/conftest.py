@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -78,6 +79,14 @@ def run_migrated_from_estimator_start(program: Path, estimator_dir: Path, target
     migrated = migrate_file(program, work / "migrated", target)
     run([MODERN_PYTHON, migrated, "--model_dir", model_dir, *arguments])
     return migrated, model_dir
+
+
+def import_program(path: Path):
+    """A (migrated) program imported as a module, to build its model classes in the test process."""
+    spec = importlib.util.spec_from_file_location(f"migrated_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def migrate_file(source: Path, out_dir: Path, target: str, *options: str) -> Path:

@@ -10,7 +10,6 @@ uninterrupted run from the same start, bit for bit."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import signal
 import subprocess
@@ -23,7 +22,7 @@ import tensorflow as tf
 from compat import model_fns
 from compat.legacy_checkpoint import LegacyCheckpoint
 from migrate.demo import checkpoint_step
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "custom_model_fn_program.py"
@@ -42,13 +41,6 @@ def estimator_dirs(legacy_python, tmp_path_factory):
     for steps in (STEPS // 2, STEPS):
         run([legacy_python, PROGRAM, "--model_dir", restarted, "--max_steps", steps])
     return straight, restarted
-
-
-def _import(path):
-    spec = importlib.util.spec_from_file_location(f"migrated_{path.parent.name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _model(module, name):
@@ -125,7 +117,7 @@ def test_migrated_model_fns_take_the_estimators_steps(target, estimator_dirs, tm
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     code = migrated.read_text()
     assert "class LayersModelFn(model_fns.EstimatorModel)" in code and "tf.estimator" not in code
-    module = _import(migrated)
+    module = import_program(migrated)
 
     _start_from_estimator(module, straight, tmp_path / "straight")
     results = tmp_path / "results.json"
@@ -145,7 +137,7 @@ def test_migrated_model_fns_resume_exactly_after_sigkill(target, tmp_path):
     bit, so the checkpoint restores the whole migrated model (layers made by make_variables, optimizer
     slots, step, input position)."""
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target, "--exact")
-    module = _import(migrated)
+    module = import_program(migrated)
     command = [MODERN_PYTHON, migrated, "--max_steps", RESUME_STEPS, "--model_dir"]
     killed = tmp_path / "killed"
     for name in MODELS:  # both runs start from the same weights

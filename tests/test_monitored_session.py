@@ -3,13 +3,13 @@
 under TensorFlow 2.15 in TF1 graph mode; rewritten, under the newest TensorFlow, from the session's own
 model.ckpt-0 (converted with compat.model_fns.convert_estimator_checkpoint). Compared: the checkpoints each
 leaves (steps), and every weight of the last one within 1e-5, for a run to a last step, a restart of a
-finished run (the session takes one more step), a run ended by its input, and runs stopped by a hook of the
-program's own (a SessionRunHook become a Keras callback). SIGKILLed after a save, the
+finished run (the session takes one more step), a run ended by its input, runs stopped by a hook of the
+program's own (a SessionRunHook become a Keras callback), and NaN losses (NanTensorHook) between saves and
+at a save step. SIGKILLed after a save, the
 migrated program resumes from it."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import signal
 import subprocess
@@ -21,7 +21,7 @@ import tensorflow as tf
 
 from compat import model_fns
 from compat.legacy_checkpoint import LegacyCheckpoint
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "monitored_session_program.py"
@@ -31,6 +31,9 @@ CASES = {
     "finished_run_restarted": [(10, 7, []), (20, 7, []), (20, 7, [])],
     "input_ends": [(100, 6, ["--epochs", 1])],
     "hook_requests_stop": [(100, 5, ["--runs", 12]), (100, 5, ["--runs", 4])],
+    # NanTensorHook raises: NaN at a step between saves (not saved), at a save step (saved first)
+    "nan_between_saves": [(20, 5, ["--nan_at_step", 8])],
+    "nan_at_a_save_step": [(20, 5, ["--nan_at_step", 10])],
 }
 
 
@@ -38,7 +41,10 @@ def _runs(python, program, directory, runs, keep_start=None):
     """The runs one after the other; `keep_start`: where to copy model.ckpt-0 after the first (the session
     keeps 5 checkpoints)."""
     for index, (last_step, save_steps, more) in enumerate(runs):
-        run([python, program, directory, last_step, save_steps, *more])
+        completed = run([python, program, directory, last_step, save_steps, *more], check_codes=(0, 1))
+        failed = "--nan_at_step" in more
+        assert completed.returncode == failed, completed.stderr[-3000:]
+        assert ("NaN loss during training" in completed.stderr) == failed
         if index == 0 and keep_start is not None:
             keep_start.mkdir()
             for path in directory.glob("model.ckpt-0.*"):
@@ -61,13 +67,6 @@ def session_dirs(legacy_python, tmp_path_factory):
     return directories
 
 
-def _import(path):
-    spec = importlib.util.spec_from_file_location(f"migrated_{path.parent.name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _model(module):
     model = module.TrainModel()
     model.make_variables(module.input_fn().element_spec)
@@ -80,7 +79,7 @@ def test_migrated_session_takes_the_sessions_steps_and_saves(target, session_dir
     code = migrated.read_text()
     assert "MonitoredTrainingSession(" not in code and "TODO(migrate)" not in code
     assert "disable_eager_execution" not in code
-    module = _import(migrated)
+    module = import_program(migrated)
     for case, runs in CASES.items():
         session_dir, directory = session_dirs[case], tmp_path / case
         start = session_dir.parent / "start" / "model.ckpt-0"
@@ -100,7 +99,7 @@ def test_migrated_session_takes_the_sessions_steps_and_saves(target, session_dir
         for variable in model.trainable_variables:
             name = variable.name.removeprefix(f"{model.name}/").removesuffix(":0")
             expected = reference.read(name)
-            assert not np.allclose(expected, initial.read(name)), name  # it trained
+            assert not np.allclose(expected, initial.read(name)), name  # it trained (or is NaN)
             np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=f"{case}: {name}")
 
 
@@ -113,6 +112,8 @@ def test_session_steps_of_the_cases(session_dirs):
     assert _saved_steps(session_dirs["finished_run_restarted"]) == [7, 10, 17, 20, 21]
     assert _saved_steps(session_dirs["input_ends"]) == [0, 6, 12, 18, 20]
     assert _saved_steps(session_dirs["hook_requests_stop"]) == [0, 5, 10, 12, 16]
+    assert _saved_steps(session_dirs["nan_between_saves"]) == [0, 5]
+    assert _saved_steps(session_dirs["nan_at_a_save_step"]) == [0, 5, 10]
 
 
 def _latest_saved_step(directory) -> int:

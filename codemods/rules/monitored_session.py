@@ -15,7 +15,7 @@ from codemods.optimizers import need_optimizer_module
 from codemods.registry import Rule, register
 from codemods.templates import operand, source, statements
 
-_LOOP = """
+_SETUP = """
 # MonitoredTrainingSession as a TF2 loop: restore the latest checkpoint in its checkpoint_dir, save when it
 # starts, {every} and when it ends.
 model = {model_class}()
@@ -25,6 +25,11 @@ checkpoint = {tf}.train.Checkpoint(model=model, optimizer=model.optimizer, step=
 manager = {tf}.train.CheckpointManager(checkpoint, {checkpoint_dir}, max_to_keep={keep}, step_counter=step{interval})
 resume.restore_latest(checkpoint, manager)
 {last_step}
+"""
+
+# With the program's own hooks or a cadence on the clock: one step per call, each followed by what the
+# session ran after it.
+_STEP_LOOP = """\
 @{tf}.function
 def train_step(features, labels):
     with {tf}.GradientTape() as tape:
@@ -40,6 +45,47 @@ saved_step = int(step)
 {save}{after_step}{stop}if saved_step != int(step):  # the session's last save, when it closed
     manager.save(checkpoint_number=step, check_interval=False)
 {end}"""
+
+# Otherwise the steps up to the next save or the last step run in one call (same steps, batches and saves;
+# speed: bench/training_throughput.py --program monitored-session).
+_CHUNKED_LOOP = """\
+@{tf}.function
+def train_steps(iterator, steps):
+    # `steps` steps in one call (fewer if the input ends); returns the last step's loss and the one before.
+    loss, previous = {tf}.constant(0.0), {tf}.constant(0.0)
+    for _ in {tf}.range(steps):
+        batch = iterator.get_next_as_optional()
+        if not batch.has_value():
+            break
+        features, labels = batch.get_value()
+        with {tf}.GradientTape() as tape:
+            step_loss = model.compute_loss(features, labels, model(features, training=True))
+        gradients = tape.gradient(step_loss, model.trainable_variables)
+        model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        loss, previous = step_loss, loss
+    return loss, previous
+
+manager.save(checkpoint_number=step)
+saved_step = int(step)
+iterator = iter({dataset})
+while True:
+    done = int(step)
+    chunk = max(1, min(saved_step + {every} - done{to_last_step}))  # up to the next save{or_last_step}
+    loss, previous = train_steps(iterator, {tf}.constant(chunk))
+    if int(step) == done:
+        break  # the input ended (OutOfRangeError ended the session)
+{nan_before_save}    if manager.save(checkpoint_number=step) is not None:
+        saved_step = int(step)
+{nan_after_save}{stop}    if int(step) - done < chunk:
+        break  # the input ended
+if saved_step != int(step):  # the session's last save, when it closed
+    manager.save(checkpoint_number=step, check_interval=False)
+"""
+
+_CHUNK_NAN_BEFORE_SAVE = """\
+    if int(step) - done > 1:  # NanTensorHook: a NaN loss before the chunk's last step stopped the session there
+        estimator_hooks.check_loss(previous)
+"""
 
 # The program's own hooks, now Keras callbacks (codemods/rules/session_run_hook.py), called as the session did.
 _BEGIN = """callbacks = tf_keras.callbacks.CallbackList([{hooks}], model=model)
@@ -115,28 +161,47 @@ class MonitoredSessionRule(Rule):
             last_step = f"last_step = {source(loop.stop[1])}\n"
         elif loop.stop:
             last_step = f"last_step = int(step) + {operand(loop.stop[1])}  # StopAtStepHook(num_steps=...)\n"
-        code = _LOOP.format(
+        dataset = source(loop.dataset) if isinstance(loop.dataset, cst.Name) else "dataset"
+        dataset_line = "" if isinstance(loop.dataset, cst.Name) else f"dataset = {source(loop.dataset)}\n"
+        chunked = kind == "steps" and not hooks
+        setup = _SETUP.format(
             every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
             model_class=loop.shape.class_name,
-            dataset=source(loop.dataset) if isinstance(loop.dataset, cst.Name) else "dataset",
-            dataset_line="" if isinstance(loop.dataset, cst.Name) else f"dataset = {source(loop.dataset)}\n",
+            dataset=dataset,
+            dataset_line=dataset_line,
             tf=tf,
             checkpoint_dir=source(loop.checkpoint_dir),
             keep=MAX_TO_KEEP,
             interval=f", checkpoint_interval={source(every)}" if kind == "steps" else "",
             last_step=last_step,
-            start_clock="saved_time = time.monotonic()\n" if kind == "secs" else "",
-            save=_SAVE_ON_STEPS if kind == "steps" else _SAVE_ON_CLOCK.format(secs=operand(every)),
-            begin=_BEGIN.format(hooks=", ".join(source(h) for h in loop.custom_hooks)) if hooks else "",
-            before_step=_BEFORE_STEP if hooks else "",
-            after_step="".join(
-                _NAN_CHECK if part == "nan" else _AFTER_STEP
-                for part in (["nan", "hooks"] if loop.nan_check == "before" else ["hooks", "nan"])
-                if (part == "nan" and loop.nan_check) or (part == "hooks" and hooks)
-            ) + (_HOOK_STOP if hooks else ""),
-            stop=_STOP if loop.stop else "",
-            end=_END if hooks else "",
         )
+        if chunked:
+            code = setup + _CHUNKED_LOOP.format(
+                tf=tf,
+                dataset=dataset,
+                every=operand(every),
+                to_last_step=", last_step - done" if loop.stop else "",
+                or_last_step=" or the last step" if loop.stop else "",
+                nan_before_save=_CHUNK_NAN_BEFORE_SAVE if loop.nan_check else "",
+                nan_after_save=_NAN_CHECK if loop.nan_check else "",
+                stop=_STOP if loop.stop else "",
+            )
+        else:
+            code = setup + _STEP_LOOP.format(
+                tf=tf,
+                dataset=dataset,
+                start_clock="saved_time = time.monotonic()\n" if kind == "secs" else "",
+                save=_SAVE_ON_STEPS if kind == "steps" else _SAVE_ON_CLOCK.format(secs=operand(every)),
+                begin=_BEGIN.format(hooks=", ".join(source(h) for h in loop.custom_hooks)) if hooks else "",
+                before_step=_BEFORE_STEP if hooks else "",
+                after_step="".join(
+                    _NAN_CHECK if part == "nan" else _AFTER_STEP
+                    for part in (["nan", "hooks"] if loop.nan_check == "before" else ["hooks", "nan"])
+                    if (part == "nan" and loop.nan_check) or (part == "hooks" and hooks)
+                ) + (_HOOK_STOP if hooks else ""),
+                stop=_STOP if loop.stop else "",
+                end=_END if hooks else "",
+            )
         dropped = f"; not carried over: {', '.join(loop.dropped)}" if loop.dropped else ""
         ctx.record(
             original,

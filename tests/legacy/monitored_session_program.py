@@ -1,9 +1,9 @@
 """A MonitoredTrainingSession training loop, for tests/test_monitored_session.py: run as it is under TF 2.15
 (TF1 graph mode) and, rewritten by `migrate rewrite`, under the newest TensorFlow.
 
-Usage: monitored_session_program.py CHECKPOINT_DIR LAST_STEP SAVE_STEPS [--epochs N] [--runs N]
-Batches are the same on every run (no shuffling); without --epochs the input repeats forever; --runs: a hook
-of the program's own requests a stop after that many steps of this process.
+Usage: monitored_session_program.py CHECKPOINT_DIR LAST_STEP SAVE_STEPS [--epochs N] [--runs N] [--nan_at_step N]
+Batches are the same on every run (no shuffling); without --epochs the input repeats forever. With --runs
+the session also has a hook of the program's own, requesting a stop after that many steps of this process.
 """
 
 import argparse
@@ -13,7 +13,7 @@ import tensorflow.compat.v1 as tf
 
 tf.disable_eager_execution()
 
-CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS, EPOCHS, RUNS = "runs/monitored", 20, 7, None, 10**9
+CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS, EPOCHS, RUNS, NAN_AT_STEP = "runs/monitored", 20, 7, None, None, None
 
 
 class StopAfterRuns(tf.train.SessionRunHook):
@@ -34,13 +34,32 @@ class StopAfterRuns(tf.train.SessionRunHook):
 def input_fn():
     features = np.random.RandomState(0).rand(640, 8).astype(np.float32)
     labels = (features.sum(axis=1) * 3).astype(np.int64) % 4
+    if NAN_AT_STEP:  # that step's batch (of the first epoch) is NaN
+        features[(NAN_AT_STEP - 1) * 32 : NAN_AT_STEP * 32] = np.nan
     return tf.data.Dataset.from_tensor_slices((features, labels)).repeat(EPOCHS).batch(32)
 
 
 def train():
     global_step = tf.train.get_or_create_global_step()
     images, classes = tf.data.make_one_shot_iterator(input_fn()).get_next()
-    hidden = tf.layers.dense(images, 16, activation=tf.nn.relu)
+    hidden = tf.layers.dense(images, 16, activation=tf.nn.tanh)
+    logits = tf.layers.dense(hidden, 4, name="logits")
+    loss = tf.losses.sparse_softmax_cross_entropy(labels=classes, logits=logits)
+    optimizer = tf.train.AdamOptimizer(learning_rate=0.01)
+    train_op = optimizer.minimize(loss, global_step=global_step)
+    hooks = [tf.train.StopAtStepHook(last_step=LAST_STEP), tf.train.NanTensorHook(loss)]
+    with tf.train.MonitoredTrainingSession(
+        checkpoint_dir=CHECKPOINT_DIR, save_checkpoint_steps=SAVE_STEPS, hooks=hooks, log_step_count_steps=None
+    ) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+
+
+def train_with_hook():
+    """The same with a hook of the program's own (the migrated loop then runs a step per call)."""
+    global_step = tf.train.get_or_create_global_step()
+    images, classes = tf.data.make_one_shot_iterator(input_fn()).get_next()
+    hidden = tf.layers.dense(images, 16, activation=tf.nn.tanh)
     logits = tf.layers.dense(hidden, 4, name="logits")
     loss = tf.losses.sparse_softmax_cross_entropy(labels=classes, logits=logits)
     optimizer = tf.train.AdamOptimizer(learning_rate=0.01)
@@ -59,8 +78,12 @@ if __name__ == "__main__":
     parser.add_argument("last_step", type=int)
     parser.add_argument("save_steps", type=int)
     parser.add_argument("--epochs", type=int)
-    parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--runs", type=int, help="train with the program's own hook, stopping after N steps")
+    parser.add_argument("--nan_at_step", type=int, help="the loss of that step is NaN")
     args = parser.parse_args()
     CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS = args.checkpoint_dir, args.last_step, args.save_steps
-    EPOCHS, RUNS = args.epochs, args.runs
-    train()
+    EPOCHS, RUNS, NAN_AT_STEP = args.epochs, args.runs, args.nan_at_step
+    if RUNS is None:
+        train()
+    else:
+        train_with_hook()
