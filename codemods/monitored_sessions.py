@@ -54,7 +54,8 @@ STOP_HOOK, NAN_HOOK = "train.StopAtStepHook", "train.NanTensorHook"
 # Local names the migrated loop binds in the function (codemods/rules/monitored_session.py).
 LOOP_NAMES = (
     "model", "dataset", "step", "checkpoint", "manager", "last_step", "train_step", "train_steps", "saved_step",
-    "saved_time", "features", "labels", "loss", "previous", "iterator", "done", "chunk", "batch", "callbacks",
+    "saved_time", "features", "labels", "step_loss", "previous_loss", "iterator", "done", "chunk", "batch",
+    "callbacks",
 )
 
 
@@ -76,6 +77,8 @@ class MonitoredLoop:
     graph: cst.With | None = None  # the `with tf.Graph().as_default():` around it, unwrapped
     # `Hook(...)` calls of the program's own SessionRunHook classes (become Keras callbacks: checked by facts)
     custom_hooks: list[cst.Call] = field(default_factory=list)
+    fetched: list[str] = field(default_factory=list)  # names `sess.run([train_op, loss])` assigned the loss to
+    loop_body: list[cst.BaseStatement] = field(default_factory=list)  # the loop's statements after sess.run
 
 
 def session_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:
@@ -150,9 +153,13 @@ def analyze_loop(
     # The function's statements, the graph block's in its place.
     statements = [t for s in function.body.body for t in (body if s is graph else [s])]
     at = body.index(session)
-    train_op = _train_op(session)
-    if train_op is None:
-        return ["the session's body is not `while not sess.should_stop(): sess.run(train_op)`"]
+    session_body = _session_body(session)
+    if session_body is None:
+        return [
+            "the session's body is not `while not sess.should_stop(): sess.run(train_op)` (or `_, loss_value = "
+            "sess.run([train_op, loss])` and statements using the value)"
+        ]
+    train_op, fetches, loop_body = session_body
     arguments, argument_problems = call_arguments(call, SESSION_PARAMS)
     problems += argument_problems
     checkpoint_dir = arguments.get("checkpoint_dir")
@@ -175,7 +182,9 @@ def analyze_loop(
         ]
     hooks_value, hooks_statement = _hooks(arguments.get("hooks"), body[:at])
     steps = [s for s in body[:iterator_at] if _global_step(s, resolver)]
-    region = [s for s in body[iterator_at + 1 : at] if s is not hooks_statement]
+    region = _graph_statements(
+        [s for s in body[iterator_at + 1 : at] if s is not hooks_statement], {features_name, labels_name}, resolver
+    )
     renames = {features_name: "features", labels_name: "labels"}
     clashing = {"features", "labels"} - set(renames) & set().union(*(names_in(s) for s in region))
     if clashing:
@@ -193,7 +202,11 @@ def analyze_loop(
 
     removed = [*steps, *iterator_statements, *region] + ([hooks_statement] if hooks_statement is not None else [])
     removed_ids = {id(s) for s in removed}
-    kept = [s for s in statements if id(s) not in removed_ids and s is not session]
+    for _, fetched in fetches:
+        if fetched != loss:
+            problems.append(f"sess.run fetches {fetched} besides train_op (the minimized loss is carried over)")
+    # The program's statements that stay: the function's, and its own in the loop (after sess.run).
+    kept = [s for s in statements if id(s) not in removed_ids and s is not session] + loop_body
     bound |= set().union(*(_bound(s) for s in removed)) | _bound_by_with(session)
     emitted = [dataset, cadence[1], *(arguments[n] for n in ("checkpoint_dir",) if n in arguments)]
     emitted += [stop[1]] if stop else []
@@ -202,7 +215,7 @@ def analyze_loop(
     if used:
         problems.append(f"{', '.join(used)}, made for the session, {'is' if len(used) == 1 else 'are'} used elsewhere")
     loop_names = set(LOOP_NAMES) - ({"dataset"} if isinstance(dataset, cst.Name) else set())  # used as it is
-    clash = sorted(loop_names & (set().union(*(name_counts(s) for s in kept)) | kept_reads))
+    clash = sorted(loop_names & (set().union(*(name_counts(s) for s in kept)) | kept_reads | {t for t, _ in fetches}))
     if clash:
         problems.append(f"the function already uses {', '.join(clash)}, which the migrated loop binds")
     if parts is not None:
@@ -224,9 +237,10 @@ def analyze_loop(
     )
     dropped = [n for n in DROPPED_PARAMS if n in arguments]
     calls = {id(node) for statement in [*removed, session] for node in _calls(statement)}
+    calls -= {id(node) for statement in loop_body for node in _calls(statement)}  # the program's, kept
     return MonitoredLoop(
         session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls, graph,
-        custom_hooks,
+        custom_hooks, [target for target, _ in fetches], loop_body,
     )
 
 
@@ -241,15 +255,33 @@ def _calls(statement: cst.CSTNode) -> list[cst.Call]:
     return found
 
 
-def _train_op(session: cst.With) -> str | None:
-    """`train_op` of `with ... as sess: while not sess.should_stop(): [_ =] sess.run(train_op)`."""
+def _graph_statements(statements, batch: set[str], resolver: ApiResolver) -> list[cst.BaseStatement]:
+    """Those of `statements` (between the iterator and the session) that build the graph; the others (plain
+    Python, calling no TensorFlow API and reading nothing the graph statements make) stay where they are."""
+    plain = [s for s in statements if not _calls_tensorflow(s, resolver)]
+    changed = True
+    while changed:
+        graph = [s for s in statements if not any(s is p for p in plain)]
+        made = set().union(batch, *(_bound(s) for s in graph))
+        kept = [s for s in plain if not names_in(s) & made]
+        changed, plain = len(kept) != len(plain), kept
+    return [s for s in statements if not any(s is p for p in plain)]
+
+
+def _calls_tensorflow(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
+    return any(resolver.call_api(call) is not None for call in _calls(statement))
+
+
+def _session_body(session: cst.With):
+    """(train_op, [(target, fetched name)], the statements after sess.run) of `with ... as sess: while not
+    sess.should_stop(): [targets =] sess.run(train_op | [train_op, ...]); ...`, or None."""
     if len(session.items) != 1 or session.items[0].asname is None:
         return None
     sess = session.items[0].asname.name
     if not isinstance(sess, cst.Name) or len(session.body.body) != 1:
         return None
     loop = session.body.body[0]
-    if not isinstance(loop, cst.While) or loop.orelse is not None or len(loop.body.body) != 1:
+    if not isinstance(loop, cst.While) or loop.orelse is not None:
         return None
     test = loop.test
     if not (
@@ -258,20 +290,37 @@ def _train_op(session: cst.With) -> str | None:
         and _is_method(test.expression.func, sess.value, "should_stop")
     ):
         return None
-    step = loop.body.body[0]
-    if not isinstance(step, cst.SimpleStatementLine) or len(step.body) != 1:
+    run_statement, *rest = loop.body.body
+    if not isinstance(run_statement, cst.SimpleStatementLine) or len(run_statement.body) != 1:
         return None
-    small = step.body[0]
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and _is_underscore(small.targets[0].target) or isinstance(small, cst.Expr):
-        run = small.value
+    small = run_statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        run, target = small.value, small.targets[0].target
+    elif isinstance(small, cst.Expr):
+        run, target = small.value, None
     else:
         return None
-    if (
+    if not (
         isinstance(run, cst.Call) and _is_method(run.func, sess.value, "run") and len(run.args) == 1
-        and run.args[0].keyword is None and isinstance(run.args[0].value, cst.Name)
+        and run.args[0].keyword is None
     ):
-        return run.args[0].value.value
-    return None
+        return None
+    fetches = run.args[0].value
+    if isinstance(fetches, cst.Name):
+        if target is not None and not _is_underscore(target):
+            return None
+        return fetches.value, [], rest
+    if not isinstance(fetches, cst.List | cst.Tuple) or not isinstance(target, cst.List | cst.Tuple):
+        return None
+    names = [element.value for element in fetches.elements]
+    targets = [element.value for element in target.elements]
+    if len(names) != len(targets) or not all(isinstance(n, cst.Name) for n in names + targets):
+        return None
+    pairs = [(t.value, n.value) for t, n in zip(targets, names)]
+    train_ops = [(t, n) for t, n in pairs if t == "_"]
+    if len(train_ops) != 1:
+        return None  # train_op is the one fetch assigned to `_`
+    return train_ops[0][1], [(t, n) for t, n in pairs if t != "_"], rest
 
 
 def _is_method(func: cst.BaseExpression, receiver: str, method: str) -> bool:

@@ -4,12 +4,14 @@ under TensorFlow 2.15 in TF1 graph mode; rewritten, under the newest TensorFlow,
 model.ckpt-0 (converted with compat.model_fns.convert_estimator_checkpoint). Compared: the checkpoints each
 leaves (steps), and every weight of the last one within 1e-5, for a run to a last step, a restart of a
 finished run (the session takes one more step), a run ended by its input, runs stopped by a hook of the
-program's own (a SessionRunHook become a Keras callback), and NaN losses (NanTensorHook) between saves and
+program's own (a SessionRunHook become a Keras callback; the loss each step fetched with train_op, within
+1e-5), and NaN losses (NanTensorHook) between saves and
 at a save step. SIGKILLed after a save, the
 migrated program resumes from it."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import subprocess
@@ -88,6 +90,11 @@ def test_migrated_session_takes_the_sessions_steps_and_saves(target, session_dir
         _runs(MODERN_PYTHON, migrated, directory, runs)
 
         assert _saved_steps(directory) == _saved_steps(session_dir), case
+        if (session_dir / "losses.jsonl").exists():  # the loss each step fetched, run by run
+            ours, theirs = ((d / "losses.jsonl").read_text().splitlines() for d in (directory, session_dir))
+            assert [len(json.loads(line)) for line in ours] == [len(json.loads(line)) for line in theirs] == [12, 4]
+            for line, expected in zip(ours, theirs):
+                np.testing.assert_allclose(json.loads(line), json.loads(expected), rtol=0, atol=1e-5)
         last = _saved_steps(session_dir)[-1]
         model = _model(module)
         tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(

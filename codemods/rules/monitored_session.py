@@ -7,6 +7,8 @@ before the function (so a program converting old checkpoints can build the model
 statement becomes the model and the loop below. A `with tf.Graph().as_default():` around it all is unwrapped.
 """
 
+import textwrap
+
 import libcst as cst
 
 from codemods.model_fns import class_code, keras_optimizer_code
@@ -41,8 +43,8 @@ def train_step(features, labels):
 manager.save(checkpoint_number=step)
 saved_step = int(step)
 {start_clock}{begin}for features, labels in {dataset}:  # the input ending ended the session
-{before_step}    loss = train_step(features, labels)
-{save}{after_step}{stop}if saved_step != int(step):  # the session's last save, when it closed
+{before_step}    step_loss = train_step(features, labels)
+{save}{after_step}{program_code}{hook_stop}{stop}if saved_step != int(step):  # the session's last save, when it closed
     manager.save(checkpoint_number=step, check_interval=False)
 {end}"""
 
@@ -71,7 +73,7 @@ iterator = iter({dataset})
 while True:
     done = int(step)
     chunk = max(1, min(saved_step + {every} - done{to_last_step}))  # up to the next save{or_last_step}
-    loss, previous = train_steps(iterator, {tf}.constant(chunk))
+    step_loss, previous_loss = train_steps(iterator, {tf}.constant(chunk))
     if int(step) == done:
         break  # the input ended (OutOfRangeError ended the session)
 {nan_before_save}    if manager.save(checkpoint_number=step) is not None:
@@ -84,7 +86,7 @@ if saved_step != int(step):  # the session's last save, when it closed
 
 _CHUNK_NAN_BEFORE_SAVE = """\
     if int(step) - done > 1:  # NanTensorHook: a NaN loss before the chunk's last step stopped the session there
-        estimator_hooks.check_loss(previous)
+        estimator_hooks.check_loss(previous_loss)
 """
 
 # The program's own hooks, now Keras callbacks (codemods/rules/session_run_hook.py), called as the session did.
@@ -95,11 +97,18 @@ callbacks.on_train_begin()
 _BEFORE_STEP = """    batch = int(step)
     callbacks.on_train_batch_begin(batch)
 """
-_AFTER_STEP = """    callbacks.on_train_batch_end(batch, {"loss": loss})
+_AFTER_STEP = """    callbacks.on_train_batch_end(batch, {"loss": step_loss})
 """
 _HOOK_STOP = """    if model.stop_training:  # a hook's request_stop(), once every hook has run
         break
 """
+# The program's own statements after `sess.run`, which ran once the session's hooks had: the values it
+# fetched besides train_op (the step's loss) first.
+def _program_code(loop) -> str:
+    fetched = "".join(f"    {target} = step_loss.numpy()\n" for target in loop.fetched)
+    return fetched + "".join(textwrap.indent(source(statement), "    ") for statement in loop.loop_body)
+
+
 _END = """callbacks.on_train_end()
 """
 
@@ -120,7 +129,7 @@ _SAVE_ON_CLOCK = """\
 """
 
 _NAN_CHECK = """\
-    estimator_hooks.check_loss(loss)  # NanTensorHook, after the save (the session ran its saver first)
+    estimator_hooks.check_loss(step_loss)  # NanTensorHook, after the save (the session ran its saver first)
 """
 
 _STOP = """\
@@ -163,7 +172,7 @@ class MonitoredSessionRule(Rule):
             last_step = f"last_step = int(step) + {operand(loop.stop[1])}  # StopAtStepHook(num_steps=...)\n"
         dataset = source(loop.dataset) if isinstance(loop.dataset, cst.Name) else "dataset"
         dataset_line = "" if isinstance(loop.dataset, cst.Name) else f"dataset = {source(loop.dataset)}\n"
-        chunked = kind == "steps" and not hooks
+        chunked = kind == "steps" and not hooks and not loop.fetched and not loop.loop_body
         setup = _SETUP.format(
             every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
             model_class=loop.shape.class_name,
@@ -198,7 +207,9 @@ class MonitoredSessionRule(Rule):
                     _NAN_CHECK if part == "nan" else _AFTER_STEP
                     for part in (["nan", "hooks"] if loop.nan_check == "before" else ["hooks", "nan"])
                     if (part == "nan" and loop.nan_check) or (part == "hooks" and hooks)
-                ) + (_HOOK_STOP if hooks else ""),
+                ),
+                program_code=_program_code(loop),
+                hook_stop=_HOOK_STOP if hooks else "",
                 stop=_STOP if loop.stop else "",
                 end=_END if hooks else "",
             )

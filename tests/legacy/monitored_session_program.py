@@ -7,6 +7,8 @@ the session also has a hook of the program's own, requesting a stop after that m
 """
 
 import argparse
+import json
+import os
 
 import numpy as np
 import tensorflow.compat.v1 as tf
@@ -56,7 +58,8 @@ def train():
 
 
 def train_with_hook():
-    """The same with a hook of the program's own (the migrated loop then runs a step per call)."""
+    """The same with a hook of the program's own (the migrated loop then runs a step per call), fetching each
+    step's loss and appending the run's to losses.jsonl in the checkpoint_dir."""
     global_step = tf.train.get_or_create_global_step()
     images, classes = tf.data.make_one_shot_iterator(input_fn()).get_next()
     hidden = tf.layers.dense(images, 16, activation=tf.nn.tanh)
@@ -65,11 +68,15 @@ def train_with_hook():
     optimizer = tf.train.AdamOptimizer(learning_rate=0.01)
     train_op = optimizer.minimize(loss, global_step=global_step)
     hooks = [tf.train.StopAtStepHook(last_step=LAST_STEP), tf.train.NanTensorHook(loss), StopAfterRuns(RUNS)]
+    losses = []
     with tf.train.MonitoredTrainingSession(
         checkpoint_dir=CHECKPOINT_DIR, save_checkpoint_steps=SAVE_STEPS, hooks=hooks, log_step_count_steps=None
     ) as sess:
         while not sess.should_stop():
-            sess.run(train_op)
+            _, loss_value = sess.run([train_op, loss])
+            losses.append(float(loss_value))
+    with open(os.path.join(CHECKPOINT_DIR, "losses.jsonl"), "a") as log:
+        log.write(json.dumps(losses) + "\n")
 
 
 if __name__ == "__main__":
