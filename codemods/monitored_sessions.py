@@ -161,17 +161,8 @@ def analyze_loop(
         ]
     train_op, fetches, loop_body = session_body
     arguments, argument_problems = call_arguments(call, SESSION_PARAMS)
-    problems += argument_problems
+    problems += argument_problems + _argument_problems(arguments)
     checkpoint_dir = arguments.get("checkpoint_dir")
-    if checkpoint_dir is None or is_none(checkpoint_dir):
-        problems.append("the session has no checkpoint_dir (it neither restored nor saved)")
-    if "master" in arguments and not _is_empty_string(arguments["master"]):
-        problems.append("master= names a remote TF1 server (no TF2 counterpart; use a tf.distribute strategy)")
-    if "is_chief" in arguments and not (isinstance(arguments["is_chief"], cst.Name) and arguments["is_chief"].value == "True"):
-        problems.append("is_chief= may be False (workers of a TF1 cluster: use tf.distribute's MultiWorkerMirroredStrategy)")
-    for name in ("scaffold", "chief_only_hooks"):
-        if name in arguments and not is_none(arguments[name]):
-            problems.append(f"{name}= is not migrated")
     cadence = _cadence(arguments, problems)
 
     iterator_at, features_name, labels_name, dataset, iterator_statements = _input(body[:at], resolver, problems)
@@ -186,7 +177,7 @@ def analyze_loop(
         [s for s in body[iterator_at + 1 : at] if s is not hooks_statement], {features_name, labels_name}, resolver
     )
     renames = {features_name: "features", labels_name: "labels"}
-    clashing = {"features", "labels"} - set(renames) & set().union(*(names_in(s) for s in region))
+    clashing = ({"features", "labels"} - set(renames)) & set().union(*(names_in(s) for s in region))
     if clashing:
         problems.append(f"the training code uses {', '.join(sorted(clashing))} besides the input's batch")
     renamed = [s.visit(_Renamer(renames)) for s in region]
@@ -208,26 +199,11 @@ def analyze_loop(
     # The program's statements that stay: the function's, and its own in the loop (after sess.run).
     kept = [s for s in statements if id(s) not in removed_ids and s is not session] + loop_body
     bound |= set().union(*(_bound(s) for s in removed)) | _bound_by_with(session)
-    emitted = [dataset, cadence[1], *(arguments[n] for n in ("checkpoint_dir",) if n in arguments)]
+    emitted = [dataset, cadence[1], *([checkpoint_dir] if checkpoint_dir is not None else [])]
     emitted += [stop[1]] if stop else []
-    kept_reads = set().union(*(names_in(s) for s in kept), *(names_in(e) for e in emitted))
-    used = sorted(kept_reads & bound)
-    if used:
-        problems.append(f"{', '.join(used)}, made for the session, {'is' if len(used) == 1 else 'are'} used elsewhere")
-    loop_names = set(LOOP_NAMES) - ({"dataset"} if isinstance(dataset, cst.Name) else set())  # used as it is
-    clash = sorted(loop_names & (set().union(*(name_counts(s) for s in kept)) | kept_reads | {t for t, _ in fetches}))
-    if clash:
-        problems.append(f"the function already uses {', '.join(clash)}, which the migrated loop binds")
+    problems += _name_problems(kept, emitted, bound, dataset, [target for target, _ in fetches])
     if parts is not None:
-        # The class is written before the function (a program converting its old checkpoints builds it), so
-        # its code may read the module's names only.
-        class_code = [*parts.forward, *parts.loss_statements]
-        made = set().union(*(_bound(s) for s in class_code)) | {"features", "labels"}
-        reads = set().union(*(names_in(s) for s in class_code), names_in(parts.optimizer)) - made
-        params = {param.name.value for param in function.params.params}
-        local = sorted(reads & (params | set().union(*(_bound(s) for s in statements if s is not session)) - bound))
-        if local:
-            problems.append(f"the network, loss or optimizer reads {', '.join(local)}, a variable of {function.name.value}()")
+        problems += _class_problems(parts, function, statements, session, bound)
     if parts is None or problems:
         return list(dict.fromkeys(problems))
     name = class_name(f"{function.name.value}_model")
@@ -242,6 +218,50 @@ def analyze_loop(
         session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls, graph,
         custom_hooks, [target for target, _ in fetches], loop_body,
     )
+
+
+def _argument_problems(arguments: dict[str, cst.BaseExpression]) -> list[str]:
+    """Why the session's arguments (other than the cadence) cannot be carried over."""
+    problems = []
+    checkpoint_dir = arguments.get("checkpoint_dir")
+    if checkpoint_dir is None or is_none(checkpoint_dir):
+        problems.append("the session has no checkpoint_dir (it neither restored nor saved)")
+    if "master" in arguments and not _is_empty_string(arguments["master"]):
+        problems.append("master= names a remote TF1 server (no TF2 counterpart; use a tf.distribute strategy)")
+    chief = arguments.get("is_chief")
+    if chief is not None and not (isinstance(chief, cst.Name) and chief.value == "True"):
+        problems.append("is_chief= may be False (workers of a TF1 cluster: use tf.distribute's MultiWorkerMirroredStrategy)")
+    for name in ("scaffold", "chief_only_hooks"):
+        if name in arguments and not is_none(arguments[name]):
+            problems.append(f"{name}= is not migrated")
+    return problems
+
+
+def _name_problems(kept, emitted, bound: set[str], dataset, fetch_targets: list[str]) -> list[str]:
+    """Names the replaced statements made that code which stays reads, and names the loop would rebind."""
+    problems = []
+    kept_reads = set().union(*(names_in(s) for s in kept), *(names_in(e) for e in emitted))
+    used = sorted(kept_reads & bound)
+    if used:
+        problems.append(f"{', '.join(used)}, made for the session, {'is' if len(used) == 1 else 'are'} used elsewhere")
+    loop_names = set(LOOP_NAMES) - ({"dataset"} if isinstance(dataset, cst.Name) else set())  # used as it is
+    clash = sorted(loop_names & (set().union(*(name_counts(s) for s in kept)) | kept_reads | set(fetch_targets)))
+    if clash:
+        problems.append(f"the function already uses {', '.join(clash)}, which the migrated loop binds")
+    return problems
+
+
+def _class_problems(parts, function: cst.FunctionDef, statements, session: cst.With, bound: set[str]) -> list[str]:
+    """The class is written before the function (a program converting its old checkpoints builds it), so its
+    code may read the module's names only."""
+    class_code = [*parts.forward, *parts.loss_statements]
+    made = set().union(*(_bound(s) for s in class_code)) | {"features", "labels"}
+    reads = set().union(*(names_in(s) for s in class_code), names_in(parts.optimizer)) - made
+    params = {param.name.value for param in function.params.params}
+    local = sorted(reads & (params | set().union(*(_bound(s) for s in statements if s is not session)) - bound))
+    if local:
+        return [f"the network, loss or optimizer reads {', '.join(local)}, a variable of {function.name.value}()"]
+    return []
 
 
 def _calls(statement: cst.CSTNode) -> list[cst.Call]:
