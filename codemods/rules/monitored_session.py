@@ -90,26 +90,24 @@ _CHUNK_NAN_BEFORE_SAVE = """\
 """
 
 # The program's own hooks, now Keras callbacks (codemods/rules/session_run_hook.py), called as the session did.
-_BEGIN = """callbacks = tf_keras.callbacks.CallbackList([{hooks}], model=model)
+_BEGIN = """\
+callbacks = tf_keras.callbacks.CallbackList([{hooks}], model=model)
 model.stop_training = False
 callbacks.on_train_begin()
 """
-_BEFORE_STEP = """    batch = int(step)
+_BEFORE_STEP = """\
+    batch = int(step)
     callbacks.on_train_batch_begin(batch)
 """
-_AFTER_STEP = """    callbacks.on_train_batch_end(batch, {"loss": step_loss})
+_AFTER_STEP = """\
+    callbacks.on_train_batch_end(batch, {"loss": step_loss})
 """
-_HOOK_STOP = """    if model.stop_training:  # a hook's request_stop(), once every hook has run
+_HOOK_STOP = """\
+    if model.stop_training:  # a hook's request_stop(), once every hook has run
         break
 """
-# The program's own statements after `sess.run`, which ran once the session's hooks had: the values it
-# fetched besides train_op (the step's loss) first.
-def _program_code(loop) -> str:
-    fetched = "".join(f"    {target} = step_loss.numpy()\n" for target in loop.fetched)
-    return fetched + "".join(textwrap.indent(source(statement), "    ") for statement in loop.loop_body)
-
-
-_END = """callbacks.on_train_end()
+_END = """\
+callbacks.on_train_end()
 """
 
 _CLASS_DOC = (
@@ -161,58 +159,9 @@ class MonitoredSessionRule(Rule):
         ctx.need_import("tf_keras")
         for name in ("model_fns", "resume") + (("estimator_hooks",) if loop.nan_check else ()):
             ctx.need_import("compat", name)
-        hooks = bool(loop.custom_hooks)
-        kind, every = loop.cadence
-        if kind == "secs":
+        if loop.cadence[0] == "secs":
             ctx.need_import("time")
-        last_step = ""
-        if loop.stop and loop.stop[0] == "last_step":
-            last_step = f"last_step = {source(loop.stop[1])}\n"
-        elif loop.stop:
-            last_step = f"last_step = int(step) + {operand(loop.stop[1])}  # StopAtStepHook(num_steps=...)\n"
-        dataset = source(loop.dataset) if isinstance(loop.dataset, cst.Name) else "dataset"
-        dataset_line = "" if isinstance(loop.dataset, cst.Name) else f"dataset = {source(loop.dataset)}\n"
-        chunked = kind == "steps" and not hooks and not loop.fetched and not loop.loop_body
-        setup = _SETUP.format(
-            every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
-            model_class=loop.shape.class_name,
-            dataset=dataset,
-            dataset_line=dataset_line,
-            tf=tf,
-            checkpoint_dir=source(loop.checkpoint_dir),
-            keep=MAX_TO_KEEP,
-            interval=f", checkpoint_interval={source(every)}" if kind == "steps" else "",
-            last_step=last_step,
-        )
-        if chunked:
-            code = setup + _CHUNKED_LOOP.format(
-                tf=tf,
-                dataset=dataset,
-                every=operand(every),
-                to_last_step=", last_step - done" if loop.stop else "",
-                or_last_step=" or the last step" if loop.stop else "",
-                nan_before_save=_CHUNK_NAN_BEFORE_SAVE if loop.nan_check else "",
-                nan_after_save=_NAN_CHECK if loop.nan_check else "",
-                stop=_STOP if loop.stop else "",
-            )
-        else:
-            code = setup + _STEP_LOOP.format(
-                tf=tf,
-                dataset=dataset,
-                start_clock="saved_time = time.monotonic()\n" if kind == "secs" else "",
-                save=_SAVE_ON_STEPS if kind == "steps" else _SAVE_ON_CLOCK.format(secs=operand(every)),
-                begin=_BEGIN.format(hooks=", ".join(source(h) for h in loop.custom_hooks)) if hooks else "",
-                before_step=_BEFORE_STEP if hooks else "",
-                after_step="".join(
-                    _NAN_CHECK if part == "nan" else _AFTER_STEP
-                    for part in (["nan", "hooks"] if loop.nan_check == "before" else ["hooks", "nan"])
-                    if (part == "nan" and loop.nan_check) or (part == "hooks" and hooks)
-                ),
-                program_code=_program_code(loop),
-                hook_stop=_HOOK_STOP if hooks else "",
-                stop=_STOP if loop.stop else "",
-                end=_END if hooks else "",
-            )
+        code = _loop_code(loop, tf)
         dropped = f"; not carried over: {', '.join(loop.dropped)}" if loop.dropped else ""
         ctx.record(
             original,
@@ -241,3 +190,65 @@ class MonitoredSessionRule(Rule):
         spacing = [cst.EmptyLine(), cst.EmptyLine()]
         classes[1:] = [c.with_changes(leading_lines=spacing) for c in classes[1:]]
         return cst.FlattenSentinel([*classes, updated.with_changes(leading_lines=spacing)])
+
+
+def _loop_code(loop: MonitoredLoop, tf: str) -> str:
+    """The model, its checkpointing and the loop replacing the session, as text at column 0."""
+    hooks = bool(loop.custom_hooks)
+    kind, every = loop.cadence
+    last_step = ""
+    if loop.stop and loop.stop[0] == "last_step":
+        last_step = f"last_step = {source(loop.stop[1])}\n"
+    elif loop.stop:
+        last_step = f"last_step = int(step) + {operand(loop.stop[1])}  # StopAtStepHook(num_steps=...)\n"
+    dataset = source(loop.dataset) if isinstance(loop.dataset, cst.Name) else "dataset"
+    dataset_line = "" if isinstance(loop.dataset, cst.Name) else f"dataset = {source(loop.dataset)}\n"
+    chunked = kind == "steps" and not hooks and not loop.fetched and not loop.loop_body
+    setup = _SETUP.format(
+        every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
+        model_class=loop.shape.class_name,
+        dataset=dataset,
+        dataset_line=dataset_line,
+        tf=tf,
+        checkpoint_dir=source(loop.checkpoint_dir),
+        keep=MAX_TO_KEEP,
+        interval=f", checkpoint_interval={source(every)}" if kind == "steps" else "",
+        last_step=last_step,
+    )
+    if chunked:
+        code = setup + _CHUNKED_LOOP.format(
+            tf=tf,
+            dataset=dataset,
+            every=operand(every),
+            to_last_step=", last_step - done" if loop.stop else "",
+            or_last_step=" or the last step" if loop.stop else "",
+            nan_before_save=_CHUNK_NAN_BEFORE_SAVE if loop.nan_check else "",
+            nan_after_save=_NAN_CHECK if loop.nan_check else "",
+            stop=_STOP if loop.stop else "",
+        )
+    else:
+        code = setup + _STEP_LOOP.format(
+            tf=tf,
+            dataset=dataset,
+            start_clock="saved_time = time.monotonic()\n" if kind == "secs" else "",
+            save=_SAVE_ON_STEPS if kind == "steps" else _SAVE_ON_CLOCK.format(secs=operand(every)),
+            begin=_BEGIN.format(hooks=", ".join(source(h) for h in loop.custom_hooks)) if hooks else "",
+            before_step=_BEFORE_STEP if hooks else "",
+            after_step="".join(
+                _NAN_CHECK if part == "nan" else _AFTER_STEP
+                for part in (["nan", "hooks"] if loop.nan_check == "before" else ["hooks", "nan"])
+                if (part == "nan" and loop.nan_check) or (part == "hooks" and hooks)
+            ),
+            program_code=_program_code(loop),
+            hook_stop=_HOOK_STOP if hooks else "",
+            stop=_STOP if loop.stop else "",
+            end=_END if hooks else "",
+        )
+    return code
+
+
+def _program_code(loop: MonitoredLoop) -> str:
+    """The loop's own statements after `sess.run` (which ran once the session's hooks had), the value it
+    fetched besides train_op (the step's loss) bound first."""
+    fetched = "".join(f"    {target} = step_loss.numpy()\n" for target in loop.fetched)
+    return fetched + "".join(textwrap.indent(source(statement), "    ") for statement in loop.loop_body)
