@@ -613,6 +613,8 @@ def _check_sessions(facts: ProgramFacts, hook_references: dict[str, list[cst.Nam
         if not isinstance(loop, MonitoredLoop):
             continue
         problems, given = [], {id(hook.func) for hook in loop.custom_hooks}
+        if facts.name_uses[loop.shape.class_name]:
+            problems.append(f"the module already uses the name {loop.shape.class_name} the migrated model would take")
         for name in dict.fromkeys(hook.func.value for hook in loop.custom_hooks):
             if name not in facts.hooks:
                 problems.append(f"hook {name}(...) is not a SessionRunHook class of this module")

@@ -360,21 +360,25 @@ def _is_empty_string(node: cst.BaseExpression) -> bool:
 
 def _cadence(arguments: dict, problems: list[str]) -> tuple[str, cst.BaseExpression]:
     steps, secs = arguments.get("save_checkpoint_steps"), arguments.get("save_checkpoint_secs")
-    steps = None if steps is None or is_none(steps) else steps
-    secs = None if secs is None or is_none(secs) else secs
+    switched_off = lambda value: value is None or is_none(value) or (  # noqa: E731 (as the session read them)
+        isinstance(value, cst.Integer) and value.evaluated_value <= 0
+    )
+    steps = None if switched_off(steps) else steps
+    secs = None if switched_off(secs) else secs
     if steps is not None and secs is not None:
         problems.append("both save_checkpoint_steps and save_checkpoint_secs are given")
     if steps is not None:
         return "steps", steps
     if secs is None and ("save_checkpoint_steps" in arguments or "save_checkpoint_secs" in arguments):
-        problems.append("checkpoints are switched off (save_checkpoint_steps/secs=None): the session only restored")
+        problems.append("checkpoints are switched off (save_checkpoint_steps/secs None or 0): the session only restored")
     return "secs", secs if secs is not None else cst.Integer(DEFAULT_SAVE_SECS)
 
 
 def _input(statements, resolver, problems):
-    """(index, features name, labels name, dataset, statements making the iterator) of the statement
+    """(index, features name, labels name, dataset, statements making the iterator) of the last statement
     `features, labels = <one-shot iterator>.get_next()`; index None when there is none."""
     iterators = {}  # name -> (statement, dataset) of `iterator = <one-shot iterator of dataset>`
+    found = None, None, None, None, []
     for index, statement in enumerate(statements):
         assignment = single_assignment(statement)
         if assignment is not None:
@@ -398,8 +402,8 @@ def _input(statements, resolver, problems):
             dataset = _one_shot_dataset(receiver, resolver)
         if dataset is None:
             continue
-        return index, targets[0], targets[1], dataset, made
-    return None, None, None, None, []
+        found = index, targets[0], targets[1], dataset, made  # the last before the session is its input
+    return found
 
 
 def _pair_assignment(statement: cst.CSTNode) -> tuple[str, str] | None:
