@@ -50,7 +50,8 @@ DROPPED_PARAMS = (
 DEFAULT_SAVE_SECS = "600"  # MonitoredTrainingSession's, when neither cadence is given
 MAX_TO_KEEP = "5"  # its Scaffold's Saver keeps tf.train.Saver's default
 ITERATOR_API = "data.make_one_shot_iterator"
-STOP_HOOK, NAN_HOOK = "train.StopAtStepHook", "train.NanTensorHook"
+STOP_HOOK, NAN_HOOK, LOGGING_HOOK = "train.StopAtStepHook", "train.NanTensorHook", "train.LoggingTensorHook"
+LOGGING_HOOK_PARAMS = ("tensors", "every_n_iter", "every_n_secs", "at_end", "formatter")
 # Local names the migrated loop binds in the function (codemods/rules/monitored_session.py).
 LOOP_NAMES = (
     "model", "dataset", "step", "checkpoint", "manager", "last_step", "train_step", "train_steps", "saved_step",
@@ -77,6 +78,8 @@ class MonitoredLoop:
     graph: cst.With | None = None  # the `with tf.Graph().as_default():` around it, unwrapped
     # `Hook(...)` calls of the program's own SessionRunHook classes (become Keras callbacks: checked by facts)
     custom_hooks: list[cst.Call] = field(default_factory=list)
+    # the callbacks the loop drives, in the hooks' order: those classes' calls, compat twins of built-in hooks
+    callbacks: list[str] = field(default_factory=list)
     fetched: list[str] = field(default_factory=list)  # names `sess.run([train_op, loss])` assigned the loss to
     loop_body: list[cst.BaseStatement] = field(default_factory=list)  # the loop's statements after sess.run
 
@@ -189,7 +192,7 @@ def analyze_loop(
         steps + renamed, cst.Name(loss), cst.Name(train_op), analysis, bound | set(renames.values()),
         where=f"{function.name.value}()",
     )
-    stop, nan_check, custom_hooks = _hook_elements(hooks_value, loss, problems, resolver)
+    stop, nan_check, custom_hooks, callbacks = _hook_elements(hooks_value, loss, problems, resolver)
 
     removed = [*steps, *iterator_statements, *region] + ([hooks_statement] if hooks_statement is not None else [])
     removed_ids = {id(s) for s in removed}
@@ -216,7 +219,7 @@ def analyze_loop(
     calls -= {id(node) for statement in loop_body for node in _calls(statement)}  # the program's, kept
     return MonitoredLoop(
         session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls, graph,
-        custom_hooks, [target for target, _ in fetches], loop_body,
+        custom_hooks, callbacks, [target for target, _ in fetches], loop_body,
     )
 
 
@@ -454,13 +457,13 @@ def _hooks(hooks: cst.BaseExpression | None, statements) -> tuple[cst.BaseExpres
 
 def _hook_elements(hooks, loss: str, problems: list[str], resolver: ApiResolver):
     """(StopAtStepHook's ("last_step" | "num_steps", N) or None, where NanTensorHook(loss) runs: "before" or
-    "after" the program's own hooks or None, the calls making the program's own hooks)."""
+    "after" the callbacks or None, the calls making the program's own hooks, the callbacks' code in order)."""
     if hooks is None or is_none(hooks):
-        return None, None, []
+        return None, None, [], []
     if not isinstance(hooks, cst.List | cst.Tuple):
         problems.append("hooks= is not a list of hooks written in the function")
-        return None, None, []
-    stop, nan_check, custom = None, None, []
+        return None, None, [], []
+    stop, nan_check, custom, callbacks = None, None, [], []
     for element in hooks.elements:
         hook = element.value
         api = resolver.call_api(hook) if isinstance(hook, cst.Call) else None
@@ -471,7 +474,8 @@ def _hook_elements(hooks, loss: str, problems: list[str], resolver: ApiResolver)
                 problems.append("StopAtStepHook is not given exactly one of num_steps, last_step")
             else:
                 stop = given[0]
-        elif api is not None and api.path == NAN_HOOK:
+            continue
+        if api is not None and api.path == NAN_HOOK:
             arguments, hook_problems = call_arguments(hook, ("loss_tensor", "fail_on_nan_loss"))
             tensor = arguments.get("loss_tensor")
             fail = arguments.get("fail_on_nan_loss")
@@ -479,17 +483,46 @@ def _hook_elements(hooks, loss: str, problems: list[str], resolver: ApiResolver)
                 problems.append("NanTensorHook watches a tensor other than the minimized loss")
             elif fail is not None and not (isinstance(fail, cst.Name) and fail.value == "True"):
                 problems.append("NanTensorHook(fail_on_nan_loss=False) is not migrated (it stopped without raising)")
-            nan_check = "after" if custom else "before"
+            nan_check = "after" if callbacks else "before"
+            continue
+        if api is not None and api.path == LOGGING_HOOK:
+            callback = _loss_logging(hook, loss, problems)
         elif isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name) and api is None:
-            if nan_check == "after":  # (own hook, NanTensorHook, own hook)
-                problems.append("NanTensorHook sits between the program's own hooks (the loop checks before or after them)")
             custom.append(hook)  # a class of the module, if facts finds it: checked there
+            callback = cst.Module([]).code_for_node(hook)
         else:
             problems.append(
-                f"hook `{_short(hook)}` is not migrated in a session (StopAtStepHook, NanTensorHook(loss) and "
-                "the module's own SessionRunHooks are)"
+                f"hook `{_short(hook)}` is not migrated in a session (StopAtStepHook, NanTensorHook(loss), "
+                "LoggingTensorHook({tag: loss}, every_n_iter) and the module's own SessionRunHooks are)"
             )
-    return stop, nan_check, custom
+            continue
+        if nan_check == "after":
+            problems.append("NanTensorHook sits between two hooks the loop calls (it checks before or after them)")
+        if callback is not None:
+            callbacks.append(callback)
+    return stop, nan_check, custom, callbacks
+
+
+def _loss_logging(hook: cst.Call, loss: str, problems: list[str]) -> str | None:
+    """compat.estimator_hooks.LogLoss for `LoggingTensorHook({"tag": loss}, every_n_iter=N)`."""
+    arguments, hook_problems = call_arguments(hook, LOGGING_HOOK_PARAMS)
+    tensors, every = arguments.get("tensors"), arguments.get("every_n_iter")
+    entries = tensors.elements if isinstance(tensors, cst.Dict) else []
+    logs_the_loss = (
+        len(entries) == 1 and isinstance(entries[0], cst.DictElement)
+        and isinstance(entries[0].key, cst.SimpleString)
+        and isinstance(entries[0].value, cst.Name) and entries[0].value.value == loss
+    )
+    others = [name for name in ("every_n_secs", "at_end", "formatter") if name in arguments and not (
+        is_none(arguments[name]) or (isinstance(arguments[name], cst.Name) and arguments[name].value == "False"))]
+    if hook_problems or not logs_the_loss or every is None or is_none(every) or others:
+        problems.append(
+            "LoggingTensorHook is migrated for {'tag': <the minimized loss>} every_n_iter only (other tensors are "
+            "graph tensors fetched by name; log them from a callback's on_train_batch_end)"
+        )
+        return None
+    tag, period = cst.Module([]).code_for_node(entries[0].key), cst.Module([]).code_for_node(every)
+    return f"estimator_hooks.LogLoss({tag}, every_n_iter={period})"
 
 
 def _short(node: cst.CSTNode) -> str:

@@ -61,6 +61,35 @@ class StopAtStep(tf_keras.callbacks.Callback):
             self.model.stop_training = True
 
 
+class LogLoss(tf_keras.callbacks.Callback):
+    """TF1's `LoggingTensorHook({tag: loss}, every_n_iter=N)`: logs `<tag> = <loss>` (`tf.compat.v1.logging`,
+    INFO) at this process's steps 0, N, 2N, ..., with the seconds since the previous log, as the hook did."""
+
+    def __init__(self, tag: str, every_n_iter: int):
+        super().__init__()
+        if every_n_iter <= 0:
+            raise ValueError(f"every_n_iter must be positive, got {every_n_iter}")
+        self.tag, self.every_n_iter = tag, every_n_iter
+
+    def on_train_begin(self, logs=None):
+        self._iterations, self._logged_at, self._logged_time = 0, None, None
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self._logged_at is None or self._iterations >= self._logged_at + self.every_n_iter:
+            now = time.time()
+            loss = logs["loss"]
+            # As TF1 printed the fetched float32 value (CallbackList may have made it a Python float).
+            loss = np.asarray(loss) if hasattr(loss, "dtype") else np.float32(loss)
+            with np.printoptions(suppress=True):
+                message = f"{self.tag} = {loss}"
+            if self._logged_time is None:
+                tf.compat.v1.logging.info("%s", message)
+            else:
+                tf.compat.v1.logging.info("%s (%.3f sec)", message, now - self._logged_time)
+            self._logged_at, self._logged_time = self._iterations, now
+        self._iterations += 1
+
+
 class StepCounter(tf_keras.callbacks.Callback):
     """`StepCounterHook(every_n_steps | every_n_secs, output_dir)`: every N steps (or seconds) after the
     call's first step, the steps per second since the last count, logged as `global_step/sec: X` and, with

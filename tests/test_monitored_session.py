@@ -4,14 +4,15 @@ under TensorFlow 2.15 in TF1 graph mode; rewritten, under the newest TensorFlow,
 model.ckpt-0 (converted with compat.model_fns.convert_estimator_checkpoint). Compared: the checkpoints each
 leaves (steps), and every weight of the last one within 1e-5, for a run to a last step, a restart of a
 finished run (the session takes one more step), a run ended by its input, runs stopped by a hook of the
-program's own (a SessionRunHook become a Keras callback; the loss each step fetched with train_op, within
-1e-5), and NaN losses (NanTensorHook) between saves and
+program's own (a SessionRunHook become a Keras callback; the loss each step fetched with train_op, and the
+losses LoggingTensorHook logged, within 1e-5), and NaN losses (NanTensorHook) between saves and
 at a save step. SIGKILLed after a save, the
 migrated program resumes from it."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -39,18 +40,25 @@ CASES = {
 }
 
 
-def _runs(python, program, directory, runs, keep_start=None):
+def _runs(python, program, directory, runs, keep_start=None) -> list[list[float]]:
     """The runs one after the other; `keep_start`: where to copy model.ckpt-0 after the first (the session
-    keeps 5 checkpoints)."""
+    keeps 5 checkpoints). Returns each run's logged losses (LoggingTensorHook's `loss = ...` lines)."""
+    logged = []
     for index, (last_step, save_steps, more) in enumerate(runs):
         completed = run([python, program, directory, last_step, save_steps, *more], check_codes=(0, 1))
         failed = "--nan_at_step" in more
         assert completed.returncode == failed, completed.stderr[-3000:]
         assert ("NaN loss during training" in completed.stderr) == failed
+        lines = re.findall(r"INFO:tensorflow:loss = .*", completed.stderr)
+        # TF 2.21 prints each INFO line twice once a checkpoint save has called absl's logging (which runs
+        # logging.basicConfig): the program's own tf.logging lines as well. Count each logged line once.
+        lines = [line for index, line in enumerate(lines) if index == 0 or line != lines[index - 1]]
+        logged.append([float(line.split(" = ")[1].split(" ")[0]) for line in lines])
         if index == 0 and keep_start is not None:
             keep_start.mkdir()
             for path in directory.glob("model.ckpt-0.*"):
                 shutil.copyfile(path, keep_start / path.name)
+    return logged
 
 
 def _saved_steps(directory) -> list[int]:
@@ -65,7 +73,8 @@ def session_dirs(legacy_python, tmp_path_factory):
     directories = {}
     for case, runs in CASES.items():
         directories[case] = tmp_path_factory.mktemp(case) / "session"
-        _runs(legacy_python, PROGRAM, directories[case], runs, keep_start=directories[case].parent / "start")
+        logged = _runs(legacy_python, PROGRAM, directories[case], runs, keep_start=directories[case].parent / "start")
+        (directories[case].parent / "logged.json").write_text(json.dumps(logged))
     return directories
 
 
@@ -87,7 +96,11 @@ def test_migrated_session_takes_the_sessions_steps_and_saves(target, session_dir
         start = session_dir.parent / "start" / "model.ckpt-0"
         saved = model_fns.convert_estimator_checkpoint(_model(module), start, directory)
         assert saved.endswith("ckpt-0")
-        _runs(MODERN_PYTHON, migrated, directory, runs)
+        logged = _runs(MODERN_PYTHON, migrated, directory, runs)
+        expected_logs = json.loads((session_dir.parent / "logged.json").read_text())
+        assert [len(values) for values in logged] == [len(values) for values in expected_logs], case
+        for values, expected in zip(logged, expected_logs):
+            np.testing.assert_allclose(values, expected, rtol=0, atol=1e-5, err_msg=f"{case}: logged losses")
 
         assert _saved_steps(directory) == _saved_steps(session_dir), case
         if (session_dir / "losses.jsonl").exists():  # the loss each step fetched, run by run
@@ -119,6 +132,8 @@ def test_session_steps_of_the_cases(session_dirs):
     assert _saved_steps(session_dirs["finished_run_restarted"]) == [7, 10, 17, 20, 21]
     assert _saved_steps(session_dirs["input_ends"]) == [0, 6, 12, 18, 20]
     assert _saved_steps(session_dirs["hook_requests_stop"]) == [0, 5, 10, 12, 16]
+    logged = json.loads((session_dirs["hook_requests_stop"].parent / "logged.json").read_text())
+    assert [len(values) for values in logged] == [4, 2]  # every 3 steps of each run: 0, 3, 6, 9; 0, 3
     assert _saved_steps(session_dirs["nan_between_saves"]) == [0, 5]
     assert _saved_steps(session_dirs["nan_at_a_save_step"]) == [0, 5, 10]
 

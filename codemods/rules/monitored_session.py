@@ -89,7 +89,8 @@ _CHUNK_NAN_BEFORE_SAVE = """\
         estimator_hooks.check_loss(previous_loss)
 """
 
-# The program's own hooks, now Keras callbacks (codemods/rules/session_run_hook.py), called as the session did.
+# The program's own hooks, now Keras callbacks (codemods/rules/session_run_hook.py), and LoggingTensorHook's
+# twin, called as the session called the hooks.
 _BEGIN = """\
 callbacks = tf_keras.callbacks.CallbackList([{hooks}], model=model)
 model.stop_training = False
@@ -157,7 +158,8 @@ class MonitoredSessionRule(Rule):
             return updated
         tf = ctx.need_tensorflow()
         ctx.need_import("tf_keras")
-        for name in ("model_fns", "resume") + (("estimator_hooks",) if loop.nan_check else ()):
+        logs = any(callback.startswith("estimator_hooks.") for callback in loop.callbacks)
+        for name in ("model_fns", "resume") + (("estimator_hooks",) if loop.nan_check or logs else ()):
             ctx.need_import("compat", name)
         if loop.cadence[0] == "secs":
             ctx.need_import("time")
@@ -194,7 +196,7 @@ class MonitoredSessionRule(Rule):
 
 def _loop_code(loop: MonitoredLoop, tf: str) -> str:
     """The model, its checkpointing and the loop replacing the session, as text at column 0."""
-    hooks = bool(loop.custom_hooks)
+    hooks = bool(loop.callbacks)
     kind, every = loop.cadence
     last_step = ""
     if loop.stop and loop.stop[0] == "last_step":
@@ -232,7 +234,7 @@ def _loop_code(loop: MonitoredLoop, tf: str) -> str:
             dataset=dataset,
             start_clock="saved_time = time.monotonic()\n" if kind == "secs" else "",
             save=_SAVE_ON_STEPS if kind == "steps" else _SAVE_ON_CLOCK.format(secs=operand(every)),
-            begin=_BEGIN.format(hooks=", ".join(source(h) for h in loop.custom_hooks)) if hooks else "",
+            begin=_BEGIN.format(hooks=", ".join(loop.callbacks)) if hooks else "",
             before_step=_BEFORE_STEP if hooks else "",
             after_step="".join(
                 _NAN_CHECK if part == "nan" else _AFTER_STEP

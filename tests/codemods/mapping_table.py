@@ -490,13 +490,14 @@ ROWS = [
     ),
     Row(
         "`with MonitoredTrainingSession(checkpoint_dir, save_checkpoint_steps \\| secs, hooks=[StopAtStepHook, "
-        "NanTensorHook(loss)]) as sess: while not sess.should_stop(): sess.run(train_op)` in a function, graph "
-        "from a one-shot iterator",
+        "NanTensorHook(loss), LoggingTensorHook({tag: loss}), own hooks]) as sess: while not sess.should_stop(): "
+        "sess.run(train_op)` in a function, graph from a one-shot iterator",
         "the graph -> `class <Function>Model(compat.model_fns.EstimatorModel)`; the session -> a loop with "
         "`tf.train.CheckpointManager` (restore, save at start, cadence and end; stop after the last step)",
         "same",
         "monitored_training_session",
-        ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "time.monotonic() - saved_time >= 600"),
+        ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "time.monotonic() - saved_time >= 600",
+         'estimator_hooks.LogLoss("cross entropy", every_n_iter=50)'),
         ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "if int(step) >= last_step:"),
     ),
     Row(

@@ -14,6 +14,7 @@ import numpy as np
 import tensorflow.compat.v1 as tf
 
 tf.disable_eager_execution()
+tf.logging.set_verbosity(tf.logging.INFO)  # LoggingTensorHook logs at INFO
 
 CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS, EPOCHS, RUNS, NAN_AT_STEP = "runs/monitored", 20, 7, None, None, None
 
@@ -58,8 +59,9 @@ def train():
 
 
 def train_with_hook():
-    """The same with a hook of the program's own (the migrated loop then runs a step per call), fetching each
-    step's loss and appending the run's to losses.jsonl in the checkpoint_dir."""
+    """The same with a hook of the program's own (the migrated loop then runs a step per call) and the loss
+    logged every 3 steps, fetching each step's loss and appending the run's to losses.jsonl in the
+    checkpoint_dir."""
     global_step = tf.train.get_or_create_global_step()
     images, classes = tf.data.make_one_shot_iterator(input_fn()).get_next()
     hidden = tf.layers.dense(images, 16, activation=tf.nn.tanh)
@@ -67,7 +69,12 @@ def train_with_hook():
     loss = tf.losses.sparse_softmax_cross_entropy(labels=classes, logits=logits)
     optimizer = tf.train.AdamOptimizer(learning_rate=0.01)
     train_op = optimizer.minimize(loss, global_step=global_step)
-    hooks = [tf.train.StopAtStepHook(last_step=LAST_STEP), tf.train.NanTensorHook(loss), StopAfterRuns(RUNS)]
+    hooks = [
+        tf.train.StopAtStepHook(last_step=LAST_STEP),
+        tf.train.NanTensorHook(loss),
+        StopAfterRuns(RUNS),
+        tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=3),
+    ]
     losses = []
     with tf.train.MonitoredTrainingSession(
         checkpoint_dir=CHECKPOINT_DIR, save_checkpoint_steps=SAVE_STEPS, hooks=hooks, log_step_count_steps=None
