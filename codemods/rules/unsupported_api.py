@@ -10,11 +10,12 @@ from codemods.registry import Rule, register
 
 _HOOKS = {
     "StopAtStepHook": "carried over (compat.estimator_hooks.StopAtStep) only inline in the hooks= list of a migrated "
-    "train call; elsewhere end the loop at that step yourself",
+    "train call or in the hooks of a migrated MonitoredTrainingSession; elsewhere end the loop at that step yourself",
     "LoggingTensorHook": "log from a tf_keras callback's on_train_batch_end(batch, logs) (graph tensors "
     "fetched by name do not exist in TF2); LoggingTensorHook({tag: loss}, every_n_iter=N) in a migrated "
     "MonitoredTrainingSession is carried over (compat.estimator_hooks.LogLoss)",
-    "NanTensorHook": "use tf_keras.callbacks.TerminateOnNaN()",
+    "NanTensorHook": "use tf_keras.callbacks.TerminateOnNaN() (NanTensorHook(loss) in the hooks of a migrated "
+    "MonitoredTrainingSession is carried over)",
     "ProfilerHook": "use tf_keras.callbacks.TensorBoard(log_dir, profile_batch=(start, stop))",
     # Estimator uses a CheckpointSaverHook in hooks= instead of its own saver (estimator.py,
     # _train_with_estimator_spec): the RunConfig's cadence is then unused.
