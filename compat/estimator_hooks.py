@@ -63,7 +63,8 @@ class StopAtStep(tf_keras.callbacks.Callback):
 
 class LogLoss(tf_keras.callbacks.Callback):
     """TF1's `LoggingTensorHook({tag: loss}, every_n_iter=N)`: logs `<tag> = <loss>` (`tf.compat.v1.logging`,
-    INFO) at this process's steps 0, N, 2N, ..., with the seconds since the previous log, as the hook did."""
+    INFO) at this process's steps 0, N, 2N, ..., with the seconds since the previous log, as the hook did
+    (the loss printed as a float32, the dtype of migrated models' losses)."""
 
     def __init__(self, tag: str, every_n_iter: int):
         super().__init__()
@@ -77,9 +78,8 @@ class LogLoss(tf_keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         if self._logged_at is None or self._iterations >= self._logged_at + self.every_n_iter:
             now = time.time()
-            loss = logs["loss"]
-            # As TF1 printed the fetched float32 value (CallbackList may have made it a Python float).
-            loss = np.asarray(loss) if hasattr(loss, "dtype") else np.float32(loss)
+            # Printed as TF1 printed the fetched float32 loss (CallbackList may have made it a float64).
+            loss = np.float32(np.asarray(logs["loss"]))
             with np.printoptions(suppress=True):
                 message = f"{self.tag} = {loss}"
             if self._logged_time is None:
