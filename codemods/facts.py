@@ -36,7 +36,7 @@ from codemods.hook_facts import (
 from codemods.input_fns import callable_input_fn_problems
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
-from codemods.monitored_sessions import MonitoredLoop, monitored_loops
+from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
 from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
 from codemods.templates import source
 
@@ -362,9 +362,19 @@ class _Collector(cst.CSTVisitor):
         self.facts = facts
         self.assigned = defaultdict(int)
         self.lists: dict[str, cst.List] = {}  # name -> list literal assigned to it
+        self.enclosing: list[cst.FunctionDef] = []  # the defs around the node being visited
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.facts.functions.setdefault(node.name.value, []).append(node)
+        self.enclosing.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.enclosing.pop()
+
+    def visit_With(self, node: cst.With) -> None:
+        call = session_call(node, self.resolver)
+        if call is not None:
+            self.facts.sessions[id(call)] = analyze_session(node, call, self.enclosing, self.facts.module, self.resolver)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if any(
@@ -559,7 +569,6 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
         module=module,
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
     )
-    facts.sessions = monitored_loops(module, resolver)
     collector = _Collector(resolver, facts)
     module.visit(collector)
     checker = _UseChecker(facts, resolver, collector.lists)

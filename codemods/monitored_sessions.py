@@ -96,41 +96,20 @@ def session_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | No
     return None
 
 
-def monitored_loops(module: cst.Module, resolver: ApiResolver) -> dict[int, MonitoredLoop | list[str]]:
-    """Every MonitoredTrainingSession `with` statement of the module (by the id of its call): the loop that
-    replaces it, or why it is kept."""
-    found: dict[int, MonitoredLoop | list[str]] = {}
-
-    class Sessions(cst.CSTVisitor):
-        def __init__(self):
-            self.functions: list[cst.FunctionDef] = []
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.functions.append(node)
-
-        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.functions.pop()
-
-        def visit_With(self, node: cst.With) -> None:
-            call = session_call(node, resolver)
-            if call is None:
-                return
-            function = self.functions[-1] if len(self.functions) == 1 else None
-            if not self.functions:
-                found[id(call)] = ["the session runs at module level (a session in a module-level function migrates)"]
-            elif function is None or not any(statement is function for statement in module.body):
-                found[id(call)] = ["the session is in a nested function or method (a session in a module-level function migrates)"]
-            else:
-                graph = next((s for s in function.body.body if _graph_block(s, resolver) and node in s.body.body), None)
-                if graph is None and node not in function.body.body:
-                    found[id(call)] = [
-                        "the session is not a statement of the function's body (or of its `with tf.Graph().as_default():`)"
-                    ]
-                else:
-                    found[id(call)] = analyze_loop(function, node, call, resolver, graph)
-
-    module.visit(Sessions())
-    return found
+def analyze_session(
+    session: cst.With, call: cst.Call, functions: list[cst.FunctionDef], module: cst.Module, resolver: ApiResolver
+) -> MonitoredLoop | list[str]:
+    """The loop replacing `with MonitoredTrainingSession(...)` (`call`) inside `functions` (the enclosing defs,
+    outermost first), or why it is kept. (codemods/facts.py finds the sessions in its own walk of the module.)"""
+    if not functions:
+        return ["the session runs at module level (a session in a module-level function migrates)"]
+    function = functions[-1]
+    if len(functions) > 1 or not any(statement is function for statement in module.body):
+        return ["the session is in a nested function or method (a session in a module-level function migrates)"]
+    graph = next((s for s in function.body.body if _graph_block(s, resolver) and session in s.body.body), None)
+    if graph is None and session not in function.body.body:
+        return ["the session is not a statement of the function's body (or of its `with tf.Graph().as_default():`)"]
+    return analyze_loop(function, session, call, resolver, graph)
 
 
 def _graph_block(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
