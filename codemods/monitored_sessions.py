@@ -35,6 +35,7 @@ from codemods.model_fns import (
     training_parts,
 )
 from codemods.syntax import call_arguments, is_none, name_counts, single_assignment
+from codemods.templates import source
 
 SESSION_API = "train.MonitoredTrainingSession"
 SESSION_PARAMS = (
@@ -468,7 +469,7 @@ def _hook_elements(hooks, loss: str, problems: list[str], resolver: ApiResolver)
             callback = _loss_logging(hook, loss, problems)
         elif isinstance(hook, cst.Call) and isinstance(hook.func, cst.Name) and api is None:
             custom.append(hook)  # a class of the module, if facts finds it: checked there
-            callback = cst.Module([]).code_for_node(hook)
+            callback = source(hook)
         else:
             problems.append(
                 f"hook `{_short(hook)}` is not migrated in a session (StopAtStepHook, NanTensorHook(loss), "
@@ -500,12 +501,12 @@ def _loss_logging(hook: cst.Call, loss: str, problems: list[str]) -> str | None:
             "graph tensors fetched by name; log them from a callback's on_train_batch_end)"
         )
         return None
-    tag, period = cst.Module([]).code_for_node(entries[0].key), cst.Module([]).code_for_node(every)
+    tag, period = source(entries[0].key), source(every)
     return f"estimator_hooks.LogLoss({tag}, every_n_iter={period})"
 
 
 def _short(node: cst.CSTNode) -> str:
-    text = cst.Module([]).code_for_node(node)
+    text = source(node)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
