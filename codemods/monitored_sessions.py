@@ -26,14 +26,21 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.api import ApiResolver
-from codemods.model_fns import (
-    GLOBAL_STEP_APIS,
-    ModelFnReader,
-    ModelFnShape,
-    class_name,
-    names_in,
-    training_parts,
+from codemods.graph_training import (
+    BatchRenamer,
+    bound_by_with,
+    bound_names,
+    calls_in,
+    class_problems,
+    graph_statements,
+    is_global_step,
+    is_method,
+    is_underscore,
+    minimized_loss,
+    one_shot_input,
+    session_function,
 )
+from codemods.model_fns import ModelFnReader, ModelFnShape, class_name, names_in, training_parts
 from codemods.syntax import call_arguments, is_none, name_counts, single_assignment
 from codemods.templates import source
 
@@ -50,7 +57,6 @@ DROPPED_PARAMS = (
 )
 DEFAULT_SAVE_SECS = "600"  # MonitoredTrainingSession's, when neither cadence is given
 MAX_TO_KEEP = "5"  # its Scaffold's Saver keeps tf.train.Saver's default
-ITERATOR_API = "data.make_one_shot_iterator"
 STOP_HOOK, NAN_HOOK, LOGGING_HOOK = "train.StopAtStepHook", "train.NanTensorHook", "train.LoggingTensorHook"
 LOGGING_HOOK_PARAMS = ("tensors", "every_n_iter", "every_n_secs", "at_end", "formatter")
 # Local names the migrated loop binds in the function (codemods/rules/monitored_session.py).
@@ -102,27 +108,10 @@ def analyze_session(
 ) -> MonitoredLoop | list[str]:
     """The loop replacing `with MonitoredTrainingSession(...)` (`call`) inside `functions` (the enclosing defs,
     outermost first), or why it is kept. (codemods/facts.py finds the sessions in its own walk of the module.)"""
-    if not functions:
-        return ["the session runs at module level (a session in a module-level function migrates)"]
-    function = functions[-1]
-    if len(functions) > 1 or not any(statement is function for statement in module.body):
-        return ["the session is in a nested function or method (a session in a module-level function migrates)"]
-    graph = next((s for s in function.body.body if _graph_block(s, resolver) and session in s.body.body), None)
-    if graph is None and session not in function.body.body:
-        return ["the session is not a statement of the function's body (or of its `with tf.Graph().as_default():`)"]
-    return analyze_loop(function, session, call, resolver, graph)
-
-
-def _graph_block(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
-    """Whether `statement` is `with tf.Graph().as_default():` (nothing else)."""
-    if not isinstance(statement, cst.With) or len(statement.items) != 1 or statement.items[0].asname is not None:
-        return False
-    item = statement.items[0].item
-    if not (isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute)
-            and item.func.attr.value == "as_default" and isinstance(item.func.value, cst.Call)):
-        return False
-    api = resolver.call_api(item.func.value)
-    return api is not None and api.path == "Graph" and not item.func.value.args
+    where = session_function(session, functions, module, resolver)
+    if isinstance(where, list):
+        return where
+    return analyze_loop(where[0], session, call, resolver, where[1])
 
 
 def analyze_loop(
@@ -148,26 +137,26 @@ def analyze_loop(
     checkpoint_dir = arguments.get("checkpoint_dir")
     cadence = _cadence(arguments, problems)
 
-    iterator_at, features_name, labels_name, dataset, iterator_statements = _input(body[:at], resolver, problems)
+    iterator_at, features_name, labels_name, dataset, iterator_statements = one_shot_input(body[:at], resolver, problems)
     if iterator_at is None:
         return problems + [
             "the input is not `features, labels = tf.data.make_one_shot_iterator(dataset).get_next()` (or "
             "`dataset.make_one_shot_iterator().get_next()`) before the session"
         ]
     hooks_value, hooks_statement = _hooks(arguments.get("hooks"), body[:at])
-    steps = [s for s in body[:iterator_at] if _global_step(s, resolver)]
-    region = _graph_statements(
+    steps = [s for s in body[:iterator_at] if is_global_step(s, resolver)]
+    region = graph_statements(
         [s for s in body[iterator_at + 1 : at] if s is not hooks_statement], {features_name, labels_name}, resolver
     )
     renames = {features_name: "features", labels_name: "labels"}
     clashing = ({"features", "labels"} - set(renames)) & set().union(*(names_in(s) for s in region))
     if clashing:
         problems.append(f"the training code uses {', '.join(sorted(clashing))} besides the input's batch")
-    renamed = [s.visit(_Renamer(renames)) for s in region]
-    loss = _minimized_loss(renamed, train_op)
+    renamed = [s.visit(BatchRenamer(renames)) for s in region]
+    loss = minimized_loss(renamed, train_op)
     if loss is None:
         return problems + [f"`{train_op}` is not assigned `optimizer.minimize(loss, global_step=...)` before the session"]
-    bound = set().union(*(_bound(s) for s in [*steps, *region])) | {features_name, labels_name}
+    bound = set().union(*(bound_names(s) for s in [*steps, *region])) | {features_name, labels_name}
     parts = training_parts(
         steps + renamed, cst.Name(loss), cst.Name(train_op), analysis, bound | set(renames.values()),
         where=f"{function.name.value}()",
@@ -181,12 +170,12 @@ def analyze_loop(
             problems.append(f"sess.run fetches {fetched} besides train_op (the minimized loss is carried over)")
     # The program's statements that stay: the function's, and its own in the loop (after sess.run).
     kept = [s for s in statements if id(s) not in removed_ids and s is not session] + loop_body
-    bound |= set().union(*(_bound(s) for s in removed)) | _bound_by_with(session)
+    bound |= set().union(*(bound_names(s) for s in removed)) | bound_by_with(session)
     emitted = [dataset, cadence[1], *([checkpoint_dir] if checkpoint_dir is not None else [])]
     emitted += [stop[1]] if stop else []
     problems += _name_problems(kept, emitted, bound, dataset, [target for target, _ in fetches])
     if parts is not None:
-        problems += _class_problems(parts, function, statements, session, bound)
+        problems += class_problems(parts, function, statements, session, bound)
     if parts is None or problems:
         return list(dict.fromkeys(problems))
     name = class_name(f"{function.name.value}_model")
@@ -195,8 +184,8 @@ def analyze_loop(
         parts.training_only,
     )
     dropped = [n for n in DROPPED_PARAMS if n in arguments]
-    calls = {id(node) for statement in [*removed, session] for node in _calls(statement)}
-    calls -= {id(node) for statement in loop_body for node in _calls(statement)}  # the program's, kept
+    calls = {id(node) for statement in [*removed, session] for node in calls_in(statement)}
+    calls -= {id(node) for statement in loop_body for node in calls_in(statement)}  # the program's, kept
     return MonitoredLoop(
         session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls, graph,
         custom_hooks, callbacks, [target for target, _ in fetches], loop_body,
@@ -234,47 +223,6 @@ def _name_problems(kept, emitted, bound: set[str], dataset, fetch_targets: list[
     return problems
 
 
-def _class_problems(parts, function: cst.FunctionDef, statements, session: cst.With, bound: set[str]) -> list[str]:
-    """The class is written before the function (a program converting its old checkpoints builds it), so its
-    code may read the module's names only."""
-    class_code = [*parts.forward, *parts.loss_statements]
-    made = set().union(*(_bound(s) for s in class_code)) | {"features", "labels"}
-    reads = set().union(*(names_in(s) for s in class_code), names_in(parts.optimizer)) - made
-    params = {param.name.value for param in function.params.params}
-    local = sorted(reads & (params | set().union(*(_bound(s) for s in statements if s is not session)) - bound))
-    if local:
-        return [f"the network, loss or optimizer reads {', '.join(local)}, a variable of {function.name.value}()"]
-    return []
-
-
-def _calls(statement: cst.CSTNode) -> list[cst.Call]:
-    found = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, node):
-            found.append(node)
-
-    statement.visit(Calls())
-    return found
-
-
-def _graph_statements(statements, batch: set[str], resolver: ApiResolver) -> list[cst.BaseStatement]:
-    """Those of `statements` (between the iterator and the session) that build the graph; the others (plain
-    Python, calling no TensorFlow API and reading nothing the graph statements make) stay where they are."""
-    plain = [s for s in statements if not _calls_tensorflow(s, resolver)]
-    changed = True
-    while changed:
-        graph = [s for s in statements if not any(s is p for p in plain)]
-        made = set().union(batch, *(_bound(s) for s in graph))
-        kept = [s for s in plain if not names_in(s) & made]
-        changed, plain = len(kept) != len(plain), kept
-    return [s for s in statements if not any(s is p for p in plain)]
-
-
-def _calls_tensorflow(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
-    return any(resolver.call_api(call) is not None for call in _calls(statement))
-
-
 def _session_body(session: cst.With):
     """(train_op, [(target, fetched name)], the statements after sess.run) of `with ... as sess: while not
     sess.should_stop(): [targets =] sess.run(train_op | [train_op, ...]); ...`, or None."""
@@ -290,7 +238,7 @@ def _session_body(session: cst.With):
     if not (
         isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         and isinstance(test.expression, cst.Call) and not test.expression.args
-        and _is_method(test.expression.func, sess.value, "should_stop")
+        and is_method(test.expression.func, sess.value, "should_stop")
     ):
         return None
     run_statement, *rest = loop.body.body
@@ -304,13 +252,13 @@ def _session_body(session: cst.With):
     else:
         return None
     if not (
-        isinstance(run, cst.Call) and _is_method(run.func, sess.value, "run") and len(run.args) == 1
+        isinstance(run, cst.Call) and is_method(run.func, sess.value, "run") and len(run.args) == 1
         and run.args[0].keyword is None
     ):
         return None
     fetches = run.args[0].value
     if isinstance(fetches, cst.Name):
-        if target is not None and not _is_underscore(target):
+        if target is not None and not is_underscore(target):
             return None
         return fetches.value, [], rest
     if not isinstance(fetches, cst.List | cst.Tuple) or not isinstance(target, cst.List | cst.Tuple):
@@ -324,17 +272,6 @@ def _session_body(session: cst.With):
     if len(train_ops) != 1:
         return None  # train_op is the one fetch assigned to `_`
     return train_ops[0][1], [(t, n) for t, n in pairs if t != "_"], rest
-
-
-def _is_method(func: cst.BaseExpression, receiver: str, method: str) -> bool:
-    return (
-        isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == receiver
-        and func.attr.value == method
-    )
-
-
-def _is_underscore(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "_"
 
 
 def _is_empty_string(node: cst.BaseExpression) -> bool:
@@ -355,74 +292,6 @@ def _cadence(arguments: dict, problems: list[str]) -> tuple[str, cst.BaseExpress
     if secs is None and ("save_checkpoint_steps" in arguments or "save_checkpoint_secs" in arguments):
         problems.append("checkpoints are switched off (save_checkpoint_steps/secs None or 0): the session only restored")
     return "secs", secs if secs is not None else cst.Integer(DEFAULT_SAVE_SECS)
-
-
-def _input(statements, resolver, problems):
-    """(index, features name, labels name, dataset, statements making the iterator) of the last statement
-    `features, labels = <one-shot iterator>.get_next()`; index None when there is none."""
-    iterators = {}  # name -> (statement, dataset) of `iterator = <one-shot iterator of dataset>`
-    found = None, None, None, None, []
-    for index, statement in enumerate(statements):
-        assignment = single_assignment(statement)
-        if assignment is not None:
-            dataset = _one_shot_dataset(assignment[1], resolver)
-            if dataset is not None:
-                iterators[assignment[0]] = (statement, dataset)
-            continue
-        targets = _pair_assignment(statement)
-        if targets is None:
-            continue
-        value = statement.body[0].value
-        if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
-                and value.func.attr.value == "get_next"):
-            continue
-        receiver = value.func.value
-        made = [statement]
-        if isinstance(receiver, cst.Name) and receiver.value in iterators:
-            iterator_statement, dataset = iterators[receiver.value]
-            made.insert(0, iterator_statement)
-        else:
-            dataset = _one_shot_dataset(receiver, resolver)
-        if dataset is None:
-            continue
-        found = index, targets[0], targets[1], dataset, made  # the last before the session is its input
-    return found
-
-
-def _pair_assignment(statement: cst.CSTNode) -> tuple[str, str] | None:
-    """(a, b) of `a, b = ...`."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None
-    small = statement.body[0]
-    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-        return None
-    target = small.targets[0].target
-    if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
-        return None
-    names = [element.value for element in target.elements]
-    if not all(isinstance(name, cst.Name) for name in names) or names[0].value == names[1].value:
-        return None
-    return names[0].value, names[1].value
-
-
-def _one_shot_dataset(node: cst.BaseExpression, resolver: ApiResolver) -> cst.BaseExpression | None:
-    """`dataset` of `tf.data.make_one_shot_iterator(dataset)` or `dataset.make_one_shot_iterator()`."""
-    if not isinstance(node, cst.Call):
-        return None
-    api = resolver.call_api(node)
-    if api is not None and api.path == ITERATOR_API and len(node.args) == 1 and node.args[0].keyword is None:
-        return node.args[0].value
-    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "make_one_shot_iterator" and not node.args:
-        return node.func.value
-    return None
-
-
-def _global_step(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
-    assignment = single_assignment(statement)
-    if assignment is None or not isinstance(assignment[1], cst.Call):
-        return False
-    api = resolver.call_api(assignment[1])
-    return api is not None and api.path in GLOBAL_STEP_APIS
 
 
 def _hooks(hooks: cst.BaseExpression | None, statements) -> tuple[cst.BaseExpression | None, cst.CSTNode | None]:
@@ -508,65 +377,3 @@ def _loss_logging(hook: cst.Call, loss: str, problems: list[str]) -> str | None:
 def _short(node: cst.CSTNode) -> str:
     text = source(node)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _minimized_loss(statements, train_op: str) -> str | None:
-    """The loss name of `train_op = <...>.minimize(loss, ...)`."""
-    for statement in statements:
-        assignment = single_assignment(statement)
-        if assignment is None or assignment[0] != train_op or not isinstance(assignment[1], cst.Call):
-            continue
-        arguments, _ = call_arguments(assignment[1], ("loss",))
-        loss = arguments.get("loss")
-        return loss.value if isinstance(loss, cst.Name) else None
-    return None
-
-
-def _bound(statement: cst.CSTNode) -> set[str]:
-    """Every name a statement binds (assignment and loop targets, defs, imports, with ... as)."""
-    bound: set[str] = set()
-
-    class Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, node):
-            bound.update(names_in(node.target))
-
-        def visit_AugAssign(self, node):
-            bound.update(names_in(node.target))
-
-        def visit_AnnAssign(self, node):
-            bound.update(names_in(node.target))
-
-        def visit_For(self, node):
-            bound.update(names_in(node.target))
-
-        def visit_AsName(self, node):
-            bound.update(names_in(node.name))
-
-        def visit_FunctionDef(self, node):
-            bound.add(node.name.value)
-
-        def visit_ClassDef(self, node):
-            bound.add(node.name.value)
-
-    statement.visit(Targets())
-    return bound
-
-
-def _bound_by_with(session: cst.With) -> set[str]:
-    return {item.asname.name.value for item in session.items if item.asname and isinstance(item.asname.name, cst.Name)}
-
-
-class _Renamer(cst.CSTTransformer):
-    """Renames variables (not attributes or keywords): the input's batch becomes `features`, `labels`."""
-
-    def __init__(self, renames: dict[str, str]):
-        self.renames = {old: new for old, new in renames.items() if old != new}
-
-    def leave_Name(self, original, updated):
-        return updated.with_changes(value=self.renames[updated.value]) if updated.value in self.renames else updated
-
-    def leave_Attribute(self, original, updated):
-        return updated.with_changes(attr=original.attr)
-
-    def leave_Arg(self, original, updated):
-        return updated.with_changes(keyword=original.keyword)

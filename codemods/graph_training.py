@@ -1,0 +1,223 @@
+"""Reading a TF1 training graph written in a function, for the session loops the rewrite migrates
+(codemods/monitored_sessions.py, codemods/saver_loops.py): where the session sits, its input (a one-shot
+iterator's batch), which statements build the graph, the minimized loss, the names statements bind.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.api import ApiResolver
+from codemods.model_fns import GLOBAL_STEP_APIS, names_in
+from codemods.syntax import call_arguments, single_assignment
+
+ITERATOR_API = "data.make_one_shot_iterator"
+
+
+def session_function(session: cst.With, functions: list[cst.FunctionDef], module: cst.Module, resolver: ApiResolver):
+    """(the module-level function running `session`, its `with tf.Graph().as_default():` block or None), or
+    why the session is not where a migrated loop can replace it. `functions`: the enclosing defs, outermost
+    first."""
+    if not functions:
+        return ["the session runs at module level (a session in a module-level function migrates)"]
+    function = functions[-1]
+    if len(functions) > 1 or not any(statement is function for statement in module.body):
+        return ["the session is in a nested function or method (a session in a module-level function migrates)"]
+    graph = next((s for s in function.body.body if graph_block(s, resolver) and session in s.body.body), None)
+    if graph is None and session not in function.body.body:
+        return ["the session is not a statement of the function's body (or of its `with tf.Graph().as_default():`)"]
+    return function, graph
+
+
+def graph_block(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
+    """Whether `statement` is `with tf.Graph().as_default():` (nothing else)."""
+    if not isinstance(statement, cst.With) or len(statement.items) != 1 or statement.items[0].asname is not None:
+        return False
+    item = statement.items[0].item
+    if not (isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute)
+            and item.func.attr.value == "as_default" and isinstance(item.func.value, cst.Call)):
+        return False
+    api = resolver.call_api(item.func.value)
+    return api is not None and api.path == "Graph" and not item.func.value.args
+
+
+def class_problems(parts, function: cst.FunctionDef, statements, session: cst.With, bound: set[str]) -> list[str]:
+    """The class is written before the function (a program converting its old checkpoints builds it), so its
+    code may read the module's names only."""
+    class_code = [*parts.forward, *parts.loss_statements]
+    made = set().union(*(bound_names(s) for s in class_code)) | {"features", "labels"}
+    reads = set().union(*(names_in(s) for s in class_code), names_in(parts.optimizer)) - made
+    params = {param.name.value for param in function.params.params}
+    local = sorted(reads & (params | set().union(*(bound_names(s) for s in statements if s is not session)) - bound))
+    if local:
+        return [f"the network, loss or optimizer reads {', '.join(local)}, a variable of {function.name.value}()"]
+    return []
+
+
+def calls_in(statement: cst.CSTNode) -> list[cst.Call]:
+    found = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node):
+            found.append(node)
+
+    statement.visit(Calls())
+    return found
+
+
+def graph_statements(statements, batch: set[str], resolver: ApiResolver) -> list[cst.BaseStatement]:
+    """Those of `statements` (between the iterator and the session) that build the graph; the others (plain
+    Python, calling no TensorFlow API and reading nothing the graph statements make) stay where they are."""
+    plain = [s for s in statements if not _calls_tensorflow(s, resolver)]
+    changed = True
+    while changed:
+        graph = [s for s in statements if not any(s is p for p in plain)]
+        made = set().union(batch, *(bound_names(s) for s in graph))
+        kept = [s for s in plain if not names_in(s) & made]
+        changed, plain = len(kept) != len(plain), kept
+    return [s for s in statements if not any(s is p for p in plain)]
+
+
+def _calls_tensorflow(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
+    return any(resolver.call_api(call) is not None for call in calls_in(statement))
+
+
+def is_method(func: cst.BaseExpression, receiver: str, method: str) -> bool:
+    return (
+        isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == receiver
+        and func.attr.value == method
+    )
+
+
+def is_underscore(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "_"
+
+
+def one_shot_input(statements, resolver, problems):
+    """(index, features name, labels name, dataset, statements making the iterator) of the last statement
+    `features, labels = <one-shot iterator>.get_next()`; index None when there is none."""
+    iterators = {}  # name -> (statement, dataset) of `iterator = <one-shot iterator of dataset>`
+    found = None, None, None, None, []
+    for index, statement in enumerate(statements):
+        assignment = single_assignment(statement)
+        if assignment is not None:
+            dataset = _one_shot_dataset(assignment[1], resolver)
+            if dataset is not None:
+                iterators[assignment[0]] = (statement, dataset)
+            continue
+        targets = _pair_assignment(statement)
+        if targets is None:
+            continue
+        value = statement.body[0].value
+        if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "get_next"):
+            continue
+        receiver = value.func.value
+        made = [statement]
+        if isinstance(receiver, cst.Name) and receiver.value in iterators:
+            iterator_statement, dataset = iterators[receiver.value]
+            made.insert(0, iterator_statement)
+        else:
+            dataset = _one_shot_dataset(receiver, resolver)
+        if dataset is None:
+            continue
+        found = index, targets[0], targets[1], dataset, made  # the last before the session is its input
+    return found
+
+
+def _pair_assignment(statement: cst.CSTNode) -> tuple[str, str] | None:
+    """(a, b) of `a, b = ...`."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None
+    target = small.targets[0].target
+    if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+        return None
+    names = [element.value for element in target.elements]
+    if not all(isinstance(name, cst.Name) for name in names) or names[0].value == names[1].value:
+        return None
+    return names[0].value, names[1].value
+
+
+def _one_shot_dataset(node: cst.BaseExpression, resolver: ApiResolver) -> cst.BaseExpression | None:
+    """`dataset` of `tf.data.make_one_shot_iterator(dataset)` or `dataset.make_one_shot_iterator()`."""
+    if not isinstance(node, cst.Call):
+        return None
+    api = resolver.call_api(node)
+    if api is not None and api.path == ITERATOR_API and len(node.args) == 1 and node.args[0].keyword is None:
+        return node.args[0].value
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "make_one_shot_iterator" and not node.args:
+        return node.func.value
+    return None
+
+
+def is_global_step(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
+    assignment = single_assignment(statement)
+    if assignment is None or not isinstance(assignment[1], cst.Call):
+        return False
+    api = resolver.call_api(assignment[1])
+    return api is not None and api.path in GLOBAL_STEP_APIS
+
+
+def minimized_loss(statements, train_op: str) -> str | None:
+    """The loss name of `train_op = <...>.minimize(loss, ...)`."""
+    for statement in statements:
+        assignment = single_assignment(statement)
+        if assignment is None or assignment[0] != train_op or not isinstance(assignment[1], cst.Call):
+            continue
+        arguments, _ = call_arguments(assignment[1], ("loss",))
+        loss = arguments.get("loss")
+        return loss.value if isinstance(loss, cst.Name) else None
+    return None
+
+
+def bound_names(statement: cst.CSTNode) -> set[str]:
+    """Every name a statement binds (assignment and loop targets, defs, imports, with ... as)."""
+    bound: set[str] = set()
+
+    class Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node):
+            bound.update(names_in(node.target))
+
+        def visit_AugAssign(self, node):
+            bound.update(names_in(node.target))
+
+        def visit_AnnAssign(self, node):
+            bound.update(names_in(node.target))
+
+        def visit_For(self, node):
+            bound.update(names_in(node.target))
+
+        def visit_AsName(self, node):
+            bound.update(names_in(node.name))
+
+        def visit_FunctionDef(self, node):
+            bound.add(node.name.value)
+
+        def visit_ClassDef(self, node):
+            bound.add(node.name.value)
+
+    statement.visit(Targets())
+    return bound
+
+
+def bound_by_with(session: cst.With) -> set[str]:
+    return {item.asname.name.value for item in session.items if item.asname and isinstance(item.asname.name, cst.Name)}
+
+
+class BatchRenamer(cst.CSTTransformer):
+    """Renames variables (not attributes or keywords): the input's batch becomes `features`, `labels`."""
+
+    def __init__(self, renames: dict[str, str]):
+        self.renames = {old: new for old, new in renames.items() if old != new}
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(value=self.renames[updated.value]) if updated.value in self.renames else updated
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
