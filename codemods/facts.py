@@ -37,6 +37,7 @@ from codemods.input_fns import callable_input_fn_problems
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
+from codemods.saver_loops import SaverLoop, analyze_saver_session, tf_session_call
 from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
 from codemods.templates import source
 
@@ -247,8 +248,13 @@ class ProgramFacts:
     top_level_functions: set[int] = field(default_factory=set)  # ids of the module's own defs
     # MonitoredTrainingSession calls (by id) -> the loop replacing their `with`, or why they are kept
     sessions: dict[int, MonitoredLoop | list[str]] = field(default_factory=dict)
+    # tf.train.Saver calls (by id) -> the tf.Session loop saving with it that the rewrite migrates, or why it is kept
+    saver_sessions: dict[int, SaverLoop | list[str]] = field(default_factory=dict)
     monitored_loop_statements: set[int] = field(default_factory=set)  # ids of the statements those loops replace
     monitored_loop_calls: set[int] = field(default_factory=set)  # ids of every call in them (hooks included)
+    # ids of nodes in the migrated tf.Session loops -> what replaces them (codemods.saver_loops)
+    session_replacements: dict[int, cst.CSTNode | cst.RemovalSentinel] = field(default_factory=dict)
+    _graph_code_calls: list[int] = field(default_factory=list)  # ids of the calls to GRAPH_CODE APIs
     _name_uses: Counter[str] | None = None
 
     @property
@@ -257,6 +263,18 @@ class ProgramFacts:
         if self._name_uses is None:
             self._name_uses = name_counts(self.module)
         return self._name_uses
+
+    def migrated_sessions(self) -> list[MonitoredLoop | SaverLoop]:
+        """Every session loop the rewrite migrates, of both kinds."""
+        loops = [*self.sessions.values(), *self.saver_sessions.values()]
+        return [loop for loop in loops if isinstance(loop, MonitoredLoop | SaverLoop)]
+
+    def saver_loop(self, statement: cst.CSTNode) -> SaverLoop | None:
+        """The loop replacing `statement`, a `with tf.Session() as sess:` saving with a Saver, migrated."""
+        for loop in self.saver_sessions.values():
+            if isinstance(loop, SaverLoop) and loop.session is statement:
+                return loop
+        return None
 
     def monitored_loop(self, statement: cst.CSTNode) -> MonitoredLoop | None:
         """The loop replacing `statement`, a `with MonitoredTrainingSession(...)` the rewrite migrates."""
@@ -375,6 +393,10 @@ class _Collector(cst.CSTVisitor):
         call = session_call(node, self.resolver)
         if call is not None:
             self.facts.sessions[id(call)] = analyze_session(node, call, self.enclosing, self.facts.module, self.resolver)
+        elif tf_session_call(node, self.resolver) is not None:
+            found = analyze_saver_session(node, self.enclosing, self.facts.module, self.resolver)
+            if found is not None:
+                self.facts.saver_sessions[id(found[0])] = found[1]
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if any(
@@ -487,8 +509,8 @@ class _UseChecker(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         api = self.resolver.call_api(node)
-        if api is not None and api.is_one_of(*GRAPH_CODE) and not isinstance(self.facts.sessions.get(id(node)), MonitoredLoop):
-            self.facts.graph_code = True  # (a session the rewrite migrates is graph code no more)
+        if api is not None and api.is_one_of(*GRAPH_CODE):
+            self.facts._graph_code_calls.append(id(node))  # graph code unless a migrated session loop replaces it
         if api is not None and BUILTIN_HOOKS.get(api.path) in EARLY_STOPPING_HOOKS:
             estimator = call_arguments(node, BUILTIN_HOOK_PARAMS[BUILTIN_HOOKS[api.path]])[0].get("estimator")
             if isinstance(estimator, cst.Name):
@@ -615,35 +637,49 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
 
 
 def _check_sessions(facts: ProgramFacts, hook_references: dict[str, list[cst.Name]]) -> None:
-    """A MonitoredTrainingSession loop migrates with hooks of its own that become Keras callbacks and that
-    nothing else uses; it runs eagerly: not where the module keeps other TF1 graph code that needs TF2
-    behaviour switched off. Records what the migrated ones replace."""
-    for call, loop in facts.sessions.items():
-        if not isinstance(loop, MonitoredLoop):
-            continue
-        problems, given = [], {id(hook.func) for hook in loop.custom_hooks}
-        if facts.name_uses[loop.shape.class_name]:
-            problems.append(f"the module already uses the name {loop.shape.class_name} the migrated model would take")
-        for name in dict.fromkeys(hook.func.value for hook in loop.custom_hooks):
-            if name not in facts.hooks:
-                problems.append(f"hook {name}(...) is not a SessionRunHook class of this module")
-            elif facts.hooks[name].problems:
-                problems.append(f"hook {name} cannot become a Keras callback")
-            elif any(id(reference) not in given for reference in hook_references.get(name, [])):
-                problems.append(f"hook {name} is also used elsewhere, so it stays a hook")
-        if problems:
-            facts.sessions[call] = problems
-            facts.graph_code = True  # the session stays
-    for call, loop in facts.sessions.items():
-        if isinstance(loop, MonitoredLoop) and facts.graph_mode_switches and facts.graph_code:
-            facts.sessions[call] = [
-                "the module switches TF2 behaviour off for its other TF1 graph code (sessions, placeholders), "
-                "and the migrated loop runs eagerly"
-            ]
-    for loop in facts.sessions.values():
-        if isinstance(loop, MonitoredLoop):
-            facts.monitored_loop_statements |= loop.removed
-            facts.monitored_loop_calls |= loop.calls
+    """A session loop migrates under a class name of its own; a MonitoredTrainingSession with hooks of its own
+    that become Keras callbacks and that nothing else uses. The loops run eagerly: not where the module keeps
+    other TF1 graph code that needs TF2 behaviour switched off. Records what the migrated ones replace."""
+    class_names = Counter(loop.shape.class_name for loop in facts.migrated_sessions())
+    for loops in (facts.sessions, facts.saver_sessions):
+        for key, loop in loops.items():
+            if not isinstance(loop, MonitoredLoop | SaverLoop):
+                continue
+            problems = []
+            if facts.name_uses[loop.shape.class_name] or class_names[loop.shape.class_name] > 1:
+                problems.append(f"the module already uses the name {loop.shape.class_name} the migrated model would take")
+            if isinstance(loop, MonitoredLoop):
+                problems += _session_hook_problems(loop, facts, hook_references)
+            if problems:
+                loops[key] = problems
+    replaced = set().union(*(loop.calls for loop in facts.migrated_sessions()))
+    facts.graph_code = any(call not in replaced for call in facts._graph_code_calls)
+    if facts.graph_mode_switches and facts.graph_code:
+        for loops in (facts.sessions, facts.saver_sessions):
+            for key, loop in loops.items():
+                if isinstance(loop, MonitoredLoop | SaverLoop):
+                    loops[key] = [
+                        "the module switches TF2 behaviour off for its other TF1 graph code (sessions, placeholders), "
+                        "and the migrated loop runs eagerly"
+                    ]
+    for loop in facts.migrated_sessions():
+        facts.monitored_loop_statements |= loop.removed
+        facts.monitored_loop_calls |= loop.calls
+        if isinstance(loop, SaverLoop):
+            facts.session_replacements.update(loop.replacements)
+
+
+def _session_hook_problems(loop: MonitoredLoop, facts: ProgramFacts, hook_references) -> list[str]:
+    """Why the session's own hooks cannot become Keras callbacks."""
+    problems, given = [], {id(hook.func) for hook in loop.custom_hooks}
+    for name in dict.fromkeys(hook.func.value for hook in loop.custom_hooks):
+        if name not in facts.hooks:
+            problems.append(f"hook {name}(...) is not a SessionRunHook class of this module")
+        elif facts.hooks[name].problems:
+            problems.append(f"hook {name} cannot become a Keras callback")
+        elif any(id(reference) not in given for reference in hook_references.get(name, [])):
+            problems.append(f"hook {name} is also used elsewhere, so it stays a hook")
+    return problems
 
 
 def _block_sharers(facts: ProgramFacts) -> None:

@@ -89,6 +89,7 @@ class MonitoredLoop:
     callbacks: list[str] = field(default_factory=list)
     fetched: list[str] = field(default_factory=list)  # names `sess.run([train_op, loss])` assigned the loss to
     loop_body: list[cst.BaseStatement] = field(default_factory=list)  # the loop's statements after sess.run
+    what = "MonitoredTrainingSession"
 
 
 def session_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:

@@ -16,6 +16,7 @@ which sweeps what its state file lists, would delete the Estimator's checkpoints
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 
@@ -100,6 +101,21 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
             "silently start over at step 0 and later delete the Estimator's checkpoints)"
         )
     return checkpoint.restore(latest)
+
+
+def restore(checkpoint: tf.train.Checkpoint, prefix: str):
+    """Restore the checkpoint at `prefix`, as a migrated `tf.compat.v1.train.Saver.restore(sess, prefix)`:
+    every variable of the model and its optimizer must be in it (Saver.restore failed otherwise). Refuses a
+    TF1 name-based checkpoint (the Saver's own, before migration), which `tf.train.Checkpoint` would not
+    restore. Returns the restore status."""
+    if prefix is None:
+        raise ValueError("Can't load save_path when it is None.")  # Saver.restore's error
+    if not tf.train.load_checkpoint(prefix).has_tensor(OBJECT_GRAPH_KEY):
+        how = _how_to_convert(getattr(checkpoint, "model", None), os.path.dirname(prefix) or ".")
+        raise EstimatorCheckpointError(
+            f"{prefix} is a TF1 checkpoint written by a tf.compat.v1.train.Saver; convert it first with {how}"
+        )
+    return checkpoint.restore(prefix).assert_existing_objects_matched()
 
 
 def _how_to_convert(model, model_dir: str) -> str:

@@ -1,19 +1,16 @@
 """`with MonitoredTrainingSession(...) as sess: while not sess.should_stop(): sess.run(train_op)` -> a Keras
 model and a TF2 loop checkpointing with `tf.train.CheckpointManager`, both targets (a session is a custom loop).
 
-Which loops, and what of the session is kept: codemods/monitored_sessions.py. The statements that built the
-graph (global step, iterator, network, loss, optimizer, train_op, hooks) go; the model's class is written
-before the function (so a program converting old checkpoints can build the model), and the session's `with`
-statement becomes the model and the loop below. A `with tf.Graph().as_default():` around it all is unwrapped.
+Which loops, and what of the session is kept: codemods/monitored_sessions.py. The graph the session ran
+becomes a class (codemods/rules/session_graph.py); the session's `with` statement becomes the model and the
+loop below.
 """
 
 import textwrap
 
 import libcst as cst
 
-from codemods.model_fns import class_code, keras_optimizer_code
 from codemods.monitored_sessions import MAX_TO_KEEP, MonitoredLoop
-from codemods.optimizers import need_optimizer_module
 from codemods.registry import Rule, register
 from codemods.templates import operand, source, statements
 
@@ -111,11 +108,6 @@ _END = """\
 callbacks.on_train_end()
 """
 
-_CLASS_DOC = (
-    "The network, loss and optimizer {function}()'s MonitoredTrainingSession ran, as a Keras model (each\n"
-    "    layer made once, named as the TF1 graph named it)."
-)
-
 _SAVE_ON_STEPS = """\
     if manager.save(checkpoint_number=step) is not None:
         saved_step = int(step)
@@ -140,19 +132,9 @@ _STOP = """\
 @register
 class MonitoredSessionRule(Rule):
     rule_id = "monitored-session"
-    node_types = (
-        cst.SimpleStatementLine, cst.With, cst.For, cst.While, cst.If, cst.Try, cst.FunctionDef, cst.ClassDef,
-    )
+    node_types = (cst.With,)
 
     def leave(self, original, updated, ctx):
-        if id(original) in ctx.facts.monitored_loop_statements:
-            return cst.RemoveFromParent()  # the graph the session ran: now in the class and the loop
-        if isinstance(original, cst.FunctionDef):
-            return self._with_model_classes(original, updated, ctx)
-        if any(isinstance(loop, MonitoredLoop) and loop.graph is original for loop in ctx.facts.sessions.values()):
-            inner = list(updated.body.body)  # `with tf.Graph().as_default():` unwrapped: the loop runs eagerly
-            inner[0] = inner[0].with_changes(leading_lines=[*updated.leading_lines, *inner[0].leading_lines])
-            return cst.FlattenSentinel(inner)
         loop = ctx.facts.monitored_loop(original)
         if loop is None:
             return updated
@@ -176,22 +158,6 @@ class MonitoredSessionRule(Rule):
         new = statements(code)
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
         return cst.FlattenSentinel(new)
-
-    @staticmethod
-    def _with_model_classes(original, updated, ctx):
-        """The function, preceded by the class of each session loop it runs."""
-        loops = [loop for loop in ctx.facts.sessions.values() if isinstance(loop, MonitoredLoop) and loop.shape.function is original]
-        if not loops:
-            return updated
-        classes = []
-        for loop in loops:
-            optimizer, module = keras_optimizer_code(loop.shape, ctx.resolver)
-            need_optimizer_module(ctx, module)
-            classes += statements(class_code(loop.shape, optimizer, doc=_CLASS_DOC.format(function=original.name.value)))
-        classes[0] = classes[0].with_changes(leading_lines=updated.leading_lines)
-        spacing = [cst.EmptyLine(), cst.EmptyLine()]
-        classes[1:] = [c.with_changes(leading_lines=spacing) for c in classes[1:]]
-        return cst.FlattenSentinel([*classes, updated.with_changes(leading_lines=spacing)])
 
 
 def _loop_code(loop: MonitoredLoop, tf: str) -> str:

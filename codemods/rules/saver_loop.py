@@ -1,0 +1,94 @@
+"""`with tf.Session() as sess:` loops saving with a `tf.train.Saver` -> the same loop on a Keras model,
+checkpointed by a `tf.train.CheckpointManager`, both targets (a session loop is a custom loop).
+
+Which loops: codemods/saver_loops.py. The graph becomes a class (codemods/rules/session_graph.py); the
+`with` line becomes the model, its checkpoint manager and a tf.function training step; the session's
+statements stay where they were, each session call replaced by what it did.
+"""
+
+import libcst as cst
+
+from codemods.registry import Rule, register
+from codemods.saver_loops import SaverLoop
+from codemods.templates import source, statements
+
+_SETUP = """
+# tf.Session + Saver as TF2: the graph's model, checkpointed as the Saver did (same names, same retention).
+model = {model_class}()
+{input_line}model.make_variables({element_spec})
+checkpoint_manager = {tf}.train.CheckpointManager(
+    {tf}.train.Checkpoint(model=model, optimizer=model.optimizer),
+    {directory},
+    max_to_keep={max_to_keep},
+    checkpoint_name={checkpoint_name},{hours}
+)
+
+@{tf}.function{signature}
+def train_step(features, labels):
+    # One sess.run(train_op): the batch's loss, then the update.
+    with {tf}.GradientTape() as tape:
+        loss = model.compute_loss(features, labels, model(features, training=True))
+    gradients = tape.gradient(loss, model.trainable_variables)
+    model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+    return loss
+"""
+
+
+@register
+class SaverLoopRule(Rule):
+    rule_id = "saver-loop"
+    node_types = (cst.With, cst.Call, cst.Assign, cst.SimpleStatementLine)
+
+    def leave(self, original, updated, ctx):
+        replacement = ctx.facts.session_replacements.get(id(original))
+        if replacement is not None:
+            return cst.RemoveFromParent() if isinstance(replacement, cst.RemovalSentinel) else replacement
+        loop = ctx.facts.saver_loop(original) if isinstance(original, cst.With) else None
+        if loop is None:
+            return updated
+        tf = ctx.need_tensorflow()
+        for name in ("model_fns", "resume"):
+            ctx.need_import("compat", name)
+        if loop.uses_os:
+            ctx.need_import("os")
+        dropped = "".join(f"; not carried over: {what}" for what in loop.dropped)
+        ctx.record(
+            original,
+            self.rule_id,
+            True,
+            f"tf.Session + Saver -> class {loop.shape.class_name}(compat.model_fns.EstimatorModel), a tf.function "
+            "train_step and tf.train.CheckpointManager (the saver's checkpoint names and max_to_keep; checkpoints "
+            "of earlier runs now count toward max_to_keep; no .meta graph files)" + dropped,
+        )
+        new = statements(_setup_code(loop, tf))
+        new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
+        body = list(updated.body.body)
+        body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), *body[0].leading_lines])
+        return cst.FlattenSentinel([*new, *body])
+
+
+def _setup_code(loop: SaverLoop, tf: str) -> str:
+    """The model, its checkpoint manager and the training step, replacing the `with tf.Session()` line."""
+    kind, batches = loop.batches
+    if kind == "iterator":
+        specs = []
+        input_line = (
+            f"# A one-shot iterator, restarted with each session; its get_next() raises tf.errors.OutOfRangeError\n"
+            f"# once the input has ended, as sess.run(train_op) did.\ninput_iterator = iter({source(batches)})\n"
+        )
+        element_spec = "input_iterator.element_spec"
+    else:
+        specs = [f"{tf}.TensorSpec({shape}, {dtype})" for dtype, shape in batches]
+        input_line = ""
+        element_spec = f"({', '.join(specs)})"
+    return _SETUP.format(
+        model_class=loop.shape.class_name,
+        input_line=input_line,
+        element_spec=element_spec,
+        tf=tf,
+        directory=loop.directory,
+        max_to_keep=loop.max_to_keep,
+        checkpoint_name=loop.checkpoint_name,
+        hours=f"\n    keep_checkpoint_every_n_hours={loop.every_n_hours}," if loop.every_n_hours else "",
+        signature=f"(input_signature=[{', '.join(specs)}])" if specs else "",
+    )
