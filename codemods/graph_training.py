@@ -167,6 +167,8 @@ def minimized_loss(statements, train_op: str) -> str | None:
         assignment = single_assignment(statement)
         if assignment is None or assignment[0] != train_op or not isinstance(assignment[1], cst.Call):
             continue
+        if not (isinstance(assignment[1].func, cst.Attribute) and assignment[1].func.attr.value == "minimize"):
+            return None
         arguments, _ = call_arguments(assignment[1], ("loss",))
         loss = arguments.get("loss")
         return loss.value if isinstance(loss, cst.Name) else None

@@ -122,9 +122,8 @@ def analyze_saver_session(
         and isinstance(call.func.value, cst.Name) and call.args and _is_name(call.args[0].value, sess.name.value)
     }
     where = session_function(session, functions, module, resolver)
-    function = where[0] if isinstance(where, tuple) else (functions[-1] if functions else None)
-    body = list((where[1] or function).body.body) if isinstance(where, tuple) else []
-    found = [(name, _saver_statement(name, function, resolver)) for name in sorted(savers)] if function else []
+    scope = functions[-1] if functions else module
+    found = [(name, _saver_statement(name, scope, resolver)) for name in sorted(savers)]
     found = [(name, statement) for name, statement in found if statement is not None]
     if not found:
         return None
@@ -133,22 +132,24 @@ def analyze_saver_session(
         return saver_call, where
     if len(found) > 1:
         return saver_call, ["the session saves with more than one Saver"]
+    body = list((where[1] or where[0]).body.body)
     if found[0][1] not in body[: body.index(session)]:
         return saver_call, [f"`{found[0][0]} = tf.train.Saver(...)` is not a statement before the session"]
     return saver_call, _SaverLoopReader(session, where[0], where[1], found[0][0], found[0][1], resolver).read()
 
 
-def _saver_statement(name: str, function: cst.FunctionDef, resolver: ApiResolver) -> cst.CSTNode | None:
-    """The statement of `function` (or of its graph block) assigning `name = tf.train.Saver(...)`."""
-    for statement in _flat_body(function, resolver):
+def _saver_statement(name: str, scope: cst.FunctionDef | cst.Module, resolver: ApiResolver) -> cst.CSTNode | None:
+    """The statement of `scope` (or of its graph block) assigning `name = tf.train.Saver(...)`."""
+    for statement in _flat_body(scope, resolver):
         assignment = single_assignment(statement)
         if assignment is not None and assignment[0] == name and _api(assignment[1], resolver) == SAVER_API:
             return statement
     return None
 
 
-def _flat_body(function: cst.FunctionDef, resolver: ApiResolver) -> list[cst.BaseStatement]:
-    return [t for s in function.body.body for t in (s.body.body if graph_block(s, resolver) else [s])]
+def _flat_body(scope: cst.FunctionDef | cst.Module, resolver: ApiResolver) -> list[cst.BaseStatement]:
+    statements = scope.body if isinstance(scope, cst.Module) else scope.body.body
+    return [t for s in statements for t in (s.body.body if graph_block(s, resolver) else [s])]
 
 
 def _api(node: cst.BaseExpression, resolver: ApiResolver) -> str | None:
@@ -179,7 +180,7 @@ class _SaverLoopReader:
         initializers = [s for s in before if self._is_initializer(s)]
         batches, input_statements, renames = self._batches(before)
         if batches is None:
-            return self.problems + [
+            return self.problems or [
                 "the input is neither `features, labels = tf.data.make_one_shot_iterator(dataset).get_next()` "
                 "(or `dataset.make_one_shot_iterator().get_next()`) nor two tf.placeholder(dtype, shape) fed with "
                 "feed_dict"
@@ -375,6 +376,11 @@ class _SaverLoopReader:
                 return self._training_step(call, 1)
             if isinstance(fetches, cst.Name) and fetches.value in self.global_steps and len(call.args) == 1:
                 return cst.parse_expression(STEP)
+            if self._is_initializer(fetches):
+                self.problems.append(
+                    f"`{_short(call)}` initializes variables after other session calls (it reset what they restored)"
+                )
+                return None
             self.problems.append(
                 f"`{_short(call)}` runs graph tensors other than train_op, the loss fetched with it and the global step"
             )
@@ -485,6 +491,8 @@ class _SaverLoopReader:
         """The graph's names (and sess) read outside what the migration replaces; names the loop would rebind."""
         outside = set().union(*(names_in(s) for s in kept if s is not self.session), names_in(migrated_body))
         outside |= names_in(self.batches[1]) if self.batches[0] == "iterator" else set()
+        if self.problems:  # session and saver calls not migrated: already said
+            graph_names = graph_names - {self.sess, self.saver}
         used = sorted(outside & graph_names)
         if used:
             self.problems.append(

@@ -43,6 +43,12 @@ SESSION_HOW = (
     "shows how)"
 )
 
+SAVER_HOW = (
+    "migrated in the shape of docs/migration.md ('tf.Session and Saver loops'); otherwise build the network as a "
+    "Keras model, train it with a tf.function step, and save with tf.train.CheckpointManager(tf.train.Checkpoint("
+    "model=..., optimizer=...), directory, max_to_keep=...) (the migrated shape shows how)"
+)
+
 GUIDANCE = {
     "estimator.Estimator": "custom model_fn Estimator: migrated only when its model_fn has the common shape "
     "(docs/migration.md, 'Custom model_fn'); otherwise port model_fn to a compat.model_fns.EstimatorModel "
@@ -57,7 +63,8 @@ GUIDANCE = {
     "plain Keras optimizer",
     "train.MonitoredTrainingSession": "MonitoredTrainingSession: not migrated; " + SESSION_HOW,
     "train.Saver": "tf.compat.v1.train.Saver writes name-based TF1 checkpoints: use tf.train.Checkpoint "
-    "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name)",
+    "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name); a training "
+    "loop saving with it migrates in the shape of docs/migration.md ('tf.Session and Saver loops')",
 }
 for _name in ("LatestExporter", "FinalExporter", "BestExporter"):
     GUIDANCE[f"estimator.{_name}"] = (
@@ -103,7 +110,12 @@ class UnsupportedApiRule(Rule):
         if estimator is not None and estimator.migratable:
             return updated  # a custom Estimator migrated by codemods/rules/custom_estimator.py
         if api is not None and api.path in GUIDANCE:
+            message = GUIDANCE[api.path]
             why = ctx.facts.sessions.get(id(original))  # a MonitoredTrainingSession's reasons
-            message = GUIDANCE[api.path] if why is None else f"MonitoredTrainingSession: {'; '.join(why)}; {SESSION_HOW}"
+            if why is not None:
+                message = f"MonitoredTrainingSession: {'; '.join(why)}; {SESSION_HOW}"
+            why = ctx.facts.saver_sessions.get(id(original))  # those of the tf.Session loop saving with a Saver
+            if why is not None:
+                message = f"tf.Session loop saving with this Saver: {'; '.join(why)}; {SAVER_HOW}"
             ctx.todo(original, self.rule_id, message)
         return updated

@@ -501,6 +501,22 @@ ROWS = [
         ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "if int(step) >= last_step:"),
     ),
     Row(
+        "`saver = tf.train.Saver(max_to_keep=K)` + `with tf.Session() as sess:` running the program's own loop of "
+        "`sess.run(train_op)` (one-shot iterator) or `sess.run([train_op, loss], feed_dict={x: ..., y: ...})`, "
+        "`sess.run(global_step)`, `saver.save(sess, path, global_step=...)`, `saver.restore(sess, path)`",
+        "the graph -> `class <Function>Model(compat.model_fns.EstimatorModel)`; the session -> a "
+        "`tf.train.CheckpointManager` with the saver's path and retention and a `tf.function` `train_step`; the "
+        "loop stays, each session call replaced",
+        "same",
+        "saver_loop",
+        ("class TrainFedModel(model_fns.EstimatorModel)", "train_step(*input_iterator.get_next())",
+         'checkpoint_name="model"', "resume.restore(checkpoint_manager.checkpoint, latest)",
+         "step = int(model.optimizer.iterations)"),
+        ("class TrainFedModel(model_fns.EstimatorModel)", "train_step(*input_iterator.get_next())",
+         "max_to_keep=10", "batch_loss = train_step(x_train[start : start + batch_size], y_train[start : start + "
+         "batch_size]).numpy()"),
+    ),
+    Row(
         "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
