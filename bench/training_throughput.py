@@ -1,11 +1,12 @@
 """Benchmark: training steps/s of a TF1 program (legacy env) against its migrations (modern env).
 
     PYTHONPATH=. .venv/bin/python bench/training_throughput.py [--steps 20000] [--repeats 3]
-        [--program estimator|monitored-session]
+        [--program estimator|monitored-session|saver-loop]
 
 Anchor: the original program under TensorFlow 2.15 + tensorflow-estimator: an Estimator program
 (DNNClassifier [128, 64] on digits, Adam, batch 32, shuffled, a checkpoint every 200 steps, summaries every
-100), or the same network, data and checkpoint cadence hand-written with a MonitoredTrainingSession. It is
+100), or the same network, data and checkpoint cadence hand-written with a MonitoredTrainingSession, or
+with a tf.Session loop saving with a tf.train.Saver. It is
 rewritten by `migrate rewrite --target keras` and `--target loop`, and each of the three runs for 100 steps
 and for 100 + `--steps` steps in fresh model_dirs: steps/s = `--steps` / (difference of the two wall times),
 so start-up, graph building and tracing cancel out. Median of `--repeats`; prints the ratios.
@@ -107,7 +108,30 @@ if __name__ == "__main__":
     MODEL_DIR, MAX_STEPS = args.model_dir, args.max_steps
     train()
 '''
-PROGRAMS = {"estimator": ("Estimator", PROGRAM), "monitored-session": ("MonitoredTrainingSession", SESSION_PROGRAM)}
+SAVER_PROGRAM = SESSION_PROGRAM.replace(
+    """    hooks = [tf.train.StopAtStepHook(last_step=MAX_STEPS), tf.train.NanTensorHook(loss)]
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=MODEL_DIR, save_checkpoint_steps=200, hooks=hooks) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+""",
+    """    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        latest = tf.train.latest_checkpoint(MODEL_DIR)
+        if latest:
+            saver.restore(sess, latest)
+        for step in range(sess.run(global_step), MAX_STEPS):
+            sess.run(train_op)
+            if (step + 1) % 200 == 0:
+                saver.save(sess, os.path.join(MODEL_DIR, "model.ckpt"), global_step=global_step)
+        saver.save(sess, os.path.join(MODEL_DIR, "model.ckpt"), global_step=global_step)
+""",
+).replace("import argparse\n", "import argparse\nimport os\n", 1)
+PROGRAMS = {
+    "estimator": ("Estimator", PROGRAM),
+    "monitored-session": ("MonitoredTrainingSession", SESSION_PROGRAM),
+    "saver-loop": ("tf.Session + Saver loop", SAVER_PROGRAM),
+}
 
 
 def wall_time(python: Path, program: Path, model_dir: Path, steps: int) -> float:

@@ -411,7 +411,7 @@ class _SaverLoopReader:
             if feed is not None and not is_none(feed):
                 self.problems.append("a training step feeds values while the input is a one-shot iterator")
                 return None
-            return cst.parse_expression("train_step(*input_iterator.get_next())")  # eager: ends before the update
+            return cst.parse_expression("train_step(input_iterator)")
         fed = {}
         if isinstance(feed, cst.Dict):
             fed = {

@@ -6,6 +6,8 @@ Which loops: codemods/saver_loops.py. The graph becomes a class (codemods/rules/
 statements stay where they were, each session call replaced by what it did.
 """
 
+import textwrap
+
 import libcst as cst
 
 from codemods.registry import Rule, register
@@ -23,14 +25,32 @@ checkpoint_manager = {tf}.train.CheckpointManager(
     checkpoint_name={checkpoint_name},{hours}
 )
 
-@{tf}.function{signature}
+{train_step}"""
+
+_UPDATE = """\
+with {tf}.GradientTape() as tape:
+    loss = model.compute_loss(features, labels, model(features, training=True))
+gradients = tape.gradient(loss, model.trainable_variables)
+model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+"""
+
+_FED_STEP = """\
+@{tf}.function(input_signature=[{specs}])
 def train_step(features, labels):
-    # One sess.run(train_op): the batch's loss, then the update.
-    with {tf}.GradientTape() as tape:
-        loss = model.compute_loss(features, labels, model(features, training=True))
-    gradients = tape.gradient(loss, model.trainable_variables)
-    model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-    return loss
+    # One sess.run(train_op, feed_dict=...): the batch's loss, then the update.
+{update}    return loss
+"""
+
+# The batch is read inside the step (one call per step); the update waits for it, so once the input has
+# ended get_next() raises tf.errors.OutOfRangeError, as sess.run did, and nothing (not even the optimizer's
+# step counter, which depends on nothing else) has changed.
+_ITERATOR_STEP = """\
+@{tf}.function
+def train_step(batches):
+    # One sess.run(train_op): the next batch's loss, then the update; OutOfRangeError once the input has ended.
+    features, labels = batches.get_next()
+    with {tf}.control_dependencies({tf}.nest.flatten((features, labels))):
+{update}    return loss
 """
 
 
@@ -70,17 +90,16 @@ class SaverLoopRule(Rule):
 def _setup_code(loop: SaverLoop, tf: str) -> str:
     """The model, its checkpoint manager and the training step, replacing the `with tf.Session()` line."""
     kind, batches = loop.batches
+    update = _UPDATE.format(tf=tf)
     if kind == "iterator":
-        specs = []
-        input_line = (
-            f"# A one-shot iterator, restarted with each session; its get_next() raises tf.errors.OutOfRangeError\n"
-            f"# once the input has ended, as sess.run(train_op) did.\ninput_iterator = iter({source(batches)})\n"
-        )
+        input_line = f"input_iterator = iter({source(batches)})  # one-shot: restarted with each session\n"
         element_spec = "input_iterator.element_spec"
+        train_step = _ITERATOR_STEP.format(tf=tf, update=textwrap.indent(update, " " * 8))
     else:
-        specs = [f"{tf}.TensorSpec({shape}, {dtype})" for dtype, shape in batches]
+        specs = ", ".join(f"{tf}.TensorSpec({shape}, {dtype})" for dtype, shape in batches)
         input_line = ""
-        element_spec = f"({', '.join(specs)})"
+        element_spec = f"({specs})"
+        train_step = _FED_STEP.format(tf=tf, specs=specs, update=textwrap.indent(update, " " * 4))
     return _SETUP.format(
         model_class=loop.shape.class_name,
         input_line=input_line,
@@ -90,5 +109,5 @@ def _setup_code(loop: SaverLoop, tf: str) -> str:
         max_to_keep=loop.max_to_keep,
         checkpoint_name=loop.checkpoint_name,
         hours=f"\n    keep_checkpoint_every_n_hours={loop.every_n_hours}," if loop.every_n_hours else "",
-        signature=f"(input_signature=[{', '.join(specs)}])" if specs else "",
+        train_step=train_step,
     )

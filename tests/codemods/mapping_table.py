@@ -509,10 +509,10 @@ ROWS = [
         "loop stays, each session call replaced",
         "same",
         "saver_loop",
-        ("class TrainFedModel(model_fns.EstimatorModel)", "train_step(*input_iterator.get_next())",
+        ("class TrainFedModel(model_fns.EstimatorModel)", "train_step(input_iterator)",
          'checkpoint_name="model"', "resume.restore(checkpoint_manager.checkpoint, latest)",
          "step = int(model.optimizer.iterations)"),
-        ("class TrainFedModel(model_fns.EstimatorModel)", "train_step(*input_iterator.get_next())",
+        ("class TrainFedModel(model_fns.EstimatorModel)", "train_step(input_iterator)",
          "max_to_keep=10", "batch_loss = train_step(x_train[start : start + batch_size], y_train[start : start + "
          "batch_size]).numpy()"),
     ),
