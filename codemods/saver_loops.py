@@ -171,6 +171,9 @@ class _SaverLoopReader:
         self.analysis = ModelFnReader(resolver)
         self.problems = self.analysis.problems
         self.dropped: list[str] = []
+        self.initializer_names: set[str] = set()  # variables holding a variables initializer
+        # expressions the migrated code evaluates where the session was (the input, the saver's arguments)
+        self.emitted: list[cst.BaseExpression] = []
 
     def read(self) -> SaverLoop | list[str]:
         body = list((self.graph or self.function).body.body)
@@ -212,7 +215,7 @@ class _SaverLoopReader:
         self.batches = batches
         replacements = self._session_replacements()
         saver = self._saver_arguments()
-        save_path = self._save_path(bound)
+        save_path = self._save_path()
         statements = [t for s in self.function.body.body for t in (body if s is self.graph else [s])]
         removed_ids = {id(s) for s in removed}
         kept = [s for s in statements if id(s) not in removed_ids and s is not self.session]
@@ -256,7 +259,7 @@ class _SaverLoopReader:
             return True
         if path == "group":
             return all(arg.keyword is None and self._is_initializer(arg.value) for arg in node.args)
-        return isinstance(node, cst.Name) and node.value in getattr(self, "initializer_names", ())
+        return isinstance(node, cst.Name) and node.value in self.initializer_names
 
     def _batches(self, statements):
         """(("iterator", dataset) | ("feed", [(dtype, shape), (dtype, shape)]), the statements making the input,
@@ -268,6 +271,7 @@ class _SaverLoopReader:
             if assignment is not None and _api(assignment[1], self.resolver) == PLACEHOLDER_API:
                 placeholders[assignment[0]] = statement
         if iterator_at is not None and not placeholders:
+            self.emitted.append(dataset)
             return ("iterator", dataset), made, {features: "features", labels: "labels"}
         if iterator_at is None and len(placeholders) == 2:
             return self._fed(statements, placeholders)
@@ -292,6 +296,7 @@ class _SaverLoopReader:
                 self.problems.append(f"placeholder {name} has no shape (the migrated step's input signature needs one)")
                 return None, [], {}
             specs.append((source(arguments["dtype"]), source(shape)))
+            self.emitted += [arguments["dtype"], shape]
         self.placeholders = (features, labels)
         return ("feed", specs), list(placeholders.values()), {features: "features", labels: "labels"}
 
@@ -381,9 +386,16 @@ class _SaverLoopReader:
                     f"`{_short(call)}` initializes variables after other session calls (it reset what they restored)"
                 )
                 return None
-            self.problems.append(
-                f"`{_short(call)}` runs graph tensors other than train_op, the loss fetched with it and the global step"
-            )
+            if isinstance(fetches, cst.List | cst.Tuple):
+                self.problems.append(
+                    f"`{_short(call)}`: a list of fetches is migrated as `_, loss_value = sess.run([train_op, loss])` "
+                    "only (the global step fetched with train_op has TF1's op order)"
+                )
+            else:
+                self.problems.append(
+                    f"`{_short(call)}` runs graph tensors other than train_op, the loss fetched with it and the "
+                    "global step"
+                )
             return None
         if (
             _api(call, self.resolver) == GLOBAL_STEP_FUNCTION and len(call.args) == 2
@@ -457,9 +469,10 @@ class _SaverLoopReader:
         else:
             max_to_keep = "None" if is_none(keep) else f"{_parenthesized(keep)} or None"
         hours = arguments.get("keep_checkpoint_every_n_hours")
+        self.emitted += [value for value in (keep, hours) if value is not None]
         return max_to_keep, source(hours) if hours is not None and not is_none(hours) else None
 
-    def _save_path(self, bound: set[str]) -> tuple[str, str, bool]:
+    def _save_path(self) -> tuple[str, str, bool]:
         """(directory, checkpoint name, whether os.path splits them) of the path every save writes to."""
         paths = []
         for call in calls_in(self.session.body):
@@ -471,8 +484,9 @@ class _SaverLoopReader:
             self.problems.append(f"{self.saver}.save() is not given one and the same path in every call")
             return "", "", False
         path = paths[0]
+        self.emitted.append(path)
         made_in_session = set().union(*(bound_names(s) for s in self.session.body.body))
-        if names_in(path) & (made_in_session | bound):
+        if names_in(path) & made_in_session:
             self.problems.append(f"the save path {source(path)} is computed in the session (the manager needs it before)")
         join = _os_path_join(path)
         if join is not None and len(join) >= 2 and isinstance(join[-1], cst.SimpleString) and "/" not in join[-1].evaluated_value:
@@ -489,8 +503,7 @@ class _SaverLoopReader:
 
     def _name_problems(self, kept, migrated_body, graph_names: set[str]) -> None:
         """The graph's names (and sess) read outside what the migration replaces; names the loop would rebind."""
-        outside = set().union(*(names_in(s) for s in kept if s is not self.session), names_in(migrated_body))
-        outside |= names_in(self.batches[1]) if self.batches[0] == "iterator" else set()
+        outside = set().union(*(names_in(s) for s in [*kept, migrated_body, *self.emitted]))
         if self.problems:  # session and saver calls not migrated: already said
             graph_names = graph_names - {self.sess, self.saver}
         used = sorted(outside & graph_names)
