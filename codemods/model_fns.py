@@ -8,11 +8,13 @@ loss=loss, train_op=train_op, ...)` (the train part may sit in an `if mode == TR
 
 It becomes a class: the network in `call` (TF1 layers become `self.layer(tf_keras.layers.Dense, ...)(net)`,
 made once and named as the Estimator named them), the loss statements in `compute_loss`, the optimizer's
-Keras twin (codemods/optimizers.py) compiled in. Training takes the same steps: the same loss, its
+Keras twin (codemods/optimizers.py) compiled in, a learning rate decayed on the global step as the Keras
+schedule TF1 built it on (codemods/schedules.py). Training takes the same steps: the same loss, its
 gradients, the same update. What only evaluate/predict/export use (PREDICT/EVAL branches, predictions,
 eval_metric_ops, export_outputs) is dropped; evaluate/predict calls of such an estimator keep it an
 Estimator. Anything else (summaries, collections, variable scopes, batch normalization's update ops,
-regularization losses, hooks in the EstimatorSpec, a learning-rate schedule on the global step, `config`)
+regularization losses, hooks in the EstimatorSpec, a schedule with an optimizer other than GradientDescent,
+Adam or Adagrad, `config`)
 would run differently, so the model_fn is kept with the reason.
 """
 
@@ -25,6 +27,7 @@ import libcst as cst
 
 from codemods.api import ApiResolver
 from codemods.optimizers import keras_optimizer, optimizer_problem
+from codemods.schedules import SCHEDULED_OPTIMIZERS, SCHEDULES, is_schedule, keras_schedule
 from codemods.syntax import call_arguments, name_counts, single_assignment
 from codemods.templates import source
 
@@ -233,6 +236,7 @@ def training_parts(
     forward, loss_statements, optimizer, optimizer_name = [], [], None, None
     minimize = train_op if isinstance(train_op, cst.Call) else None
     step_names: set[str] = set()  # variables holding get_global_step()
+    schedules: dict[str, cst.Call] = {}  # variables holding a TF1 learning-rate decay of the global step
     training_only: set[int] = set()
     phase = "forward"
     for statement in statements:
@@ -245,6 +249,10 @@ def training_parts(
         api = resolver.call_api(assignment[1]) if assignment else None
         if api is not None and api.path in GLOBAL_STEP_APIS:
             step_names.add(assignment[0])  # read by minimize(global_step=...), the optimizer's own step
+            training_only.add(id(statement))
+            continue
+        if api is not None and api.path in SCHEDULES:
+            schedules[assignment[0]] = assignment[1]  # the optimizer's learning rate, a Keras schedule
             training_only.add(id(statement))
             continue
         if phase == "forward" and "labels" not in names_in(statement):
@@ -277,6 +285,7 @@ def training_parts(
     if optimizer is None:
         problems.append("the train_op is not `<TF1 optimizer>.minimize(loss, global_step=get_global_step())`")
         return None
+    optimizer = _scheduled(optimizer, schedules, step_names, analysis)
     problem = optimizer_problem(optimizer, resolver)
     if problem:
         problems.append(problem)
@@ -297,8 +306,11 @@ def training_parts(
         analysis.graph_api_problems(statement, "the loss")
     rewriter = NetworkRewriter(analysis)
     forward = [statement.visit(rewriter) for statement in needed_statements(forward, outputs[:1])]
-    if (loss_reads | set().union(*(names_in(s) for s in forward))) & step_names:
-        problems.append("the network or the loss reads the global step (a Keras model has optimizer.iterations)")
+    if (loss_reads | set().union(*(names_in(s) for s in forward))) & (step_names | set(schedules)):
+        problems.append(
+            "the network or the loss reads the global step or a learning rate decayed on it (a Keras model has "
+            "optimizer.iterations)"
+        )
     for name in sorted(set().union(*(names_in(s) for s in forward)) & {"mode", "config"}):
         problems.append(f"the network uses `{name}` other than as `mode == ModeKeys.TRAIN`")
     if len(outputs) != 1:
@@ -316,6 +328,42 @@ def needed_statements(forward: list[cst.BaseStatement], outputs: list[str]) -> l
         kept.append(statement)
         needed |= names_in(statement)
     return kept[::-1]
+
+
+def _scheduled(optimizer: cst.Call, schedules: dict[str, cst.Call], step_names: set[str], analysis) -> cst.Call:
+    """`optimizer` with its learning rate, a TF1 decay of the global step (inline or in a variable), given as
+    the Keras schedule it was built on (codemods/schedules.py)."""
+    resolver = analysis.resolver
+    if not isinstance(optimizer, cst.Call):
+        return optimizer
+    for index, arg in enumerate(optimizer.args):
+        if not (arg.keyword.value == "learning_rate" if arg.keyword else index == 0):
+            continue
+        value = arg.value
+        decay = schedules.get(value.value) if isinstance(value, cst.Name) else None
+        decay = value if decay is None and is_schedule(value, resolver) else decay
+        if decay is None:
+            return optimizer
+        api = resolver.call_api(optimizer)
+        if api is None or api.path not in SCHEDULED_OPTIMIZERS:
+            analysis.problems.append(
+                "a learning-rate schedule is migrated with GradientDescent, Adam and Adagrad only (TF1's Momentum "
+                "applies each step's rate to the accumulated gradients, Keras's SGD to the new one)"
+            )
+            return optimizer
+        schedule, problem = keras_schedule(decay, resolver, lambda node: _is_global_step(node, step_names, resolver))
+        if problem:
+            analysis.problems.append(problem)
+            return optimizer
+        return optimizer.with_changes(args=[*optimizer.args[:index], arg.with_changes(value=schedule), *optimizer.args[index + 1 :]])
+    return optimizer
+
+
+def _is_global_step(node: cst.BaseExpression, step_names: set[str], resolver: ApiResolver) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value in step_names
+    api = resolver.call_api(node) if isinstance(node, cst.Call) else None
+    return api is not None and api.path in GLOBAL_STEP_APIS
 
 
 def _minimize(minimize, optimizer, optimizer_name, loss, step_names, analysis) -> cst.Call | None:

@@ -462,7 +462,7 @@ ROWS = [
     ),
     Row(
         "A model_fn outside that shape (summaries, collections, `get_variable`, batch norm, regularizers, a "
-        "schedule on the global step, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
+        "schedule with Momentum, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
         "with but without a PREDICT branch",
         "kept, with one `TODO(migrate)` per reason",
         "same",
@@ -499,6 +499,17 @@ ROWS = [
         ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "time.monotonic() - saved_time >= 600",
          'estimator_hooks.LogLoss("cross entropy", every_n_iter=50)'),
         ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "if int(step) >= last_step:"),
+    ),
+    Row(
+        "A learning rate `tf1.train.exponential_decay(lr, global_step, ...)` (and `inverse_time_decay`, "
+        "`polynomial_decay`, `piecewise_constant`, `cosine_decay`, `cosine_decay_restarts`) given to a "
+        "GradientDescent, Adam or Adagrad optimizer, in a model_fn or a session loop's graph",
+        "`learning_rate=tf_keras.optimizers.schedules.ExponentialDecay(...)` (the schedule TF1 built it on, "
+        "called on `optimizer.iterations`)",
+        "same",
+        "saver_loop",
+        ("PiecewiseConstantDecay(boundaries=[200, 400], values=[0.1, 0.05, 0.01])",),
+        ("PiecewiseConstantDecay(boundaries=[200, 400], values=[0.1, 0.05, 0.01])",),
     ),
     Row(
         "`saver = tf.train.Saver(max_to_keep=K)` + `with tf.Session() as sess:` running the program's own loop of "

@@ -5,9 +5,11 @@ With --results, each is then evaluated on all of digits, predicts its first 50 e
 first 50 examples (all written as JSON).
 
 - `layers_model_fn`: the TensorFlow guide's shape: feature columns through `input_layer`, TF1 layers in a
-  loop over params, a dropout switched by mode, PREDICT/EVAL branches, `tf.compat.v1.losses`, TF1 Adagrad.
+  loop over params, a dropout switched by mode, PREDICT/EVAL branches, `tf.compat.v1.losses`, TF1 Adagrad
+  with a polynomial learning-rate decay (to its end rate at step 15).
 - `keras_model_fn`: Keras layers called inline on a feature, the loss from `tf.nn`, the train part in an
-  `if mode == TRAIN:` branch with the global step in a variable, TF1 plain gradient descent.
+  `if mode == TRAIN:` branch with the global step in a variable, TF1 plain gradient descent at a rate halved
+  every 4 steps (exponential_decay, staircase).
 """
 
 import argparse
@@ -48,7 +50,10 @@ def layers_model_fn(features, labels, mode, params):
     if mode == tf.estimator.ModeKeys.EVAL:
         return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
 
-    optimizer = tf1.train.AdagradOptimizer(learning_rate=params["learning_rate"])
+    learning_rate = tf1.train.polynomial_decay(
+        params["learning_rate"], tf1.train.get_global_step(), decay_steps=15, end_learning_rate=0.01
+    )
+    optimizer = tf1.train.AdagradOptimizer(learning_rate=learning_rate)
     train_op = optimizer.minimize(loss, global_step=tf1.train.get_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
@@ -61,7 +66,9 @@ def keras_model_fn(features, labels, mode, params):
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
     if mode == tf.estimator.ModeKeys.TRAIN:
         global_step = tf1.train.get_global_step()
-        optimizer = tf1.train.GradientDescentOptimizer(params["learning_rate"])
+        optimizer = tf1.train.GradientDescentOptimizer(
+            tf1.train.exponential_decay(params["learning_rate"], global_step, 4, 0.5, staircase=True)
+        )
         train_op = optimizer.minimize(loss, global_step=global_step)
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
     return tf.estimator.EstimatorSpec(mode, loss=loss)
