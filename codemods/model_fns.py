@@ -12,10 +12,11 @@ Keras twin (codemods/optimizers.py) compiled in, a learning rate decayed on the 
 schedule TF1 built it on (codemods/schedules.py). Training takes the same steps: the same loss, its
 gradients, the same update. What only evaluate/predict/export use (PREDICT/EVAL branches, predictions,
 eval_metric_ops, export_outputs) is dropped; evaluate/predict calls of such an estimator keep it an
-Estimator. Anything else (summaries, collections, variable scopes, batch normalization's update ops,
-regularization losses, hooks in the EstimatorSpec, a schedule with an optimizer other than GradientDescent,
-Adam or Adagrad, `config`)
-would run differently, so the model_fn is kept with the reason.
+Estimator. TF1 batch normalization migrates when train_op depends on the UPDATE_OPS (Keras layers update
+their moving statistics when called in training). Anything else (summaries, collections, variable scopes,
+batch normalization without that dependency, regularization losses, hooks in the EstimatorSpec, a schedule
+with an optimizer other than GradientDescent, Adam or Adagrad, `config`) would run differently, so the
+model_fn is kept with the reason.
 """
 
 from __future__ import annotations
@@ -51,7 +52,10 @@ TF1_LAYERS = {
     "layers.max_pooling2d": ("MaxPooling2D", 2),
     "layers.average_pooling1d": ("AveragePooling1D", 2),
     "layers.average_pooling2d": ("AveragePooling2D", 2),
+    "layers.batch_normalization": ("BatchNormalization", 1),
 }
+# Keras layers whose call takes `training=` (TF1's functions took it too, False by default).
+TRAINING_LAYERS = ("Dropout", "BatchNormalization")
 # Their arguments that put something in a graph collection the model_fn would have to read back.
 TF1_LAYER_COLLECTION_ARGUMENTS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer", "reuse")
 # Keras layers whose call does not depend on `training` (Dropout does: it must be called with training=).
@@ -237,6 +241,8 @@ def training_parts(
     minimize = train_op if isinstance(train_op, cst.Call) else None
     step_names: set[str] = set()  # variables holding get_global_step()
     schedules: dict[str, cst.Call] = {}  # variables holding a TF1 learning-rate decay of the global step
+    update_names: set[str] = set()  # variables holding get_collection(UPDATE_OPS)
+    updates_run = False  # whether train_op depends on the UPDATE_OPS (batch normalization's moving statistics)
     training_only: set[int] = set()
     phase = "forward"
     for statement in statements:
@@ -245,8 +251,19 @@ def training_parts(
             if analysis.estimator_spec(statement.body.body[-1]) is None:
                 problems.append(f"the `mode == {branch}` branch does not end with `return EstimatorSpec(...)`")
             continue  # evaluate/predict only
+        inner = _under_update_ops(statement, update_names, resolver)
+        if inner is not None:  # `with tf.control_dependencies(update_ops): train_op = ...`
+            updates_run = True
+            training_only.add(id(statement))
+            statement = inner
         assignment = single_assignment(statement)
         api = resolver.call_api(assignment[1]) if assignment else None
+        if api is not None and api.path == "get_collection" and _is_update_ops(assignment[1]):
+            if phase == "forward":
+                problems.append("UPDATE_OPS is read before the loss (batch normalization's updates are read after it)")
+            update_names.add(assignment[0])
+            training_only.add(id(statement))
+            continue
         if api is not None and api.path in GLOBAL_STEP_APIS:
             step_names.add(assignment[0])  # read by minimize(global_step=...), the optimizer's own step
             training_only.add(id(statement))
@@ -306,6 +323,13 @@ def training_parts(
         analysis.graph_api_problems(statement, "the loss")
     rewriter = NetworkRewriter(analysis)
     forward = [statement.visit(rewriter) for statement in needed_statements(forward, outputs[:1])]
+    forward = [statement for statement in forward if not _assigns_itself(statement)]  # `training = training`
+    if rewriter.batch_norm and not updates_run:
+        problems.append(
+            "batch normalization's moving statistics were updated only through UPDATE_OPS, which train_op does not "
+            "depend on (a Keras model would update them): `with tf.control_dependencies(tf.get_collection("
+            "tf.GraphKeys.UPDATE_OPS)): train_op = ...` is migrated"
+        )
     if (loss_reads | set().union(*(names_in(s) for s in forward))) & (step_names | set(schedules)):
         problems.append(
             "the network or the loss reads the global step or a learning rate decayed on it (a Keras model has "
@@ -359,6 +383,38 @@ def _scheduled(optimizer: cst.Call, schedules: dict[str, cst.Call], step_names: 
     return optimizer
 
 
+def _assigns_itself(statement: cst.BaseStatement) -> bool:
+    assignment = single_assignment(statement)
+    return assignment is not None and isinstance(assignment[1], cst.Name) and assignment[1].value == assignment[0]
+
+
+def _is_update_ops(call: cst.Call) -> bool:
+    """Whether `call` is `get_collection(GraphKeys.UPDATE_OPS)` (or of its value, "update_ops")."""
+    if len(call.args) != 1 or call.args[0].keyword is not None:
+        return False
+    key = call.args[0].value
+    if isinstance(key, cst.SimpleString):
+        return key.evaluated_value == "update_ops"
+    return source(key).endswith("GraphKeys.UPDATE_OPS")
+
+
+def _under_update_ops(statement, update_names: set[str], resolver: ApiResolver) -> cst.BaseStatement | None:
+    """The one statement of `with tf.control_dependencies(<the UPDATE_OPS>): statement`, or None."""
+    if not isinstance(statement, cst.With) or len(statement.items) != 1 or len(statement.body.body) != 1:
+        return None
+    item = statement.items[0]
+    call = item.item
+    api = resolver.call_api(call) if isinstance(call, cst.Call) else None
+    if item.asname is not None or api is None or api.path != "control_dependencies" or len(call.args) != 1:
+        return None
+    given = call.args[0].value
+    if isinstance(given, cst.Name) and given.value in update_names:
+        return statement.body.body[0]
+    if isinstance(given, cst.Call) and (api := resolver.call_api(given)) and api.path == "get_collection":
+        return statement.body.body[0] if _is_update_ops(given) else None
+    return None
+
+
 def _is_global_step(node: cst.BaseExpression, step_names: set[str], resolver: ApiResolver) -> bool:
     if isinstance(node, cst.Name):
         return node.value in step_names
@@ -395,6 +451,7 @@ class NetworkRewriter(cst.CSTTransformer):
 
     def __init__(self, analysis: ModelFnReader):
         self.analysis = analysis
+        self.batch_norm = False  # the network has TF1 batch normalization (moving statistics: UPDATE_OPS)
 
     def leave_Comparison(self, original, updated):
         if self.analysis.mode_comparison(original) == "TRAIN":
@@ -426,7 +483,10 @@ class NetworkRewriter(cst.CSTTransformer):
     def _tf1_layer(self, path: str, call: cst.Call) -> cst.BaseExpression:
         keras_class, positional = TF1_LAYERS[path]
         inputs, arguments = None, []
-        training = "False"  # TF1's dropout drops nothing unless told training=True; Keras's would in fit
+        # TF1's dropout drops nothing and its batch normalization uses the moving statistics unless told
+        # training=True; Keras's would train in fit.
+        training = "False"
+        self.batch_norm |= keras_class == "BatchNormalization"
         for index, arg in enumerate(call.args):
             keyword = arg.keyword.value if arg.keyword else None
             if arg.star or (keyword is None and index > positional):
@@ -442,7 +502,7 @@ class NetworkRewriter(cst.CSTTransformer):
         rate_given = any(a.startswith("rate=") for a in arguments) or any(a.keyword is None for a in call.args[1:2])
         if keras_class == "Dropout" and not rate_given:
             arguments.insert(0, "0.5")  # TF1 dropout's default rate
-        call_training = f", training={training}" if keras_class == "Dropout" else ""
+        call_training = f", training={training}" if keras_class in TRAINING_LAYERS else ""
         made = ", ".join(["tf_keras.layers." + keras_class, *arguments])
         return cst.parse_expression(f"self.layer({made})({inputs}{call_training})")
 

@@ -449,6 +449,16 @@ ROWS = [
         ("class MyModelFn(model_fns.EstimatorModel):", "classifier.compute_loss(features, labels"),
     ),
     Row(
+        "In such a model_fn: `tf1.layers.batch_normalization(net, training=mode == TRAIN)` with the train_op "
+        "under `with tf.control_dependencies(tf1.get_collection(tf1.GraphKeys.UPDATE_OPS)):`",
+        "`self.layer(tf_keras.layers.BatchNormalization, ...)(net, training=training)` (Keras updates the moving "
+        "statistics in training); the dependency goes",
+        "same",
+        "custom_model_fn_batch_norm",
+        ("self.layer(tf_keras.layers.BatchNormalization, momentum=0.9)(net, training=training)",),
+        ("self.layer(tf_keras.layers.BatchNormalization, momentum=0.9)(net, training=training)",),
+    ),
+    Row(
         "`est.evaluate(input_fn, steps)` / `est.predict(input_fn, predict_keys, yield_single_examples)` of such an "
         "estimator (EVAL path: `tf.compat.v1.metrics` accuracy, mean, mean_squared_error, mean_absolute_error, "
         "root_mean_squared_error, precision, recall; PREDICT: an `if mode == PREDICT:` branch)",
@@ -461,15 +471,15 @@ ROWS = [
         ("def prediction_step(self, features):", "model_fns.evaluate(classifier, eval_input_fn()"),
     ),
     Row(
-        "A model_fn outside that shape (summaries, collections, `get_variable`, batch norm, regularizers, a "
-        "schedule with Momentum, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
+        "A model_fn outside that shape (summaries, collections, `get_variable`, batch norm without the UPDATE_OPS "
+        "dependency, regularizers, a schedule with Momentum, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
         "with but without a PREDICT branch",
         "kept, with one `TODO(migrate)` per reason",
         "same",
         "todo_custom_model_fn_unfaithful",
-        ("calls layers.batch_normalization", "EstimatorSpec(training_hooks=...) is not migrated",
+        ("moving statistics were updated only through UPDATE_OPS", "EstimatorSpec(training_hooks=...) is not migrated",
          "eval metric metrics.auc is not migrated yet", "model_fn has no `if mode == PREDICT:` branch"),
-        ("calls layers.batch_normalization",),
+        ("moving statistics were updated only through UPDATE_OPS",),
     ),
     Row(
         "`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` in a module whose estimators migrate",
@@ -507,9 +517,9 @@ ROWS = [
         "`learning_rate=tf_keras.optimizers.schedules.ExponentialDecay(...)` (the schedule TF1 built it on, "
         "called on `optimizer.iterations`)",
         "same",
-        "saver_loop",
-        ("PiecewiseConstantDecay(boundaries=[200, 400], values=[0.1, 0.05, 0.01])",),
-        ("PiecewiseConstantDecay(boundaries=[200, 400], values=[0.1, 0.05, 0.01])",),
+        "custom_model_fn_batch_norm",
+        ("learning_rate=tf_keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=params[",),
+        ("learning_rate=tf_keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=params[",),
     ),
     Row(
         "`saver = tf.train.Saver(max_to_keep=K)` + `with tf.Session() as sess:` running the program's own loop of "

@@ -5,7 +5,7 @@ With --results, each is then evaluated on all of digits, predicts its first 50 e
 first 50 examples (all written as JSON).
 
 - `layers_model_fn`: the TensorFlow guide's shape: feature columns through `input_layer`, TF1 layers in a
-  loop over params, a dropout switched by mode, PREDICT/EVAL branches, `tf.compat.v1.losses`, TF1 Adagrad
+  loop over params, each batch-normalized (train_op depending on the UPDATE_OPS), a dropout switched by mode, PREDICT/EVAL branches, `tf.compat.v1.losses`, TF1 Adagrad
   with a polynomial learning-rate decay (to its end rate at step 15).
 - `keras_model_fn`: Keras layers called inline on a feature, the loss from `tf.nn`, the train part in an
   `if mode == TRAIN:` branch with the global step in a variable, TF1 plain gradient descent at a rate halved
@@ -36,7 +36,8 @@ KERAS_PARAMS = {"units": 24, "learning_rate": 0.1}
 def layers_model_fn(features, labels, mode, params):
     net = tf1.feature_column.input_layer(features, params["feature_columns"])
     for units in params["hidden_units"]:
-        net = tf1.layers.dense(net, units=units, activation=tf.nn.relu)
+        net = tf1.layers.dense(net, units=units, use_bias=False)  # batch normalization centres it
+        net = tf.nn.relu(tf1.layers.batch_normalization(net, training=mode == tf.estimator.ModeKeys.TRAIN))
     net = tf1.layers.dropout(net, rate=params["dropout"], training=mode == tf.estimator.ModeKeys.TRAIN)
     logits = tf1.layers.dense(net, params["n_classes"], activation=None, name="logits")
 
@@ -54,7 +55,9 @@ def layers_model_fn(features, labels, mode, params):
         params["learning_rate"], tf1.train.get_global_step(), decay_steps=15, end_learning_rate=0.01
     )
     optimizer = tf1.train.AdagradOptimizer(learning_rate=learning_rate)
-    train_op = optimizer.minimize(loss, global_step=tf1.train.get_global_step())
+    update_ops = tf1.get_collection(tf1.GraphKeys.UPDATE_OPS)  # batch normalization's moving statistics
+    with tf.control_dependencies(update_ops):
+        train_op = optimizer.minimize(loss, global_step=tf1.train.get_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
