@@ -14,7 +14,8 @@ gradients, the same update. What only evaluate/predict/export use (PREDICT/EVAL 
 eval_metric_ops, export_outputs) is dropped; evaluate/predict calls of such an estimator keep it an
 Estimator. TF1 batch normalization migrates when train_op depends on the UPDATE_OPS (Keras layers update
 their moving statistics when called in training). Anything else (summaries, collections, variable scopes,
-batch normalization without that dependency, regularization losses, hooks in the EstimatorSpec, a schedule
+batch normalization without that dependency, collection losses other than get_regularization_loss() of TF1
+layers' regularizers, hooks in the EstimatorSpec, a schedule
 with an optimizer other than GradientDescent, Adam or Adagrad, `config`) would run differently, so the
 model_fn is kept with the reason.
 """
@@ -57,7 +58,13 @@ TF1_LAYERS = {
 # Keras layers whose call takes `training=` (TF1's functions took it too, False by default).
 TRAINING_LAYERS = ("Dropout", "BatchNormalization")
 # Their arguments that put something in a graph collection the model_fn would have to read back.
-TF1_LAYER_COLLECTION_ARGUMENTS = ("kernel_regularizer", "bias_regularizer", "activity_regularizer", "reuse")
+TF1_LAYER_COLLECTION_ARGUMENTS = ("activity_regularizer", "reuse")
+# Weight regularizers: their losses went to the REGULARIZATION_LOSSES collection, which the model_fn's loss
+# reads back with get_regularization_loss(); a Keras layer keeps them in `losses`.
+TF1_LAYER_REGULARIZERS = ("kernel_regularizer", "bias_regularizer")
+REGULARIZATION_LOSS_API = "losses.get_regularization_loss"
+# -> compat.model_fns.EstimatorModel.regularization_loss(): the sum of the layers' regularization losses
+REGULARIZATION_LOSS_CODE = "self.regularization_loss()"
 # Keras layers whose call does not depend on `training` (Dropout does: it must be called with training=).
 KERAS_LAYERS = (
     "Dense", "Flatten", "Reshape", "Conv1D", "Conv2D", "MaxPooling1D", "MaxPooling2D", "AveragePooling1D",
@@ -149,6 +156,8 @@ class ModelFnReader:
                 if any(call is a for a in allowed):
                     return
                 api = analysis.resolver.call_api(call)
+                if api is not None and api.path == REGULARIZATION_LOSS_API and not call.args:
+                    return  # carried over (RegularizationLoss)
                 if api is not None and api.path.startswith(GRAPH_APIS):
                     analysis.problems.append(f"{where} calls {api.path} (TF1 graph state a Keras model does not have)")
 
@@ -321,9 +330,15 @@ def training_parts(
         problems.append("the loss depends on mode or config")
     for statement in loss_statements:
         analysis.graph_api_problems(statement, "the loss")
+    loss_statements = [statement.visit(RegularizationLoss(resolver)) for statement in loss_statements]
     rewriter = NetworkRewriter(analysis)
     forward = [statement.visit(rewriter) for statement in needed_statements(forward, outputs[:1])]
     forward = [statement for statement in forward if not _assigns_itself(statement)]  # `training = training`
+    if rewriter.keras_regularizer and any(REGULARIZATION_LOSS_CODE in source(s) for s in loss_statements):
+        problems.append(
+            "a Keras layer's regularizer did not reach get_regularization_loss() in TF1 (only tf.compat.v1.layers' "
+            "did); the migrated model would add it"
+        )
     if rewriter.batch_norm and not updates_run:
         problems.append(
             "batch normalization's moving statistics were updated only through UPDATE_OPS, which train_op does not "
@@ -445,6 +460,19 @@ def _minimize(minimize, optimizer, optimizer_name, loss, step_names, analysis) -
     return None
 
 
+class RegularizationLoss(cst.CSTTransformer):
+    """`tf.compat.v1.losses.get_regularization_loss()` in the loss -> the model's own (its layers' `losses`)."""
+
+    def __init__(self, resolver: ApiResolver):
+        self.resolver = resolver
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        api = self.resolver.call_api(original)
+        if api is not None and api.path == REGULARIZATION_LOSS_API and not original.args:
+            return cst.parse_expression(REGULARIZATION_LOSS_CODE)
+        return updated
+
+
 class NetworkRewriter(cst.CSTTransformer):
     """The network's statements as `call` runs them: layers made once (`self.layer`), `mode == TRAIN` ->
     `training`; problems for what a Keras model cannot do the same way."""
@@ -452,6 +480,8 @@ class NetworkRewriter(cst.CSTTransformer):
     def __init__(self, analysis: ModelFnReader):
         self.analysis = analysis
         self.batch_norm = False  # the network has TF1 batch normalization (moving statistics: UPDATE_OPS)
+        # a Keras layer has a regularizer: TF1 did not collect its loss for get_regularization_loss()
+        self.keras_regularizer = False
 
     def leave_Comparison(self, original, updated):
         if self.analysis.mode_comparison(original) == "TRAIN":
@@ -467,6 +497,10 @@ class NetworkRewriter(cst.CSTTransformer):
             return updated  # (a layer called where it is made resolves as its constructor: not that)
         if api.path in TF1_LAYERS:
             return self._tf1_layer(api.path, updated)
+        if api.path == REGULARIZATION_LOSS_API and not updated.args:
+            return cst.parse_expression(REGULARIZATION_LOSS_CODE)
+        if api.path.startswith("keras.regularizers."):  # TF 2.21's tf.keras is Keras 3: tf_keras's own
+            return updated.with_changes(func=cst.parse_expression("tf_keras.regularizers." + api.path.rsplit(".", 1)[1]))
         if api.path == "feature_column.input_layer":
             arguments, problems = call_arguments(updated, ("features", "feature_columns"))
             if problems or set(arguments) != {"features", "feature_columns"}:
@@ -493,6 +527,8 @@ class NetworkRewriter(cst.CSTTransformer):
                 self.analysis.problems.append(f"{path}(...) arguments beyond the first {positional + 1} must be given by keyword")
             elif keyword in TF1_LAYER_COLLECTION_ARGUMENTS:
                 self.analysis.problems.append(f"{path}({keyword}=...) is not migrated (TF1 collections)")
+            elif keyword in TF1_LAYER_REGULARIZERS:
+                arguments.append(f"{keyword}={self._regularizer(path, keyword, arg.value)}")
             elif keyword == "inputs" or (keyword is None and index == 0):
                 inputs = source(arg.value)
             elif keyword == "training":
@@ -506,6 +542,16 @@ class NetworkRewriter(cst.CSTTransformer):
         made = ", ".join(["tf_keras.layers." + keras_class, *arguments])
         return cst.parse_expression(f"self.layer({made})({inputs}{call_training})")
 
+    def _regularizer(self, path: str, keyword: str, value: cst.BaseExpression) -> str:
+        """A Keras layer's regularizer for a TF1 layer's: `keras.regularizers.l2(...)` and the like (already
+        tf_keras's: leave_Call), a function of the weight as it is."""
+        if isinstance(value, cst.Lambda) or source(value).startswith("tf_keras.regularizers."):  # (leave_Call)
+            return source(value)
+        self.analysis.problems.append(
+            f"{path}({keyword}=...) is not a keras.regularizers function or a lambda of the weight"
+        )
+        return source(value)
+
     def _keras_layer(self, name: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         plain = cst.SimpleWhitespace("")
         arguments = "".join(
@@ -513,6 +559,7 @@ class NetworkRewriter(cst.CSTTransformer):
             for arg in updated.args
         )
         made = cst.parse_expression(f"self.layer(tf_keras.layers.{name}{arguments})")
+        self.keras_regularizer |= any(arg.keyword and arg.keyword.value.endswith("_regularizer") for arg in updated.args)
         if name in KERAS_LAYERS:
             return made
         self.analysis.problems.append(

@@ -50,6 +50,12 @@ class EstimatorModel(tf_keras.Model):
         """A forward pass (call, evaluation_step, prediction_step) walks the layers again from the first."""
         self._next_layer = 0
 
+    def regularization_loss(self) -> tf.Tensor:
+        """`tf.compat.v1.losses.get_regularization_loss()` of the model_fn: the sum of the losses its layers'
+        regularizers give for the current weights (0.0 without any), which TF1 kept in a graph collection."""
+        losses = self.losses
+        return tf.add_n(losses) if losses else tf.constant(0.0)
+
     def layer(self, layer_class, *args, **kwargs):
         """The layer made at this point of the forward pass (made now on the first pass)."""
         if self._next_layer == len(self.model_fn_layers):

@@ -459,6 +459,16 @@ ROWS = [
         ("self.layer(tf_keras.layers.BatchNormalization, momentum=0.9)(net, training=training)",),
     ),
     Row(
+        "In such a model_fn: `tf1.layers.dense(..., kernel_regularizer=tf.keras.regularizers.l2(c))` and "
+        "`loss = ... + tf1.losses.get_regularization_loss()`",
+        "`kernel_regularizer=tf_keras.regularizers.l2(c)` on the Keras layer; `... + self.regularization_loss()` "
+        "(the layers' regularization losses)",
+        "same",
+        "custom_model_fn_batch_norm",
+        ("kernel_regularizer=tf_keras.regularizers.l2(1e-4)", "+ self.regularization_loss()"),
+        ("kernel_regularizer=tf_keras.regularizers.l2(1e-4)", "+ self.regularization_loss()"),
+    ),
+    Row(
         "`est.evaluate(input_fn, steps)` / `est.predict(input_fn, predict_keys, yield_single_examples)` of such an "
         "estimator (EVAL path: `tf.compat.v1.metrics` accuracy, mean, mean_squared_error, mean_absolute_error, "
         "root_mean_squared_error, precision, recall; PREDICT: an `if mode == PREDICT:` branch)",
@@ -472,7 +482,7 @@ ROWS = [
     ),
     Row(
         "A model_fn outside that shape (summaries, collections, `get_variable`, batch norm without the UPDATE_OPS "
-        "dependency, regularizers, a schedule with Momentum, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
+        "dependency, Keras layers' regularizers, a schedule with Momentum, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
         "with but without a PREDICT branch",
         "kept, with one `TODO(migrate)` per reason",
         "same",

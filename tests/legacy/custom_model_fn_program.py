@@ -5,8 +5,9 @@ With --results, each is then evaluated on all of digits, predicts its first 50 e
 first 50 examples (all written as JSON).
 
 - `layers_model_fn`: the TensorFlow guide's shape: feature columns through `input_layer`, TF1 layers in a
-  loop over params, each batch-normalized (train_op depending on the UPDATE_OPS), a dropout switched by mode, PREDICT/EVAL branches, `tf.compat.v1.losses`, TF1 Adagrad
-  with a polynomial learning-rate decay (to its end rate at step 15).
+  loop over params, each batch-normalized (train_op depending on the UPDATE_OPS), a dropout switched by mode,
+  an L2-regularized logits layer (the loss adding get_regularization_loss()), PREDICT/EVAL branches,
+  `tf.compat.v1.losses`, TF1 Adagrad with a polynomial learning-rate decay (to its end rate at step 15).
 - `keras_model_fn`: Keras layers called inline on a feature, the loss from `tf.nn`, the train part in an
   `if mode == TRAIN:` branch with the global step in a variable, TF1 plain gradient descent at a rate halved
   every 4 steps (exponential_decay, staircase).
@@ -39,14 +40,16 @@ def layers_model_fn(features, labels, mode, params):
         net = tf1.layers.dense(net, units=units, use_bias=False)  # batch normalization centres it
         net = tf.nn.relu(tf1.layers.batch_normalization(net, training=mode == tf.estimator.ModeKeys.TRAIN))
     net = tf1.layers.dropout(net, rate=params["dropout"], training=mode == tf.estimator.ModeKeys.TRAIN)
-    logits = tf1.layers.dense(net, params["n_classes"], activation=None, name="logits")
+    logits = tf1.layers.dense(
+        net, params["n_classes"], activation=None, name="logits", kernel_regularizer=tf.keras.regularizers.l2(0.01)
+    )
 
     predicted_classes = tf.argmax(logits, 1)
     if mode == tf.estimator.ModeKeys.PREDICT:
         predictions = {"class_ids": predicted_classes[:, tf.newaxis], "probabilities": tf.nn.softmax(logits)}
         return tf.estimator.EstimatorSpec(mode, predictions=predictions)
 
-    loss = tf1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    loss = tf1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits) + tf1.losses.get_regularization_loss()
     accuracy = tf1.metrics.accuracy(labels=labels, predictions=predicted_classes, name="acc_op")
     if mode == tf.estimator.ModeKeys.EVAL:
         return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
