@@ -12,12 +12,12 @@ Keras twin (codemods/optimizers.py) compiled in, a learning rate decayed on the 
 schedule TF1 built it on (codemods/schedules.py). Training takes the same steps: the same loss, its
 gradients, the same update. What only evaluate/predict/export use (PREDICT/EVAL branches, predictions,
 eval_metric_ops, export_outputs) is dropped; evaluate/predict calls of such an estimator keep it an
-Estimator. TF1 batch normalization migrates when train_op depends on the UPDATE_OPS (Keras layers update
-their moving statistics when called in training). Anything else (summaries, collections, variable scopes,
-batch normalization without that dependency, collection losses other than get_regularization_loss() of TF1
-layers' regularizers, hooks in the EstimatorSpec, a schedule
-with an optimizer other than GradientDescent, Adam or Adagrad, `config`) would run differently, so the
-model_fn is kept with the reason.
+Estimator. Summary statements are dropped, named in the report (TensorBoard only). TF1 batch normalization
+migrates when train_op depends on the UPDATE_OPS (Keras layers update their moving statistics when called in
+training). Anything else (summaries used as values, collections, variable scopes, batch normalization
+without that dependency, collection losses other than get_regularization_loss() of TF1 layers'
+regularizers, hooks in the EstimatorSpec, a schedule with an optimizer other than GradientDescent, Adam or
+Adagrad, `config`) would run differently, so the model_fn is kept with the reason.
 """
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ TF1_LAYER_COLLECTION_ARGUMENTS = ("activity_regularizer", "reuse")
 # reads back with get_regularization_loss(); a Keras layer keeps them in `losses`.
 TF1_LAYER_REGULARIZERS = ("kernel_regularizer", "bias_regularizer")
 REGULARIZATION_LOSS_API = "losses.get_regularization_loss"
+# Summaries a model_fn writes as statements: Estimator wrote them to model_dir while training (TensorBoard);
+# evaluate() wrote only its metrics. Dropped, and said in the report.
+SUMMARY_APIS = ("summary.scalar", "summary.histogram", "summary.image", "summary.audio", "summary.text")
 # -> compat.model_fns.EstimatorModel.regularization_loss(): the sum of the layers' regularization losses
 REGULARIZATION_LOSS_CODE = "self.regularization_loss()"
 # Keras layers whose call does not depend on `training` (Dropout does: it must be called with training=).
@@ -93,7 +96,9 @@ class ModelFnShape:
     optimizer: cst.Call  # the TF1 optimizer's constructor call
     parameters: tuple[str, ...]
     body: list[cst.BaseStatement]  # the function's statements (docstring left out), as written
-    training_only: set[int]  # ids of the statements making the optimizer, the train_op, the global step
+    # ids of the statements making the optimizer, the train_op, the global step, the summaries
+    training_only: set[int]
+    summaries: tuple[str, ...] = ()  # the summaries the training wrote (not carried over: said in the report)
 
 
 def class_name(function_name: str) -> str:
@@ -218,7 +223,7 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
         return list(dict.fromkeys(problems))
     return ModelFnShape(
         function, class_name(function.name.value), parts.forward, parts.output, parts.loss_statements, loss.value,
-        parts.optimizer, parameters, body, parts.training_only,
+        parts.optimizer, parameters, body, parts.training_only, parts.summaries,
     )
 
 
@@ -230,7 +235,9 @@ class TrainingParts:
     output: str  # the network's value the loss reads
     loss_statements: list[cst.BaseStatement]
     optimizer: cst.Call  # the TF1 optimizer's constructor call
-    training_only: set[int]  # ids of the statements making the optimizer, the train_op, the global step
+    # ids of the statements making the optimizer, the train_op, the global step, the summaries
+    training_only: set[int]
+    summaries: tuple[str, ...] = ()  # names of the summaries written while training (dropped)
 
 
 def training_parts(
@@ -251,6 +258,7 @@ def training_parts(
     step_names: set[str] = set()  # variables holding get_global_step()
     schedules: dict[str, cst.Call] = {}  # variables holding a TF1 learning-rate decay of the global step
     update_names: set[str] = set()  # variables holding get_collection(UPDATE_OPS)
+    summaries: list[str] = []
     updates_run = False  # whether train_op depends on the UPDATE_OPS (batch normalization's moving statistics)
     training_only: set[int] = set()
     phase = "forward"
@@ -260,6 +268,11 @@ def training_parts(
             if analysis.estimator_spec(statement.body.body[-1]) is None:
                 problems.append(f"the `mode == {branch}` branch does not end with `return EstimatorSpec(...)`")
             continue  # evaluate/predict only
+        summary = _summary(statement, resolver)
+        if summary is not None:  # written to model_dir every save_summary_steps: TensorBoard only
+            summaries.append(summary)
+            training_only.add(id(statement))
+            continue
         inner = _under_update_ops(statement, update_names, resolver)
         if inner is not None:  # `with tf.control_dependencies(update_ops): train_op = ...`
             updates_run = True
@@ -354,7 +367,7 @@ def training_parts(
         problems.append(f"the network uses `{name}` other than as `mode == ModeKeys.TRAIN`")
     if len(outputs) != 1:
         return None
-    return TrainingParts(forward, outputs[0], loss_statements, optimizer, training_only)
+    return TrainingParts(forward, outputs[0], loss_statements, optimizer, training_only, tuple(summaries))
 
 
 def needed_statements(forward: list[cst.BaseStatement], outputs: list[str]) -> list[cst.BaseStatement]:
@@ -396,6 +409,18 @@ def _scheduled(optimizer: cst.Call, schedules: dict[str, cst.Call], step_names: 
             return optimizer
         return optimizer.with_changes(args=[*optimizer.args[:index], arg.with_changes(value=schedule), *optimizer.args[index + 1 :]])
     return optimizer
+
+
+def _summary(statement: cst.BaseStatement, resolver: ApiResolver) -> str | None:
+    """The name (code) of `tf.summary.scalar(name, value)` and the like written as a statement, or None."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    call = small.value if isinstance(small, cst.Expr) else None
+    api = resolver.call_api(call) if isinstance(call, cst.Call) else None
+    if api is None or api.path not in SUMMARY_APIS or not call.args:
+        return None
+    return source(call.args[0].value)
 
 
 def _assigns_itself(statement: cst.BaseStatement) -> bool:

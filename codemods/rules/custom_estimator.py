@@ -36,7 +36,9 @@ class ModelFnRule(Rule):
             "in call, loss in compute_loss, optimizer compiled in"
             + "".join(f", its {mode} path in {mode}_step" for mode, used in (("evaluation", "evaluate"), ("prediction", "predict")) if used in paths)
             + "; an Estimator's model_dir converts with "
-            "compat.model_fns.convert_estimator_checkpoint",
+            "compat.model_fns.convert_estimator_checkpoint"
+            + (f"; not carried over: the training summaries {', '.join(shape.summaries)} (TensorBoard only)"
+               if shape.summaries else ""),
         )
         methods = path_methods(shape, paths.get("evaluate"), paths.get("predict"))
         new = statements(class_code(shape, optimizer, methods))

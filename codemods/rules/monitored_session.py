@@ -147,6 +147,8 @@ class MonitoredSessionRule(Rule):
             ctx.need_import("time")
         code = _loop_code(loop, tf)
         dropped = f"; not carried over: {', '.join(loop.dropped)}" if loop.dropped else ""
+        if loop.shape.summaries:
+            dropped += f"; the graph's summaries {', '.join(loop.shape.summaries)} are not written (TensorBoard only)"
         ctx.record(
             original,
             self.rule_id,

@@ -51,6 +51,7 @@ def layers_model_fn(features, labels, mode, params):
 
     loss = tf1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits) + tf1.losses.get_regularization_loss()
     accuracy = tf1.metrics.accuracy(labels=labels, predictions=predicted_classes, name="acc_op")
+    tf1.summary.scalar("accuracy", accuracy[1])  # the guide's training summary (not carried over)
     if mode == tf.estimator.ModeKeys.EVAL:
         return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
 
