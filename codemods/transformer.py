@@ -120,9 +120,11 @@ class MigrationTransformer(cst.CSTTransformer):
             for node_type in rule.node_types:
                 self.rules_by_type[node_type].append(rule)
         self.ctx: RuleContext | None = None
+        self._removed_spacing: dict[int, list[cst.EmptyLine]] = {}  # block depth -> a removed statement's blank lines
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.ctx = RuleContext(self, node, self.target, self.exact)
+        self._removed_spacing = {}
         return True
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -141,6 +143,22 @@ class MigrationTransformer(cst.CSTTransformer):
             todos = self.ctx.pending_todos.pop(id(original_node), [])
             if todos and isinstance(result, _STATEMENTS):
                 result = _with_comments(result, todos)
+            result = self._keep_spacing(original_node, result)
+        return result
+
+    def _keep_spacing(self, original, result):
+        """A removed statement's blank lines go to the next statement of its block that has none (a RunConfig
+        removed between a function and the code after it would leave them touching)."""
+        depth = len(self.ctx.statement_stack)
+        for deeper in [d for d in self._removed_spacing if d > depth]:
+            del self._removed_spacing[deeper]  # a block ended
+        if isinstance(result, cst.RemovalSentinel):
+            blank = [line for line in original.leading_lines if line.comment is None]
+            self._removed_spacing[depth] = self._removed_spacing.get(depth, blank) or blank
+        elif depth in self._removed_spacing:
+            blank = self._removed_spacing.pop(depth)
+            if isinstance(result, _STATEMENTS) and not result.leading_lines:
+                result = result.with_changes(leading_lines=blank)
         return result
 
 
