@@ -89,6 +89,18 @@ def import_program(path: Path):
     return module
 
 
+def latest_saved_step(directory) -> int:
+    """The number of the latest checkpoint in `directory` (`<name>-N`); 0 when there is none yet or a save is
+    under way (for tests waiting on a training process before they kill it)."""
+    import tensorflow as tf
+
+    try:
+        latest = tf.train.latest_checkpoint(str(directory))
+    except (OSError, tf.errors.OpError):  # a save in progress
+        return 0
+    return int(latest.rsplit("-", 1)[1]) if latest else 0
+
+
 def migrate_file(source: Path, out_dir: Path, target: str, *options: str) -> Path:
     """`migrate rewrite --out` on one program (`options`: e.g. "--exact"); returns the rewritten program's path."""
     run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir, *options])

@@ -24,7 +24,7 @@ import tensorflow as tf
 
 from compat import model_fns
 from compat.legacy_checkpoint import LegacyCheckpoint
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, migrate_file, run
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, latest_saved_step, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "monitored_session_program.py"
@@ -138,13 +138,6 @@ def test_session_steps_of_the_cases(session_dirs):
     assert _saved_steps(session_dirs["nan_at_a_save_step"]) == [0, 5, 10]
 
 
-def _latest_saved_step(directory) -> int:
-    try:
-        latest = tf.train.latest_checkpoint(str(directory))
-    except (OSError, tf.errors.OpError):  # a save in progress
-        return 0
-    return int(latest.rsplit("-", 1)[1]) if latest else 0
-
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_migrated_session_resumes_after_sigkill(target, tmp_path):
@@ -155,13 +148,13 @@ def test_migrated_session_resumes_after_sigkill(target, tmp_path):
         env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 300
-    while _latest_saved_step(directory) < 300 and process.poll() is None and time.monotonic() < deadline:
+    while latest_saved_step(directory) < 300 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    saved = _latest_saved_step(directory)
+    saved = latest_saved_step(directory)
     assert saved >= 300 and saved % 100 == 0
     # Re-run to the step it had saved: resumed, it takes exactly one more (a run started over would end at
     # `saved`, one that lost the optimizer's step would save elsewhere).
     run([MODERN_PYTHON, migrated, directory, saved, 100])
-    assert _latest_saved_step(directory) == saved + 1
+    assert latest_saved_step(directory) == saved + 1

@@ -28,7 +28,7 @@ import tensorflow as tf
 
 from compat import model_fns
 from compat.legacy_checkpoint import LegacyCheckpoint
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, migrate_file, run
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, latest_saved_step, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "saver_loop_program.py"
@@ -143,13 +143,6 @@ def test_migrated_loop_takes_the_sessions_steps_and_saves(session_dirs, migrated
         _assert_same_weights(module, fed, directory, session_dir, listed[-1], case)
 
 
-def _latest_saved_step(directory) -> int:
-    try:
-        latest = tf.train.latest_checkpoint(str(directory))
-    except (OSError, tf.errors.OpError):  # a save in progress
-        return 0
-    return int(latest.rsplit("-", 1)[1]) if latest else 0
-
 
 def test_migrated_loop_resumes_after_sigkill(legacy_python, migrated, tmp_path):
     """The fed loop (its batches follow the step) SIGKILLed after a save of step >= 300 and run again ends
@@ -163,11 +156,11 @@ def test_migrated_loop_resumes_after_sigkill(legacy_python, migrated, tmp_path):
         env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 300
-    while _latest_saved_step(directory) < 300 and process.poll() is None and time.monotonic() < deadline:
+    while latest_saved_step(directory) < 300 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    saved = _latest_saved_step(directory)
+    saved = latest_saved_step(directory)
     assert saved >= 300 and saved % 100 == 0 and not (directory / "losses.jsonl").exists()
     losses = _runs(MODERN_PYTHON, migrated["loop"], directory, [(saved + 100, 100, ["--fed"])])
 
