@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import libcst as cst
+import libcst.matchers as m
 
 from codemods.api import Api, ApiResolver
 from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
@@ -763,10 +764,10 @@ def _distribution_problems(estimator: EstimatorFacts, exact: bool) -> list[str]:
     problems = []
     if exact:
         problems.append("exact resume (--exact) under a distribution strategy is not supported")
-    if estimator.custom:
+    if estimator.custom and estimator.model_fn is not None and _sum_reduced(estimator.model_fn):
         problems.append(
-            "train_distribute with a custom model_fn is not migrated yet (TF1 optimizers scaled its loss by "
-            "the number of replicas, Keras does not for a hand-written compute_loss)"
+            "train_distribute with a model_fn loss reduced by SUM is not migrated (TF1 optimizers left it unscaled "
+            "and scaled every other loss by 1/replicas: the migrated compute_loss does the latter)"
         )
     for training in estimator.trainings:
         kwargs = training.train_arguments()
@@ -776,6 +777,17 @@ def _distribution_problems(estimator: EstimatorFacts, exact: bool) -> list[str]:
                 "counts its steps over distributed input)"
             )
     return problems
+
+
+def _sum_reduced(shape: ModelFnShape) -> bool:
+    """Whether the model_fn's loss statements pass a reduction of SUM (a TF1 optimizer under a distribution
+    strategy then did not scale the loss by 1/replicas: optimizer.py, _scale_loss)."""
+    for statement in shape.loss_statements:
+        for node in m.findall(statement, m.Arg(keyword=m.Name("reduction"))):
+            text = source(node.value)
+            if text.endswith("SUM") or text.strip("'\"").lower() == "sum":
+                return True
+    return False
 
 
 def _check_canned_estimator(estimator: EstimatorFacts, resolver: ApiResolver) -> None:

@@ -594,9 +594,12 @@ class NetworkRewriter(cst.CSTTransformer):
         return updated
 
 
-def class_code(shape: ModelFnShape, optimizer: str, methods: str = "", doc: str | None = None) -> str:
+def class_code(
+    shape: ModelFnShape, optimizer: str, methods: str = "", doc: str | None = None, distributed: bool = False
+) -> str:
     """The class a model_fn becomes (text, at column 0); `methods`: more of its body (model_fn_paths); `doc`:
-    its docstring's text, when it is not a model_fn's class."""
+    its docstring's text, when it is not a model_fn's class; `distributed`: the Estimator trained under
+    RunConfig(train_distribute=...), whose TF1 optimizer scaled the loss by 1/replicas."""
     function = shape.function.name.value
     doc = doc or (
         f"`{function}` as a Keras model: its network in `call` (each layer made once, named as the\n"
@@ -622,7 +625,8 @@ def class_code(shape: ModelFnShape, optimizer: str, methods: str = "", doc: str 
         f"    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):\n"
         f"        {', '.join(n for n, _ in unpacked)} = {', '.join(v for _, v in unpacked)}\n"
         + body(loss_params + loss_code)
-        + f"        return {shape.loss}\n"
+        + (f"        return model_fns.replica_loss({shape.loss})  # as TF1 optimizers minimized it under a strategy\n"
+           if distributed else f"        return {shape.loss}\n")
         + methods
     )
 

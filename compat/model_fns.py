@@ -89,6 +89,14 @@ class EstimatorModel(tf_keras.Model):
         self.optimizer.build(self.trainable_variables)
 
 
+def replica_loss(loss: tf.Tensor) -> tf.Tensor:
+    """A replica's loss as a TF1 optimizer minimized it under an Estimator's RunConfig(train_distribute=...):
+    scaled by 1/replicas (optimizer.py, _scale_loss: every loss not reduced by SUM), so that the replicas'
+    summed gradients are those of the mean loss. Unchanged outside a multi-replica strategy."""
+    replicas = tf.distribute.get_strategy().num_replicas_in_sync
+    return loss * (1.0 / replicas) if replicas > 1 else loss
+
+
 # tf.compat.v1.metrics function -> the Keras metric computing the same value over the same inputs.
 KERAS_METRICS = {
     "accuracy": tf_keras.metrics.Accuracy,

@@ -41,7 +41,7 @@ class ModelFnRule(Rule):
                if shape.summaries else ""),
         )
         methods = path_methods(shape, paths.get("evaluate"), paths.get("predict"))
-        new = statements(class_code(shape, optimizer, methods))
+        new = statements(class_code(shape, optimizer, methods, distributed=estimator.train_strategy is not None))
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
         return cst.FlattenSentinel(new)
 

@@ -270,6 +270,12 @@ _MAKE_VARIABLES = """
 # into them, and the first checkpoint holds the initial weights, as the Estimator's did.
 {est}.make_variables({dataset}.element_spec)
 """
+_MAKE_DISTRIBUTED_VARIABLES = """
+# The migrated model_fn's layers and optimizer slots, made (mirrored) from the input's structure: a checkpoint
+# restores into them, and the first checkpoint holds the initial weights, as the Estimator's did.
+with {strategy}.scope():
+    {est}.make_variables({input_dataset}.element_spec)
+"""
 
 # train_and_evaluate: the EvalSpec's evaluations become a callback of the training (codemods.facts.Training).
 _EVALUATION = """
@@ -429,7 +435,11 @@ class EstimatorTrainRule(Rule):
             else:
                 code = (_EXACT_LOOP if ctx.exact else _LOOP).format(**values)
             target = "custom loop + CheckpointManager"
-        if estimator.custom:
+        if estimator.custom and estimator.train_strategy is not None:
+            input_dataset = dataset_expression(kwargs["input_fn"])
+            code = _MAKE_DISTRIBUTED_VARIABLES.format(**{**values, "strategy": strategy_name(estimator)},
+                                                       input_dataset=input_dataset) + code
+        elif estimator.custom:
             code = _MAKE_VARIABLES.format(**values) + code
         if evaluation is not None:
             code = self._evaluation(values, kind, evaluation, ctx) + code.rstrip("\n") + self._result(updated, values)

@@ -56,6 +56,15 @@ ROWS = [
         (),
     ),
     Row(
+        "`RunConfig(train_distribute=strategy)` with a custom model_fn (a mean loss)",
+        "the class's `compute_loss` returns `model_fns.replica_loss(loss)` (scaled by 1/replicas, as the TF1 "
+        "optimizer scaled it); layers and slots made under `strategy.scope()`",
+        "same",
+        "runconfig_train_distribute",
+        ("return model_fns.replica_loss(loss)",),
+        ("return model_fns.replica_loss(loss)",),
+    ),
+    Row(
         "`RunConfig(train_distribute=strategy)` (canned estimators, `train(steps= | max_steps=)`)",
         "the model built under `strategy.scope()`; fit takes `strategy.distribute_datasets_from_function(lambda _: "
         "input_fn())`: each replica whole input_fn batches, as the Estimator's",

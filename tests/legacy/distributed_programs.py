@@ -104,3 +104,32 @@ PROGRAMS = {
         train_hooks="",
     ),
 }
+
+# A custom model_fn (its loss a mean: the TF1 optimizer scaled it by 1/replicas), the same harness. For
+# tests/test_train_distribute.py's custom model_fn test; PARAMS at module level, so the test builds the class.
+CUSTOM_MODEL_FN = '''
+
+PARAMS = {"units": 32, "learning_rate": 0.1}
+
+
+def model_fn(features, labels, mode, params):
+    net = tf1.layers.flatten(features["x"])
+    net = tf1.layers.dense(net, params["units"], activation=tf.nn.relu)
+    logits = tf1.layers.dense(net, 10, name="logits")
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"class_ids": tf.argmax(logits, 1)})
+    loss = tf1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        accuracy = tf1.metrics.accuracy(labels=labels, predictions=tf.argmax(logits, 1))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
+    optimizer = tf1.train.AdagradOptimizer(params["learning_rate"])
+    train_op = optimizer.minimize(loss, global_step=tf1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+'''
+CUSTOM_PROGRAMS = {
+    "custom_model_fn_mirrored": TEMPLATE.format(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.Estimator(model_fn, model_dir=args.model_dir, config=config, params=PARAMS)",
+        train_hooks="",
+    ).replace("\n\ndef main():", CUSTOM_MODEL_FN + "\n\ndef main():"),
+}
