@@ -20,7 +20,7 @@ from codemods.api import ApiResolver
 from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
 from codemods.findings import Finding, todo_comment
-from codemods.imports import NeededImport, add_imports, remove_unused_imports
+from codemods.imports import NeededImport, add_imports, names_used, remove_unused_imports
 from codemods.registry import Rule, load_rules
 from codemods.rules.unsupported_api import GUIDANCE
 
@@ -206,13 +206,17 @@ def migrate_source(source: str, target: str = "keras", exact: bool = False) -> M
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MigrationTransformer(wrapper, target, _RULES, exact)
     new_module = add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports)
-    new_module = remove_unused_imports(module, new_module)
     clashes = _clashing_names(wrapper, transformer.ctx.bindings, transformer.ctx.imported_names)
     if clashes:
         return MigrationResult(source, clashes, changed=False)
     code = new_module.code
     if code != source:
-        _check_parses(code)
+        # Counted by Python's parser on the code (which also checks that it parses), not by walking the trees.
+        used_after = names_used(code)
+        pruned = remove_unused_imports(module, new_module, names_used(source), used_after)
+        if pruned is not new_module or used_after is None:
+            code = pruned.code
+            _check_parses(code)
     findings = sorted(transformer.ctx.findings, key=lambda f: (f.line, f.col, f.rule))
     return MigrationResult(code, findings, changed=code != source)
 
