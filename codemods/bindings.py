@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from codemods.syntax import fast_visit
+
 
 @dataclass(frozen=True)
 class Binding:
@@ -38,7 +40,7 @@ class ModuleBindings(cst.CSTVisitor):
     @classmethod
     def of(cls, module: cst.Module) -> ModuleBindings:
         bindings = cls()
-        module.visit(bindings)
+        fast_visit(module, bindings)
         return bindings
 
     def _bind(

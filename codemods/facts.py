@@ -39,7 +39,15 @@ from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
 from codemods.saver_loops import SaverLoop, analyze_saver_session, tf_session_call
-from codemods.syntax import call_arguments, is_none, keyword_args, method_call, name_counts, single_assignment
+from codemods.syntax import (
+    call_arguments,
+    fast_visit,
+    is_none,
+    keyword_args,
+    method_call,
+    name_counts,
+    single_assignment,
+)
 from codemods.templates import source
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
@@ -593,9 +601,9 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
     )
     collector = _Collector(resolver, facts)
-    module.visit(collector)
+    fast_visit(module, collector)
     checker = _UseChecker(facts, resolver, collector.lists)
-    module.visit(checker)
+    fast_visit(module, checker)
     _check_sessions(facts, checker.hook_references)
     facts.exporter_variables.update(collector.lists)
     facts.exporter_calls = _eval_spec_exporters(facts)
@@ -605,7 +613,7 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
         if name not in checker.misused and collector.assigned[name] == 1
     }
     trained_before = _TrainedBefore(facts)
-    module.visit(trained_before)
+    fast_visit(module, trained_before)
     for name, estimator in facts.estimators.items():
         _check_estimator(estimator, facts, resolver, collector.assigned, checker.misused)
         estimator.problems.extend(_distribution_problems(estimator, exact))

@@ -9,7 +9,7 @@ import libcst as cst
 
 from codemods.api import ApiResolver
 from codemods.model_fns import GLOBAL_STEP_APIS, names_in
-from codemods.syntax import call_arguments, single_assignment
+from codemods.syntax import call_arguments, fast_visit, single_assignment
 
 ITERATOR_API = "data.make_one_shot_iterator"
 
@@ -61,7 +61,7 @@ def calls_in(statement: cst.CSTNode) -> list[cst.Call]:
         def visit_Call(self, node):
             found.append(node)
 
-    statement.visit(Calls())
+    fast_visit(statement, Calls())
     return found
 
 
@@ -201,7 +201,7 @@ def bound_names(statement: cst.CSTNode) -> set[str]:
         def visit_ClassDef(self, node):
             bound.add(node.name.value)
 
-    statement.visit(Targets())
+    fast_visit(statement, Targets())
     return bound
 
 
