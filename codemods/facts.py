@@ -568,7 +568,7 @@ class _TrainedBefore(cst.CSTVisitor):
         for statement in body:
             if trained:
                 finder = _ModelCalls(trained)
-                statement.visit(finder)
+                fast_visit(statement, finder)
                 self.used_after_training.update(id(call) for call in finder.calls)
             estimator = self.facts.estimator_for_train(statement)
             if estimator is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.syntax import call_arguments, is_none
+from codemods.syntax import call_arguments, fast_visit, is_none
 from codemods.templates import source
 
 HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
@@ -96,7 +96,7 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) 
                     "before_run() returns SessionRunArgs; fetch from `logs` in the callback instead"
                 )
 
-    method.body.visit(Uses())
+    fast_visit(method.body, Uses())
     return sorted(set(problems))
 
 

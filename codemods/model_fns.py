@@ -30,7 +30,7 @@ import libcst as cst
 from codemods.api import ApiResolver
 from codemods.optimizers import keras_optimizer, optimizer_problem
 from codemods.schedules import SCHEDULED_OPTIMIZERS, SCHEDULES, is_schedule, keras_schedule
-from codemods.syntax import call_arguments, name_counts, single_assignment
+from codemods.syntax import call_arguments, fast_visit, name_counts, single_assignment
 from codemods.templates import source
 
 ESTIMATOR_PARAMS = ("model_fn", "model_dir", "config", "params", "warm_start_from")
@@ -124,7 +124,7 @@ def _assigned(statement: cst.BaseStatement) -> set[str]:
         def visit_For(self, node: cst.For) -> None:
             bound.update(names_in(node.target))
 
-    statement.visit(Targets())
+    fast_visit(statement, Targets())
     return bound
 
 
@@ -166,7 +166,7 @@ class ModelFnReader:
                 if api is not None and api.path.startswith(GRAPH_APIS):
                     analysis.problems.append(f"{where} calls {api.path} (TF1 graph state a Keras model does not have)")
 
-        node.visit(Calls())
+        fast_visit(node, Calls())
 
     def estimator_spec(self, statement: cst.BaseStatement) -> dict[str, cst.BaseExpression] | None:
         """The arguments of `return EstimatorSpec(...)`."""

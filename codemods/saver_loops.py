@@ -44,7 +44,7 @@ from codemods.graph_training import (
     session_function,
 )
 from codemods.model_fns import ModelFnReader, ModelFnShape, class_name, names_in, training_parts
-from codemods.syntax import call_arguments, is_none, name_counts, single_assignment
+from codemods.syntax import call_arguments, fast_visit, is_none, name_counts, single_assignment
 from codemods.templates import source
 
 SESSION_API = "Session"
@@ -343,7 +343,7 @@ class _SaverLoopReader:
 
         for statement in self.session.body.body:
             if id(statement) not in replacements:
-                statement.visit(Calls())
+                fast_visit(statement, Calls())
         return replacements
 
     def _run_call(self, statement) -> cst.Call | None:
