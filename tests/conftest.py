@@ -89,6 +89,39 @@ def import_program(path: Path):
     return module
 
 
+def assert_weights_match_tf1(model, reference_prefix, initial_prefix, what: str) -> None:
+    """Every trainable weight of a migrated model (compat.model_fns.EstimatorModel, its checkpoint restored)
+    equals, within 1e-5, the TF1 checkpoint `reference_prefix`'s variable of the same TF1 name, which differs
+    from `initial_prefix`'s (so the comparison shows training, not two copies of the starting point)."""
+    import numpy as np
+
+    from compat.legacy_checkpoint import LegacyCheckpoint
+
+    reference, initial = LegacyCheckpoint(reference_prefix), LegacyCheckpoint(initial_prefix)
+    for variable in model.trainable_variables:
+        name = variable.name.removeprefix(f"{model.name}/").removesuffix(":0")
+        expected = reference.read(name)
+        assert not np.allclose(expected, initial.read(name)), f"{what}: {name} did not train"
+        np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=f"{what}: {name}")
+
+
+def sigkill_after_save(command: list, directory, at_least: int, timeout: float = 300) -> int:
+    """Start a training process, SIGKILL it once `directory` holds a checkpoint numbered `at_least` or more
+    (or it ended, or `timeout` passed); returns the number of the latest checkpoint left."""
+    import signal
+    import time
+
+    process = subprocess.Popen(
+        [str(c) for c in command], env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + timeout
+    while latest_saved_step(directory) < at_least and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    return latest_saved_step(directory)
+
+
 def latest_saved_step(directory) -> int:
     """The number of the latest checkpoint in `directory` (`<name>-N`); 0 when there is none yet or a save is
     under way (for tests waiting on a training process before they kill it)."""

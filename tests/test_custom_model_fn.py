@@ -20,9 +20,16 @@ import pytest
 import tensorflow as tf
 
 from compat import model_fns
-from compat.legacy_checkpoint import LegacyCheckpoint
 from migrate.demo import checkpoint_step
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, migrate_file, run
+from tests.conftest import (
+    MODERN_PYTHON,
+    QUIET_TF,
+    ROOT,
+    assert_weights_match_tf1,
+    import_program,
+    migrate_file,
+    run,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "custom_model_fn_program.py"
@@ -79,13 +86,9 @@ def _assert_matches(module, model_dir, estimator_dir):
     for name in MODELS:
         model = _restored(module, name, model_dir)
         assert int(model.optimizer.iterations) == STEPS
-        reference = LegacyCheckpoint(estimator_dir / name / f"model.ckpt-{STEPS}")
-        initial = LegacyCheckpoint(estimator_dir / name / "model.ckpt-0")
-        for variable in model.trainable_variables:
-            legacy = variable.name.removeprefix(f"{model.name}/").removesuffix(":0")
-            expected = reference.read(legacy)
-            assert not np.allclose(expected, initial.read(legacy)), legacy  # it trained
-            np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=f"{name}: {legacy}")
+        assert_weights_match_tf1(
+            model, estimator_dir / name / f"model.ckpt-{STEPS}", estimator_dir / name / "model.ckpt-0", name
+        )
 
 
 def _assert_same_results(migrated: dict, estimator: dict) -> None:

@@ -14,17 +14,22 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import signal
-import subprocess
-import time
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from compat import model_fns
-from compat.legacy_checkpoint import LegacyCheckpoint
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, latest_saved_step, migrate_file, run
+from tests.conftest import (
+    MODERN_PYTHON,
+    ROOT,
+    assert_weights_match_tf1,
+    import_program,
+    latest_saved_step,
+    migrate_file,
+    run,
+    sigkill_after_save,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "monitored_session_program.py"
@@ -114,13 +119,7 @@ def test_migrated_session_takes_the_sessions_steps_and_saves(target, session_dir
             tf.train.latest_checkpoint(str(directory))
         ).expect_partial()
         assert int(model.optimizer.iterations) == last, case
-        reference = LegacyCheckpoint(session_dir / f"model.ckpt-{last}")
-        initial = LegacyCheckpoint(start)
-        for variable in model.trainable_variables:
-            name = variable.name.removeprefix(f"{model.name}/").removesuffix(":0")
-            expected = reference.read(name)
-            assert not np.allclose(expected, initial.read(name)), name  # it trained (or is NaN)
-            np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=f"{case}: {name}")
+        assert_weights_match_tf1(model, session_dir / f"model.ckpt-{last}", start, case)  # (trained, or NaN)
 
 
 def test_session_steps_of_the_cases(session_dirs):
@@ -143,16 +142,7 @@ def test_session_steps_of_the_cases(session_dirs):
 def test_migrated_session_resumes_after_sigkill(target, tmp_path):
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     directory = tmp_path / "run"
-    process = subprocess.Popen(
-        [str(MODERN_PYTHON), str(migrated), str(directory), "100000", "100"],
-        env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 300
-    while latest_saved_step(directory) < 300 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    saved = latest_saved_step(directory)
+    saved = sigkill_after_save([MODERN_PYTHON, migrated, directory, 100000, 100], directory, at_least=300)
     assert saved >= 300 and saved % 100 == 0
     # Re-run to the step it had saved: resumed, it takes exactly one more (a run started over would end at
     # `saved`, one that lost the optimizer's step would save elsewhere).

@@ -18,17 +18,21 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import signal
-import subprocess
-import time
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from compat import model_fns
-from compat.legacy_checkpoint import LegacyCheckpoint
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, import_program, latest_saved_step, migrate_file, run
+from tests.conftest import (
+    MODERN_PYTHON,
+    ROOT,
+    assert_weights_match_tf1,
+    import_program,
+    migrate_file,
+    run,
+    sigkill_after_save,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "saver_loop_program.py"
@@ -71,11 +75,7 @@ def _assert_same_weights(module, fed, directory, session_dir, step, what):
         tf.train.latest_checkpoint(str(directory))
     ).assert_existing_objects_matched()
     assert int(model.optimizer.iterations) == step, what
-    reference, initial = LegacyCheckpoint(session_dir / f"model.ckpt-{step}"), LegacyCheckpoint(session_dir / "start")
-    for variable in model.trainable_variables:
-        name = variable.name.removeprefix(f"{model.name}/").removesuffix(":0")
-        assert not np.allclose(reference.read(name), initial.read(name)), name  # it trained
-        np.testing.assert_allclose(variable.numpy(), reference.read(name), rtol=0, atol=1e-5, err_msg=f"{what}: {name}")
+    assert_weights_match_tf1(model, session_dir / f"model.ckpt-{step}", session_dir / "start", what)
 
 
 def _from_initial_weights(legacy_python, directory, fed: bool):
@@ -151,16 +151,9 @@ def test_migrated_loop_resumes_after_sigkill(legacy_python, migrated, tmp_path):
     session_dir, directory = tmp_path / "session", tmp_path / "migrated"
     _from_initial_weights(legacy_python, session_dir, fed=True)
     model_fns.convert_estimator_checkpoint(_model(module, True), session_dir / "start", directory)
-    process = subprocess.Popen(
-        [str(MODERN_PYTHON), str(migrated["loop"]), str(directory), "100000", "100", "--fed"],
-        env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    saved = sigkill_after_save(
+        [MODERN_PYTHON, migrated["loop"], directory, 100000, 100, "--fed"], directory, at_least=300
     )
-    deadline = time.monotonic() + 300
-    while latest_saved_step(directory) < 300 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    saved = latest_saved_step(directory)
     assert saved >= 300 and saved % 100 == 0 and not (directory / "losses.jsonl").exists()
     losses = _runs(MODERN_PYTHON, migrated["loop"], directory, [(saved + 100, 100, ["--fed"])])
 
