@@ -124,12 +124,13 @@ def _is_docstring_or_strict(statement: cst.CSTNode) -> bool:
 
 
 def remove_unused_imports(
-    original: cst.Module, rewritten: cst.Module, used_before: Counter | None = None, used_after: Counter | None = None
+    original: cst.Module, rewritten: cst.Module, original_code: str | None = None, used_after: Counter | None = None
 ) -> cst.Module:
     """`rewritten` without the module-level imported names that `original` used and `rewritten` no longer
     does: a `from tensorflow import estimator` left behind fails to import on TensorFlow >= 2.16. Imports
-    the original did not use either are the program's business and stay. `used_before`/`used_after`: the
-    names each uses outside its module-level imports, when the caller has counted them (`names_used`)."""
+    the original did not use either are the program's business and stay. `original_code`: the original's
+    source, whose names are then counted only if some import became unused (`names_used`); `used_after`: the
+    rewritten module's names, when the caller has counted them."""
     imports = [s for s in rewritten.body if _is_single_import(s) and not _is_future(s.body[0])]
     imports = [s for s in imports if not isinstance(s.body[0].names, cst.ImportStar)]
     if rewritten is original or not imports:
@@ -138,6 +139,7 @@ def remove_unused_imports(
     unused = {_bound(s.body[0], a) for s in imports for a in s.body[0].names} - set(used_after)
     if not unused:
         return rewritten
+    used_before = names_used(original_code) if original_code is not None else None
     used_before = used_before if used_before is not None else _uses(original)
     removable = {name for name in unused if used_before.get(name)}
     if not removable:

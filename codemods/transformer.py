@@ -213,7 +213,7 @@ def migrate_source(source: str, target: str = "keras", exact: bool = False) -> M
     if code != source:
         # Counted by Python's parser on the code (which also checks that it parses), not by walking the trees.
         used_after = names_used(code)
-        pruned = remove_unused_imports(module, new_module, names_used(source), used_after)
+        pruned = remove_unused_imports(module, new_module, source, used_after)
         if pruned is not new_module or used_after is None:
             code = pruned.code
             _check_parses(code)
