@@ -1,0 +1,108 @@
+"""Estimator.train and train_and_evaluate as a custom loop (`--target loop`), for a migrated canned model whose
+settings travel with it (`compat.estimator_training.configure`).
+
+The same contract as the fit version: resume from model_dir, save at the start (as the Estimator re-saved
+the restored step), at the RunConfig's cadence (`CheckpointManager(checkpoint_interval=N)`, or on the
+wall clock checked after each step) and at the end; the loss to TensorBoard every `save_summary_steps`;
+the hooks (Keras callbacks) driven through a `CallbackList`; `max_steps` a total across restarts, `steps`
+counted from the restored step, as in Estimator. The step is `optimizer.iterations`, so either target resumes
+from the other's checkpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import tensorflow as tf
+import tf_keras
+
+from compat import estimator_hooks, resume
+from compat.estimator_training import (
+    TRAIN,
+    EvalSpec,
+    TrainSpec,
+    callbacks_of,
+    check_limits,
+    check_no_listeners,
+    config_of,
+    input_dataset,
+    manager_for,
+    periodic_evaluation,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _train_step(model):
+    """One optimizer step (DNNLinearCombined: the DNN's optimizer for the DNN, the linear one for the rest)."""
+    linear_optimizer = getattr(model, "linear_optimizer", None)
+
+    @tf.function
+    def step(features, labels):
+        with tf.GradientTape() as tape:
+            loss = model.compute_loss(features, labels, model(features, training=True))
+        if linear_optimizer is None:
+            gradients = tape.gradient(loss, model.trainable_variables)
+            model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        else:
+            dnn, linear = tape.gradient(loss, [model.dnn_variables, model.linear_variables])
+            model.optimizer.apply_gradients(zip(dnn, model.dnn_variables))
+            linear_optimizer.apply_gradients(zip(linear, model.linear_variables))
+        return loss
+
+    return step
+
+
+def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+    """`estimator.train(input_fn, hooks, steps, max_steps)` as a checkpointed custom loop; returns the model."""
+    check_limits(steps, max_steps)
+    check_no_listeners(saving_listeners)
+    config = config_of(model)
+    callbacks = tf_keras.callbacks.CallbackList(callbacks_of(hooks, "train"), model=model)
+    step = model.optimizer.iterations
+    kind, every = config.cadence
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
+    interval = {"checkpoint_interval": every} if kind == "steps" else {}
+    manager = manager_for(checkpoint, config, step_counter=step, **interval)
+    resume.restore_latest(checkpoint, manager)
+    last_step = max_steps if max_steps is not None else int(step) + steps if steps is not None else None
+    if last_step is not None and int(step) >= last_step:
+        log.info("Skipping training since max_steps has already saved.")
+        return model
+    dataset = input_dataset(input_fn, TRAIN, model)
+    if last_step is not None:
+        dataset = dataset.take(last_step - int(step))
+    summaries = tf.summary.create_file_writer(config.model_dir)
+    train_step = _train_step(model)
+    manager.save(checkpoint_number=step)
+    model.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
+    saved_at = time.monotonic()
+    callbacks.on_train_begin()
+    for features, labels in dataset:
+        batch = int(step)
+        callbacks.on_train_batch_begin(batch)
+        loss = train_step(features, labels)
+        if int(step) % config.save_summary_steps == 0:
+            with summaries.as_default():
+                tf.summary.scalar("loss", loss, step=step)
+        if kind == "steps":
+            manager.save(checkpoint_number=step)  # the manager's checkpoint_interval decides
+        elif time.monotonic() - saved_at >= every:
+            manager.save(checkpoint_number=step)
+            saved_at = time.monotonic()
+        callbacks.on_train_batch_end(batch, {"loss": loss})
+        estimator_hooks.check_loss(loss)  # Estimator's NanTensorHook
+        if model.stop_training:
+            break
+    manager.save(checkpoint_number=step, check_interval=False)
+    callbacks.on_train_end()
+    return model
+
+
+def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec):
+    """`tf.estimator.train_and_evaluate` (local mode) as a custom loop; returns what it returned."""
+    evaluation = periodic_evaluation(model, train_spec, eval_spec)
+    hooks = [evaluation, *callbacks_of(train_spec.hooks, "TrainSpec")]
+    train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps)
+    return evaluation.result

@@ -1,0 +1,336 @@
+"""Estimator's training contract for a migrated canned model, decided when the program runs.
+
+Real programs build their estimator in one function (or module) and train it in another: `build_estimator(
+config)` returns it, `task.py` calls `train_and_evaluate(estimator, ...)`. The rewrite cannot always see from
+the source which estimator reaches a train call, so the settings the Estimator kept on itself travel with
+the migrated model instead:
+
+- `TrainingConfig` holds a RunConfig's checkpoint and summary settings (same names, defaults and checks);
+- `configure(model, model_dir=..., config=...)` attaches them to a `compat.canned` model, resolving
+  model_dir as the Estimator did (a fresh temporary directory when none is given);
+- `train`, `train_and_evaluate`, `evaluate`, `predict` and `export_saved_model` take the model first and
+  the Estimator method's own arguments (same names, same positions), and do what the Estimator did with
+  them: resume from the latest checkpoint in model_dir, `fit` with `BackupAndRestore` at the RunConfig's
+  cadence, keep `keep_checkpoint_max` checkpoints, save the final state, treat `max_steps` as a total.
+  The loop target's `train` and `train_and_evaluate` are in `compat.estimator_loop`.
+
+What the source could not prove is checked here, with one error naming the construct and the fix: the
+model is one `configure` made, the input_fn returns a `tf.data.Dataset`, each hook is a Keras callback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import logging
+import os
+import tempfile
+from typing import Any, Callable, NamedTuple, Sequence
+
+import tensorflow as tf
+import tf_keras
+
+from compat import estimator_evaluation, estimator_export, estimator_hooks, estimator_prediction, resume
+from compat.timed_backup import TimedBackupAndRestore
+
+log = logging.getLogger(__name__)
+
+# Estimator's ModeKeys values, as input_fns received them.
+TRAIN, EVAL, PREDICT = "train", "eval", "infer"
+DEFAULT_SAVE_CHECKPOINTS_SECS = 600  # RunConfig's when neither cadence is given
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingConfig:
+    """A RunConfig's settings that decide how a migrated estimator trains and checkpoints.
+
+    Same names, defaults and checks as `tf.estimator.RunConfig`: giving both `save_checkpoints_steps` and
+    `save_checkpoints_secs` is an error; giving neither saves every 600 seconds. `session_config` and
+    `log_step_count_steps` are accepted and have no effect (TF2 has no sessions; `fit` logs progress itself).
+    """
+
+    model_dir: str | None = None
+    tf_random_seed: int | None = None
+    save_summary_steps: int = 100
+    save_checkpoints_steps: int | None = None
+    save_checkpoints_secs: float | None = None
+    keep_checkpoint_max: int = 5
+    keep_checkpoint_every_n_hours: float = 10000
+    log_step_count_steps: int = 100
+    session_config: Any = None
+
+    def __post_init__(self):
+        if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
+            raise ValueError("Can not provide both save_checkpoints_secs and save_checkpoints_steps.")
+        if self.model_dir is not None:
+            object.__setattr__(self, "model_dir", os.fspath(self.model_dir))
+        if self.tf_random_seed is not None:
+            tf.random.set_seed(self.tf_random_seed)  # the graph-level seed the Estimator set
+
+    def replace(self, **changes) -> TrainingConfig:
+        """A copy with `changes`, as RunConfig.replace."""
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise ValueError(f"TrainingConfig.replace: {', '.join(unknown)} is not a setting the migration carries over")
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def cadence(self) -> tuple[str, float]:
+        """("steps", N) or ("secs", N): when checkpoints are saved."""
+        if self.save_checkpoints_steps is not None:
+            return "steps", self.save_checkpoints_steps
+        if self.save_checkpoints_secs is not None:
+            return "secs", self.save_checkpoints_secs
+        return "secs", DEFAULT_SAVE_CHECKPOINTS_SECS
+
+
+class TrainSpec(NamedTuple):
+    """`tf.estimator.TrainSpec`: the same fields, positions and defaults."""
+
+    input_fn: Callable
+    max_steps: int | None = None
+    hooks: Sequence = ()
+    saving_listeners: Sequence = ()
+
+
+class EvalSpec(NamedTuple):
+    """`tf.estimator.EvalSpec`: the same fields, positions and defaults."""
+
+    input_fn: Callable
+    steps: int | None = 100
+    name: str | None = None
+    hooks: Sequence = ()
+    exporters: Any = ()
+    start_delay_secs: float = 120
+    throttle_secs: float = 600
+
+
+def configure(model: tf_keras.Model, model_dir=None, config: TrainingConfig | None = None) -> tf_keras.Model:
+    """Attach an Estimator's `model_dir` and `config` to a `compat.canned` model; returns the model.
+
+    As Estimator's constructor: `model_dir` and `config.model_dir`, when both given, must agree; when neither
+    is, a new temporary directory is used (and logged).
+    """
+    if config is None:
+        config = TrainingConfig()
+    elif not isinstance(config, TrainingConfig):
+        raise TypeError(f"config must be a compat.estimator_training.TrainingConfig, got {type(config).__name__}")
+    if model_dir is not None and config.model_dir is not None and os.fspath(model_dir) != config.model_dir:
+        raise ValueError(
+            f"model_dir are set both in constructor and RunConfig, but with different values. In constructor: "
+            f"'{model_dir}', in RunConfig: '{config.model_dir}' "
+        )
+    model_dir = os.fspath(model_dir) if model_dir is not None else config.model_dir
+    if model_dir is None:
+        model_dir = tempfile.mkdtemp()
+        log.warning("Using temporary folder as model directory: %s", model_dir)
+    model.estimator_config = config.replace(model_dir=model_dir)
+    return model
+
+
+def config_of(model, what: str = "train") -> TrainingConfig:
+    """The TrainingConfig `configure` attached to `model`, or one error saying what the model is instead."""
+    config = getattr(model, "estimator_config", None)
+    if config is None:
+        raise TypeError(
+            f"{what}(): {type(model).__module__}.{type(model).__name__} is not a migrated estimator "
+            "(a model made by compat.estimator_training.configure); migrate the code that builds it"
+        )
+    return config
+
+
+def model_dir_of(model) -> str:
+    """The model_dir of a migrated estimator (`estimator.model_dir`)."""
+    return config_of(model, "model_dir").model_dir
+
+
+def latest_checkpoint(model) -> str | None:
+    """`estimator.latest_checkpoint()`: the newest checkpoint in its model_dir, None when there is none."""
+    return tf.train.latest_checkpoint(model_dir_of(model))
+
+
+def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
+    """Call `input_fn` as the Estimator did (with `mode`, `params`, `config` when it takes them) and check it
+    returned a tf.data.Dataset: graph tensors from an iterator's get_next() would be one batch in TF2."""
+    if not callable(input_fn):
+        raise TypeError(f"input_fn must be callable, got {type(input_fn).__name__}")
+    parameters = _parameters(input_fn)
+    offered = {"mode": mode, "params": {}, "config": config_of(model)}
+    dataset = input_fn(**{key: value for key, value in offered.items() if key in parameters})
+    if not isinstance(dataset, tf.data.Dataset):
+        got = "a (features, labels) tuple of tensors" if isinstance(dataset, tuple) else type(dataset).__name__
+        raise TypeError(
+            f"input_fn `{_name(input_fn)}` returned {got}; the migrated training needs the tf.data.Dataset "
+            "itself (return the dataset instead of an iterator's get_next())"
+        )
+    return dataset
+
+
+def _parameters(function) -> set[str]:
+    try:
+        return set(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return set()
+
+
+def _name(function) -> str:
+    while isinstance(function, functools.partial):
+        function = function.func
+    return getattr(function, "__qualname__", repr(function))
+
+
+def callbacks_of(hooks, what: str) -> list[tf_keras.callbacks.Callback]:
+    """The hooks as Keras callbacks; a hook that is still a SessionRunHook is one clear error."""
+    hooks = list(hooks or ())
+    for hook in hooks:
+        if not isinstance(hook, tf_keras.callbacks.Callback):
+            raise TypeError(
+                f"{what}: hook {type(hook).__name__} is not a Keras callback; SessionRunHooks do not run in TF2 "
+                "(migrate its class with `migrate rewrite`, or write a tf_keras.callbacks.Callback)"
+            )
+    return hooks
+
+
+def check_limits(steps, max_steps) -> None:
+    """Estimator.train's checks of `steps` and `max_steps`."""
+    if steps is not None and max_steps is not None:
+        raise ValueError("Can not provide both steps and max_steps.")
+    if steps is not None and steps <= 0:
+        raise ValueError(f"Must specify steps > 0, given: {steps}")
+    if max_steps is not None and max_steps <= 0:
+        raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+
+
+def check_no_listeners(saving_listeners) -> None:
+    if saving_listeners:
+        raise ValueError("saving_listeners are not migrated: run the listener's code from a Keras callback")
+
+
+def manager_for(checkpoint: tf.train.Checkpoint, config: TrainingConfig, **kwargs) -> tf.train.CheckpointManager:
+    """The CheckpointManager in model_dir with the RunConfig's retention."""
+    return tf.train.CheckpointManager(
+        checkpoint,
+        config.model_dir,
+        max_to_keep=config.keep_checkpoint_max,
+        keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
+        **kwargs,
+    )
+
+
+def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+    """`estimator.train(input_fn, hooks, steps, max_steps)` with `fit` and BackupAndRestore; returns the model.
+
+    Resumes from the latest checkpoint in model_dir, backs up at the RunConfig's cadence (in
+    model_dir/backup, so a crash mid-call resumes at the last backup), writes the loss to TensorBoard every
+    `save_summary_steps`, and saves the final state (weights, optimizer slots, step) in model_dir.
+    `max_steps` is a total across restarts: reached already, nothing is trained.
+    """
+    check_limits(steps, max_steps)
+    check_no_listeners(saving_listeners)
+    config = config_of(model)
+    callbacks = callbacks_of(hooks, "train")
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
+    manager = manager_for(checkpoint, config)
+    resume.restore_latest(checkpoint, manager)
+    done = int(model.optimizer.iterations)
+    if max_steps is not None and done >= max_steps:
+        log.info("Skipping training since max_steps has already saved.")
+        return model
+    kind, every = config.cadence
+    if kind == "steps":
+        backup = tf_keras.callbacks.BackupAndRestore(os.path.join(config.model_dir, "backup"), save_freq=every)
+    else:
+        backup = TimedBackupAndRestore(os.path.join(config.model_dir, "backup"), save_secs=every)
+    model.fit(
+        input_dataset(input_fn, TRAIN, model),
+        epochs=1,
+        steps_per_epoch=max_steps - done if max_steps is not None else steps,
+        callbacks=[
+            estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
+            backup,  # before the user's hooks: Estimator saved before they ran
+            tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
+            *callbacks,
+        ],
+    )
+    manager.save(checkpoint_number=model.optimizer.iterations)
+    return model
+
+
+def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> estimator_evaluation.PeriodicEvaluation:
+    """The EvalSpec's evaluations as a callback of the training: after checkpoint saves (at most every
+    throttle_secs) and at the end, metrics to model_dir/eval, exporters under model_dir/export."""
+    if not isinstance(train_spec, TrainSpec) or not isinstance(eval_spec, EvalSpec):
+        raise TypeError("train_and_evaluate needs a compat.estimator_training.TrainSpec and EvalSpec")
+    if eval_spec.name is not None or eval_spec.hooks:
+        raise ValueError("EvalSpec(name=..., hooks=...) are not migrated: evaluate with compat.estimator_training.evaluate")
+    check_no_listeners(train_spec.saving_listeners)
+    config = config_of(model, "train_and_evaluate")
+    kind, every = config.cadence
+    exporters = eval_spec.exporters
+    if exporters is None:
+        exporters = ()
+    elif not isinstance(exporters, list | tuple):  # EvalSpec took one exporter as well as a list
+        exporters = (exporters,)
+    return estimator_evaluation.PeriodicEvaluation(
+        lambda: input_dataset(eval_spec.input_fn, EVAL, model),
+        steps=eval_spec.steps,
+        throttle_secs=eval_spec.throttle_secs,
+        summary_dir=os.path.join(config.model_dir, "eval"),
+        every_steps=every if kind == "steps" else None,
+        every_secs=every if kind == "secs" else None,
+        exporters=exporters,
+        export_dir_base=os.path.join(config.model_dir, "export"),
+        max_steps=train_spec.max_steps,
+    )
+
+
+def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec):
+    """`tf.estimator.train_and_evaluate` (local mode) with `fit`: returns (metrics, export results) of the
+    last evaluation, or (None, None) when max_steps was already reached."""
+    evaluation = periodic_evaluation(model, train_spec, eval_spec)
+    hooks = [evaluation, *callbacks_of(train_spec.hooks, "TrainSpec")]
+    train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps)
+    return evaluation.result
+
+
+def _restore_for_inference(model, checkpoint_path, what: str) -> None:
+    """As Estimator's evaluate/predict/export: the given checkpoint, else the latest in model_dir, else
+    the model as it is (Estimator initialised a fresh one, with a warning)."""
+    config = config_of(model, what)
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
+    if checkpoint_path is not None:
+        resume.restore(checkpoint, checkpoint_path)
+        return
+    if resume.restore_latest(checkpoint, manager_for(checkpoint, config)) is None:
+        log.warning("Could not find trained model in model_dir: %s, running initialization to %s.",
+                    config.model_dir, what)
+
+
+def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None) -> dict[str, float]:
+    """`estimator.evaluate(...)`: the canned head's metrics (same keys) on the latest checkpoint, written to
+    model_dir/eval (eval_<name> with a name), with `global_step`."""
+    if hooks:
+        raise ValueError("evaluate(hooks=...) is not migrated: compute what the hook did from the returned metrics")
+    _restore_for_inference(model, checkpoint_path, "evaluate")
+    summary_dir = os.path.join(model_dir_of(model), "eval" if name is None else f"eval_{name}")
+    return estimator_evaluation.evaluate(model, input_dataset(input_fn, EVAL, model), steps, summary_dir)
+
+
+def predict(model, input_fn, predict_keys=None, hooks=None, checkpoint_path=None, yield_single_examples=True):
+    """`estimator.predict(...)`: the canned head's prediction dicts from the latest checkpoint."""
+    if hooks:
+        raise ValueError("predict(hooks=...) is not migrated")
+    _restore_for_inference(model, checkpoint_path, "predict")
+    dataset = input_dataset(input_fn, PREDICT, model)
+    return estimator_prediction.predict(model, dataset, predict_keys, yield_single_examples)
+
+
+def export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                       checkpoint_path=None, experimental_mode=PREDICT):
+    """`estimator.export_saved_model(...)`: a SavedModel with the Estimator's signatures, from the latest
+    checkpoint; returns its directory (bytes)."""
+    if as_text or experimental_mode != PREDICT:
+        raise ValueError("export_saved_model(as_text=True or experimental_mode=...) is not migrated")
+    _restore_for_inference(model, checkpoint_path, "export_saved_model")
+    return estimator_export.export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets_extra)
