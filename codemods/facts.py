@@ -37,6 +37,8 @@ from codemods.hook_facts import (
 from codemods.input_fns import callable_input_fn_problems
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
+from codemods.runtime_tier import ProjectFacts, RunTimeChecked, RuntimeTier, kept_estimators
+from codemods.runtime_tier import analyze as analyze_runtime_tier
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
 from codemods.saver_loops import SaverLoop, analyze_saver_session, tf_session_call
 from codemods.syntax import (
@@ -164,6 +166,7 @@ class EstimatorFacts:
     problems: list[str] = field(default_factory=list)
     model_fn: ModelFnShape | None = None  # a custom Estimator's model_fn, in the shape codemods/model_fns.py migrates
     model_fn_paths: dict[str, Path] = field(default_factory=dict)  # "evaluate"/"predict" -> its path, when called
+    runtime: bool = False  # not tier 1, but migrated by the run-time linked tier (codemods/runtime_tier.py)
 
     @property
     def migratable(self) -> bool:
@@ -264,6 +267,7 @@ class ProgramFacts:
     # ids of nodes in the migrated tf.Session loops -> what replaces them (codemods.saver_loops)
     session_replacements: dict[int, cst.CSTNode | cst.RemovalSentinel] = field(default_factory=dict)
     _graph_code_calls: list[int] = field(default_factory=list)  # ids of the calls to GRAPH_CODE APIs
+    runtime: RuntimeTier = field(default_factory=RuntimeTier)  # what the run-time linked tier rewrites
     _name_uses: Counter[str] | None = None
 
     @property
@@ -302,19 +306,25 @@ class ProgramFacts:
     def hook_blocked_by(self, hook: str) -> list[str]:
         """Why `hook` must stay a hook: the estimators that train with it but stay Estimators, and code the
         rewrite does not follow that uses it."""
-        users = [f"estimator {e.variable}" for e in self.estimators.values() if hook in e.hook_classes and not e.migratable]
+        users = [
+            f"estimator {e.variable}"
+            for e in self.estimators.values()
+            if hook in e.hook_classes and not e.migratable and not e.runtime
+        ]
         return users + (["code the rewrite does not follow"] if hook in self.hooks_used_elsewhere else [])
 
     def input_fn_blocked(self, call: cst.Call) -> bool:
         """Whether a numpy_input_fn call feeds an estimator that stays an Estimator."""
         return any(
-            any(c is call for c in e.input_fn_calls) for e in self.estimators.values() if not e.migratable
+            any(c is call for c in e.input_fn_calls) for e in self.estimators.values() if not e.migratable and not e.runtime
         )
 
     def migrated_export_api(self, call: cst.Call) -> bool:
         """Whether `call` (an exporter, a receiver builder, a ServingInputReceiver in a receiver function) is
         used by the exports of a migrated estimator (and so no kept one: `_block_sharers`)."""
-        return any(e.migratable and any(c is call for c in e.export_api_calls) for e in self.estimators.values())
+        return any(
+            (e.migratable or e.runtime) and any(c is call for c in e.export_api_calls) for e in self.estimators.values()
+        )
 
     def estimator_for_call(self, call: cst.Call) -> EstimatorFacts | None:
         for facts in self.estimators.values():
@@ -329,7 +339,8 @@ class ProgramFacts:
     def migrated_builtin_hook(self, call: cst.Call) -> bool:
         """Whether `call` builds a built-in hook for a train call that is migrated."""
         return any(
-            facts.migratable and any(c is call for c in facts.builtin_hook_calls) for facts in self.estimators.values()
+            (facts.migratable or facts.runtime) and any(c is call for c in facts.builtin_hook_calls)
+            for facts in self.estimators.values()
         )
 
     def estimator_for_model_call(self, call: cst.Call) -> EstimatorFacts | None:
@@ -538,7 +549,7 @@ class _UseChecker(cst.CSTVisitor):
         elif isinstance(config, cst.Call):
             estimator.config = run_config_facts(config, None)
         elif config is not None:
-            estimator.problems.append("config= is not a RunConfig this module builds")
+            estimator.problems.append(RunTimeChecked("config= is not a RunConfig this module builds"))
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.facts.hooks and node is not self.facts.hooks[node.value].node.name:
@@ -594,8 +605,11 @@ class _ModelCalls(cst.CSTVisitor):
             self.calls.append(node)
 
 
-def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False) -> ProgramFacts:
-    """Everything the rules need to know about the module before they change it (with `--exact` or not)."""
+def collect_facts(
+    module: cst.Module, resolver: ApiResolver, exact: bool = False, project: ProjectFacts | None = None
+) -> ProgramFacts:
+    """Everything the rules need to know about the module before they change it (with `--exact` or not);
+    `project` says what the project's other modules keep (None: the module is its own project)."""
     facts = ProgramFacts(
         module=module,
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
@@ -619,15 +633,15 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
         estimator.problems.extend(_distribution_problems(estimator, exact))
         if name in checker.misused:
             estimator.problems.append(
-                f"`{name}` is used other than by train, evaluate and predict; only these are migrated yet"
+                RunTimeChecked(f"`{name}` is used other than by train, evaluate and predict; only these are migrated yet")
             )
         for call in estimator.model_calls:
             method = call.func.attr.value
             if id(call) not in trained_before.used_after_training:
-                estimator.problems.append(
+                estimator.problems.append(RunTimeChecked(
                     f"{name}.{method}() is not preceded by {name}.train() in its block or an enclosing one "
                     "(Estimator used the checkpoint in model_dir; the migrated model is the one in memory)"
-                )
+                ))
             estimator.problems.extend(_model_call_problems(call, estimator, facts, resolver))
         estimator.problems = list(dict.fromkeys(estimator.problems))  # one TODO per reason
     followed = {reference for estimator in facts.estimators.values() for reference in estimator.hook_references}
@@ -642,6 +656,9 @@ def collect_facts(module: cst.Module, resolver: ApiResolver, exact: bool = False
                 "migrated code runs eagerly"
             )
     _block_sharers(facts)
+    if project is None:
+        project = ProjectFacts(kept_estimators(module.code, "this module"))
+    facts.runtime = analyze_runtime_tier(module, resolver, facts, project)
     return facts
 
 
@@ -729,25 +746,26 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
     else:
         _check_canned_estimator(estimator, resolver)
     if assigned[estimator.variable] != 1:
-        estimator.problems.append(f"`{estimator.variable}` is assigned more than once")
+        estimator.problems.append(RunTimeChecked(f"`{estimator.variable}` is assigned more than once"))
     config = estimator.config
     if config is not None:
         estimator.problems.extend(config.problems)
         if config.variable and (config.variable in misused or assigned[config.variable] != 1):
-            estimator.problems.append(f"RunConfig `{config.variable}` is used or assigned elsewhere")
+            estimator.problems.append(RunTimeChecked(f"RunConfig `{config.variable}` is used or assigned elsewhere"))
         if config.variable is None and "tf_random_seed" in config.kwargs:
             estimator.problems.append("assign the RunConfig to a variable to carry tf_random_seed over")
     if estimator.model_dir is None:
         estimator.problems.append(
-            "no model_dir: checkpoints would go to a temporary directory; set model_dir"
+            RunTimeChecked("no model_dir: checkpoints would go to a temporary directory; set model_dir")
         )
     if not estimator.trainings:
         estimator.problems.append(
-            f"`{estimator.variable}` is never trained with .train(...) or train_and_evaluate(...)"
+            RunTimeChecked(f"`{estimator.variable}` is never trained with .train(...) or train_and_evaluate(...)")
         )
     for training in estimator.trainings:
         if training.train_spec is None:
             kwargs, problems = keyword_args(training.call)
+            problems = [RunTimeChecked(problem) for problem in problems]  # the compat functions take positions
             problems += _train_problems(kwargs, estimator, facts, resolver)
         else:
             problems = _train_and_evaluate_problems(training, estimator, facts, resolver)
@@ -884,7 +902,9 @@ def _train_problems(
         hooks = facts.hook_lists[hooks.value]
     if hooks is not None:
         if not isinstance(hooks, cst.List):
-            problems.append("hooks= must be a list literal, or a variable assigned one list literal and only given as hooks=")
+            problems.append(RunTimeChecked(
+                "hooks= must be a list literal, or a variable assigned one list literal and only given as hooks="
+            ))
         else:
             for element in hooks.elements:
                 hook = element.value
@@ -950,7 +970,7 @@ def _input_fn_problems(
     problems = callable_input_fn_problems(input_fn, facts.functions, resolver) if input_fn is not None else None
     if problems is not None:
         return problems
-    return ["input_fn= is not a numpy_input_fn, or a function returning a tf.data.Dataset, of this module"]
+    return [RunTimeChecked("input_fn= is not a numpy_input_fn, or a function returning a tf.data.Dataset, of this module")]
 
 
 def model_method_call(call: cst.Call) -> str | None:
@@ -989,7 +1009,7 @@ def _serving_input_problems(
     if calls and isinstance(receiver, cst.Name) and facts.name_uses[receiver.value] != 1 + _receiver_uses(
         receiver.value, facts
     ):
-        problems.append(f"serving input receiver `{receiver.value}` is also used other than by exports")
+        problems.append(RunTimeChecked(f"serving input receiver `{receiver.value}` is also used other than by exports"))
     return problems
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.api import ApiResolver, dotted_name
+from codemods.runtime_tier import RunTimeChecked
 
 ESTIMATOR_FILLED_PARAMETERS = ("mode", "params", "config", "input_context")
 TF1_ITERATORS = ("make_one_shot_iterator", "make_initializable_iterator", "get_next")
@@ -82,7 +83,7 @@ def dataset_function_problems(function: cst.FunctionDef, resolver: ApiResolver) 
     if not body.returns or not all(
         value is not None and is_dataset(value, body.datasets, resolver) for value in body.returns
     ):
-        problems.append(f"input_fn {name}() does not return a tf.data.Dataset in every return statement")
+        problems.append(RunTimeChecked(f"input_fn {name}() does not return a tf.data.Dataset in every return statement"))
     return problems
 
 
@@ -109,7 +110,7 @@ def callable_input_fn_problems(
             return []
         if isinstance(body, cst.Call) and isinstance(body.func, cst.Name) and body.func.value in functions:
             return function_problems(body.func.value)
-        return ["the input_fn lambda does not call a function of this module returning a tf.data.Dataset"]
+        return [RunTimeChecked("the input_fn lambda does not call a function of this module returning a tf.data.Dataset")]
     if isinstance(input_fn, cst.Call) and dotted_name(input_fn.func) in PARTIAL and input_fn.args:
         wrapped = input_fn.args[0].value
         if isinstance(wrapped, cst.Name) and wrapped.value in functions:

@@ -19,6 +19,7 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 from codemods.api import ApiResolver
 from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
+from codemods.runtime_tier import ProjectFacts
 from codemods.findings import Finding, todo_comment
 from codemods.imports import NeededImport, add_imports, names_used, remove_unused_imports
 from codemods.registry import Rule, load_rules
@@ -46,7 +47,7 @@ class RuleContext:
         self.resolver = ApiResolver(
             module, self.bindings, lambda: transformer.metadata_wrapper.resolve(QualifiedNameProvider)
         )
-        self.facts: ProgramFacts = collect_facts(module, self.resolver, exact)
+        self.facts: ProgramFacts = collect_facts(module, self.resolver, exact, transformer.project)
         self.findings: list[Finding] = []
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
@@ -110,11 +111,13 @@ class MigrationTransformer(cst.CSTTransformer):
         target: str,
         rules: list[Rule],
         exact: bool = False,
+        project: ProjectFacts | None = None,
     ):
         super().__init__()
         self.metadata_wrapper = metadata_wrapper
         self.target = target
         self.exact = exact
+        self.project = project
         self.rules_by_type: dict[type, list[Rule]] = defaultdict(list)
         for rule in rules:
             for node_type in rule.node_types:
@@ -191,8 +194,11 @@ def may_need_migration(source: str) -> bool:
 _RULES: list[Rule] | None = None
 
 
-def migrate_source(source: str, target: str = "keras", exact: bool = False) -> MigrationResult:
-    """Rewrite one module's source for `target` ("keras" or "loop"), with exact resume if `exact`.
+def migrate_source(
+    source: str, target: str = "keras", exact: bool = False, project: ProjectFacts | None = None
+) -> MigrationResult:
+    """Rewrite one module's source for `target` ("keras" or "loop"), with exact resume if `exact`; `project`
+    says what the rest of the project keeps (None: the module is a project of its own).
 
     Raises libcst.ParserSyntaxError for source LibCST cannot parse.
     """
@@ -204,7 +210,7 @@ def migrate_source(source: str, target: str = "keras", exact: bool = False) -> M
     module = cst.parse_module(source)
     # No defensive copy: the tree was parsed here and is not shared.
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    transformer = MigrationTransformer(wrapper, target, _RULES, exact)
+    transformer = MigrationTransformer(wrapper, target, _RULES, exact, project)
     new_module = add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports)
     clashes = _clashing_names(wrapper, transformer.ctx.bindings, transformer.ctx.imported_names)
     if clashes:

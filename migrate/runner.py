@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.findings import Finding
+from codemods.runtime_tier import ProjectFacts
 from codemods.transformer import may_need_migration, migrate_source
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
 from migrate.notebooks import NotebookError, migrate_notebook
+from migrate.project import index_projects
 
 PROGRESS_THRESHOLD = 200  # files; below this a progress line is noise
 
@@ -33,8 +35,11 @@ class FileResult:
     bom: bool = False
 
 
-def process_file(file: SourceFile, target: str, exact: bool = False) -> FileResult:
-    """Migrate one file in memory; never raises for a problem with the file itself."""
+def process_file(
+    file: SourceFile, target: str, exact: bool = False, project: ProjectFacts | None = None
+) -> FileResult:
+    """Migrate one file in memory (`project`: what the rest of its project keeps); never raises for a
+    problem with the file itself."""
     problem = symlink_problem(file)
     if problem:
         return FileResult(file, problem[0], error=problem[1])
@@ -45,7 +50,7 @@ def process_file(file: SourceFile, target: str, exact: bool = False) -> FileResu
     if not may_need_migration(code):
         return FileResult(file, "unchanged", old_code=code, bom=bom)
     try:
-        result = migrate_notebook(code, target, exact) if file.is_notebook else migrate_source(code, target, exact)
+        result = migrate_notebook(code, target, exact) if file.is_notebook else migrate_source(code, target, exact, project)
     except NotebookError as error:
         return FileResult(file, "error", error=str(error))
     except cst.ParserSyntaxError as error:
@@ -72,10 +77,12 @@ def _process_star(args):
 
 
 def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = False) -> list[FileResult]:
-    """`process_file` over every file, with `jobs` processes; results in the order of `files`."""
+    """`process_file` over every file, with `jobs` processes; results in the order of `files`. The
+    projects are indexed first (migrate/project.py), so each module knows what its project keeps."""
     show_progress = len(files) >= PROGRESS_THRESHOLD
     results = []
-    work = [(file, target, exact) for file in files]
+    projects = index_projects(files)
+    work = [(file, target, exact, projects.get(file.path)) for file in files]
     if jobs <= 1 or len(files) < 2:
         iterator = map(_process_star, work)
         pool = None

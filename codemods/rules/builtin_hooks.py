@@ -24,7 +24,7 @@ class BuiltinHookRule(Rule):
     node_types = (cst.Call,)
 
     def leave(self, original: cst.Call, updated: cst.Call, ctx):
-        if not ctx.facts.migrated_builtin_hook(original):
+        if not ctx.facts.migrated_builtin_hook(original) and ctx.facts.runtime.kind(original) != "builtin_hook":
             return updated
         hook = ctx.resolver.call_api(original).path
         callback = BUILTIN_HOOKS[hook]
@@ -34,9 +34,14 @@ class BuiltinHookRule(Rule):
             estimator = ctx.facts.estimators[estimator.value]
             eval_dir = arguments.pop("eval_dir", None)
             ctx.need_import("os")
+            if estimator.runtime:  # its model_dir is known when the program runs (codemods/runtime_tier.py)
+                ctx.need_import("compat", "estimator_training")
+                model_dir = f"estimator_training.model_dir_of({estimator.variable})"
+            else:
+                model_dir = source(estimator.model_dir)
             arguments = {
                 "eval_dir": cst.parse_expression(
-                    source(eval_dir) if eval_dir is not None else f'os.path.join({source(estimator.model_dir)}, "eval")'
+                    source(eval_dir) if eval_dir is not None else f'os.path.join({model_dir}, "eval")'
                 ),
                 **arguments,
             }

@@ -24,6 +24,8 @@ class CannedEstimatorRule(Rule):
         estimator = ctx.facts.estimator_for_call(original)
         if estimator is None:
             return updated
+        if estimator.runtime:
+            return updated  # codemods/rules/estimator_runtime.py
         if not estimator.migratable:
             for problem in estimator.problems:
                 rule = "custom-estimator" if estimator.custom else self.rule_id

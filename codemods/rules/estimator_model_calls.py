@@ -26,6 +26,8 @@ class _ModelCallRule(Rule):
         estimator = ctx.facts.estimator_for_model_call(original)
         if estimator is None or original.func.attr.value not in self.methods:
             return updated
+        if estimator.runtime:
+            return updated  # codemods/rules/estimator_runtime.py
         if not estimator.migratable:
             ctx.todo(original, self.rule_id, estimator.kept_note)
             return updated

@@ -330,6 +330,8 @@ class EstimatorTrainRule(Rule):
         if found is None:
             return updated
         estimator, training = found
+        if estimator.runtime:
+            return updated  # codemods/rules/estimator_runtime.py
         if not estimator.migratable:
             ctx.todo(original, self.rule_id, estimator.kept_note)
             return updated

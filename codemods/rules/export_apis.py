@@ -20,7 +20,9 @@ class ExportApiRule(Rule):
 
     def leave(self, original: cst.Call, updated: cst.Call, ctx):
         api = ctx.resolver.call_api(original)
-        if api is None or api.path not in REPLACED or not ctx.facts.migrated_export_api(original):
+        if api is None or api.path not in REPLACED:
+            return updated
+        if not ctx.facts.migrated_export_api(original) and ctx.facts.runtime.kind(original) != "export_api":
             return updated
         ctx.need_import("compat", "estimator_export")
         name = api.path.rsplit(".", 1)[1]

@@ -39,6 +39,8 @@ class RunConfigRule(Rule):
     def leave(self, original, updated, ctx):
         if not is_run_config_statement(original, ctx.resolver):
             return updated
+        if ctx.facts.runtime.kind(single_assignment(original)[1]) == "config":
+            return updated  # codemods/rules/estimator_runtime.py
         name = single_assignment(original)[0]
         config = ctx.facts.run_configs.get(name)
         users = [e for e in ctx.facts.estimators.values() if config is not None and e.config is config]
@@ -50,7 +52,7 @@ class RunConfigRule(Rule):
                 "carry its checkpoint settings over by hand",
             )
             return updated
-        blocked = [e.variable for e in users if not e.migratable]
+        blocked = [e.variable for e in users if not e.migratable and not e.runtime]
         if blocked:
             ctx.todo(original, self.rule_id, f"kept: estimator(s) {', '.join(blocked)} not migrated")
             return updated

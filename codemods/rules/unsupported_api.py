@@ -104,6 +104,7 @@ class UnsupportedApiRule(Rule):
             or ctx.facts.migrated_export_api(original)
             or ctx.facts.migrated_saver_hook(original)
             or id(original) in ctx.facts.monitored_loop_calls
+            or ctx.facts.runtime.kind(original) is not None
         ):
             return updated  # train_and_evaluate of a canned estimator, a hook or exporter it carries over: other rules
         estimator = ctx.facts.estimator_for_call(original)

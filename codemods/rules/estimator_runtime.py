@@ -1,0 +1,104 @@
+"""Estimator constructs of the run-time linked tier (codemods/runtime_tier.py) -> `compat.estimator_training`.
+
+Each call is rewritten on its own, its arguments carried over as written (positions too: the compat
+functions take the Estimator methods' parameters in the same order, the estimator first):
+
+    tf.estimator.DNNClassifier(feature_columns=c, hidden_units=h, config=cfg)
+        -> estimator_training.configure(canned.dnn_classifier(feature_columns=c, hidden_units=h,
+                                        loss_reduction="sum_over_batch_size"), config=cfg)
+    tf.estimator.RunConfig(model_dir=d, save_checkpoints_steps=n) -> estimator_training.TrainingConfig(...)
+    est.train(input_fn=f, max_steps=m)             -> estimator_training.train(est, input_fn=f, max_steps=m)
+    tf.estimator.train_and_evaluate(est, ts, es)   -> estimator_training.train_and_evaluate(est, ts, es)
+    tf.estimator.TrainSpec(...) / EvalSpec(...)    -> estimator_training.TrainSpec(...) / EvalSpec(...)
+    est.evaluate/predict/export_saved_model(...)   -> estimator_training.evaluate/predict/export_saved_model(est, ...)
+
+With `--target loop`, `train` and `train_and_evaluate` come from `compat.estimator_loop` instead. The canned
+estimators this tier cannot take (an argument not carried over) and the tier switched off (the project keeps
+an estimator TF1: a RunConfig or train call might be its) leave the constructs with a TODO saying why.
+"""
+
+import libcst as cst
+
+from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.optimizers import keras_optimizer, keras_optimizer_by_name, need_optimizer_module
+from codemods.registry import Rule, register
+from codemods.runtime_tier import SPECS
+from codemods.syntax import keyword_args
+from codemods.templates import source
+
+_LOOP_METHODS = ("train", "train_and_evaluate")
+
+
+@register
+class EstimatorRuntimeRule(Rule):
+    rule_id = "estimator-runtime"
+    node_types = (cst.Call,)
+
+    def leave(self, original: cst.Call, updated: cst.Call, ctx):
+        tier = ctx.facts.runtime
+        kind = tier.kind(original)
+        if kind is None:
+            if id(original) in tier.canned_problems and ctx.facts.estimator_for_call(original) is None:
+                for problem in tier.canned_problems[id(original)]:  # a unit's problems are said at its constructor
+                    ctx.todo(original, "canned-estimator", problem)
+            return updated
+        if kind in ("export_api", "builtin_hook"):
+            return updated  # codemods/rules/export_apis.py, builtin_hooks.py
+        ctx.need_import("compat", "estimator_training")
+        if kind == "canned":
+            return self._canned(original, updated, ctx)
+        if kind == "config":
+            ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
+            return updated.with_changes(func=cst.parse_expression("estimator_training.TrainingConfig"))
+        if kind == "spec":
+            name = SPECS[ctx.resolver.call_api(original).path]
+            ctx.record(original, self.rule_id, True, f"{name} -> compat.estimator_training.{name}")
+            return updated.with_changes(func=cst.parse_expression(f"estimator_training.{name}"))
+        module = "estimator_training"
+        if kind in _LOOP_METHODS and ctx.target == "loop":
+            ctx.need_import("compat", "estimator_loop")
+            module = "estimator_loop"
+        if kind == "train_and_evaluate":
+            ctx.record(original, self.rule_id, True, f"train_and_evaluate -> compat.{module}.train_and_evaluate "
+                       "(the estimator's settings come with it when the program runs)")
+            return updated.with_changes(func=cst.parse_expression(f"{module}.train_and_evaluate"))
+        receiver = updated.func.value
+        method = "export_saved_model" if kind == "export_savedmodel" else kind
+        ctx.record(original, self.rule_id, True, f"{source(original.func.value)}.{kind}(...) -> compat.{module}.{method}")
+        first = cst.Arg(receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        if not updated.args:
+            first = cst.Arg(receiver)
+        return updated.with_changes(func=cst.parse_expression(f"{module}.{method}"), args=[first, *updated.args])
+
+    @staticmethod
+    def _canned(original: cst.Call, updated: cst.Call, ctx) -> cst.BaseExpression:
+        api = ctx.resolver.call_api(original)
+        spec = CANNED[api.path]
+        kwargs = keyword_args(original)[0]
+        args, moved = [], []
+        for original_arg, arg in zip(original.args, updated.args):
+            key = arg.keyword.value
+            value = arg.value
+            if key in MOVED_TO_CHECKPOINTING:
+                moved.append(f"{key}={source(value)}")
+                continue
+            if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
+                value, module = keras_optimizer_by_name(
+                    original_arg.value.evaluated_value, api.path, key, api.v1, kwargs
+                )
+                need_optimizer_module(ctx, module)
+            elif key in spec.optimizers:
+                value, module = keras_optimizer(original_arg.value, arg.value, ctx.resolver)
+                need_optimizer_module(ctx, module)
+            args.append(f"{key}={source(value)}")
+        reduction = "sum" if api.v1 else "sum_over_batch_size"
+        args.append(f'loss_reduction="{reduction}"')
+        ctx.need_import("compat", "canned")
+        head = "v1 head: loss summed over the batch" if api.v1 else "v2 head: loss averaged"
+        ctx.record(
+            original, "canned-estimator", True,
+            f"{api.path} -> compat.canned.{spec.builder} ({head}), model_dir and config attached by "
+            "compat.estimator_training.configure",
+        )
+        built = f"canned.{spec.builder}({', '.join(args)})"
+        return cst.parse_expression(f"estimator_training.configure({', '.join([built, *moved])})")

@@ -1,0 +1,254 @@
+"""Which Estimator constructs migrate through `compat.estimator_training`, the run-time linked tier.
+
+Tier 1 (codemods/facts.py) links a module's RunConfig, canned estimator, train call and hooks through its
+variables and writes the checkpointing code inline. Real projects split these across functions and modules:
+`build_estimator(config)` returns the estimator, `task.py` trains it, the estimator variable is assigned twice
+(rebuild and retry), there is no model_dir. Here each construct migrates on its own, and the settings travel
+with the model when the program runs:
+
+- a canned estimator constructor -> `estimator_training.configure(canned.<builder>(...), model_dir=, config=)`;
+- `RunConfig(...)` -> `estimator_training.TrainingConfig(...)`;
+- `<est>.train(...)`, `.evaluate(...)`, `.predict(...)`, `.export_saved_model(...)` ->
+  `estimator_training.<method>(<est>, ...)` (the loop target trains with `compat.estimator_loop`);
+- `train_and_evaluate`, `TrainSpec`, `EvalSpec` -> their `compat.estimator_training` twins;
+- exporters and serving receiver builders -> `compat.estimator_export`.
+
+What the source cannot prove (which estimator reaches a train call, what an input_fn returns, that a hook
+became a callback) the runtime checks, failing with one clear error. The tier applies only where the whole
+project builds no estimator that stays TF1 (`ProjectFacts.keeps_estimators`): a RunConfig or train call that
+could reach a kept Estimator is left for it, with its TODO.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.api import ApiResolver
+from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
+from codemods.syntax import fast_visit, keyword_args
+
+# Estimator methods the tier rewrites, and the keyword only an Estimator's version of the method takes (a
+# Keras model has evaluate and predict too): a call with it is an Estimator's whatever its receiver.
+ESTIMATOR_METHODS = {
+    "train": "input_fn",
+    "evaluate": "input_fn",
+    "predict": "input_fn",
+    "export_saved_model": "serving_input_receiver_fn",
+    "export_savedmodel": "serving_input_receiver_fn",
+}
+# RunConfig arguments TrainingConfig takes (the others change how or where training runs: kept, with a TODO).
+CONFIG_ARGUMENTS = (
+    "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
+    "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps", "session_config",
+)
+# Built-in hooks that become compat.estimator_hooks callbacks wherever they are built (the early-stopping
+# hooks name their estimator: only inline in a train call, codemods/rules/builtin_hooks.py).
+RUNTIME_HOOKS = ("train.StopAtStepHook", "estimator.StopAtStepHook", "train.StepCounterHook", "estimator.StepCounterHook")
+RUNTIME_MODULES = ("estimator_training", "estimator_loop")  # what the migrated calls are made through
+SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
+EXPORT_APIS = (*SERVING_INPUT_BUILDERS, RECEIVER, *EXPORTERS)
+
+
+class RunTimeChecked(str):
+    """A reason tier 1 keeps an estimator that this tier resolves: the settings travel with the model, and
+    what the source cannot prove is checked when the program runs (compat.estimator_training)."""
+
+
+@dataclass
+class ProjectFacts:
+    """What the rest of the project tells about one module: whether some module of it builds an estimator
+    that stays TF1 (a custom model_fn Estimator, a TPUEstimator, a subclass), and where."""
+
+    keeps_estimators: list[str] = field(default_factory=list)  # "<path>:<line> <constructor>"
+
+
+def kept_estimators(source: str, path: str) -> list[str]:
+    """Constructions in `source` of an estimator the run-time tier does not take: any `...Estimator(` call
+    that is not a canned one, and classes derived from one."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Call):
+            names = [node.func]
+        elif isinstance(node, ast.ClassDef):
+            names = node.bases
+        for name_node in names:
+            name = name_node.attr if isinstance(name_node, ast.Attribute) else getattr(name_node, "id", "")
+            if name.endswith("Estimator") or name.startswith(("BoostedTrees", "Baseline")):
+                found.append(f"{path}:{node.lineno} {name}")
+    return found
+
+
+@dataclass
+class RuntimeTier:
+    """The calls (by id) this tier rewrites, each with its kind; and the canned estimators it cannot take."""
+
+    calls: dict[int, str] = field(default_factory=dict)  # id(call) -> "canned" | "config" | "train" | ...
+    canned_problems: dict[int, list[str]] = field(default_factory=dict)  # id(call) -> why not
+    blocked_by: list[str] = field(default_factory=list)  # the project's kept estimators, when the tier is off
+
+    def kind(self, call: cst.CSTNode) -> str | None:
+        return self.calls.get(id(call))
+
+
+def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[str]:
+    """Why a canned estimator call cannot become its compat.canned builder by itself."""
+    from codemods.optimizers import optimizer_problem
+
+    spec = CANNED[path]
+    kwargs, problems = keyword_args(call)
+    name = path.rsplit(".", 1)[1]
+    problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs
+                 if key not in spec.keywords and key not in MOVED_TO_CHECKPOINTING]
+    problems += [f"{name}: {key}= must be given" for key in spec.required if key not in kwargs]
+    for key in spec.optimizers:
+        if key in kwargs:
+            problem = optimizer_problem(kwargs[key], resolver)
+            if problem:
+                problems.append(problem)
+    return problems
+
+
+def config_problems(call: cst.Call) -> list[str]:
+    kwargs, problems = keyword_args(call)
+    return problems + [f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in CONFIG_ARGUMENTS]
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self):
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFacts) -> RuntimeTier:
+    """Decide, for every call of the module, whether this tier rewrites it (after tier 1's facts are known:
+    what tier 1 migrates, or keeps as part of a kept estimator, is not this tier's)."""
+    tier = RuntimeTier()
+    if project.keeps_estimators:
+        tier.blocked_by = project.keeps_estimators
+        return tier
+    visitor = _Calls()
+    fast_visit(module, visitor)
+    tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
+    for call in visitor.calls:
+        api = resolver.call_api(call)
+        if api is None or api.path not in CANNED or id(call) in tier1_nodes:
+            continue
+        unit = facts.estimator_for_call(call)
+        problems = canned_problems(call, api.path, resolver)
+        if unit is not None:  # tier 1's reasons that this tier does not resolve keep the unit as it is
+            problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems]
+        if problems:
+            tier.canned_problems[id(call)] = problems
+            continue
+        tier.calls[id(call)] = "canned"
+        if unit is not None:
+            unit.runtime = True
+    kept = _release_sharers(facts, tier)
+    if kept:  # a kept estimator in this module: other calls are not told apart from its own
+        tier.blocked_by = [f"estimator `{e.variable}` of this module" for e in kept]
+    kept_configs = {id(e.config.call) for e in kept if e.config is not None}
+    runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
+    tier1_nodes -= runtime_configs  # a RunConfig tier 1 also reads stays, as a TrainingConfig, for this tier
+    runtime_units = {e.variable: e for e in facts.estimators.values() if e.runtime}
+    imports_tensorflow = "tensorflow" in module.code
+    for call in visitor.calls:
+        if id(call) in tier1_nodes or id(call) in tier.calls or id(call) in kept_configs:
+            continue
+        kind = _kind(call, resolver, runtime_units, facts)
+        if kind is None or (kind in ESTIMATOR_METHODS and not imports_tensorflow):
+            continue
+        if tier.blocked_by and not _belongs_to(call, runtime_units.values()):
+            continue
+        if kind == "config" and config_problems(call):
+            continue
+        tier.calls[id(call)] = kind
+    trains = any(kind in ("train", "train_and_evaluate") for kind in tier.calls.values())
+    if not trains or facts.sessions or facts.saver_sessions:  # the hooks may be a TF1 session's
+        tier.calls = {key: kind for key, kind in tier.calls.items() if kind != "builtin_hook"}
+    return tier
+
+
+def _release_sharers(facts, tier: RuntimeTier) -> list:
+    """Units of this tier sharing a RunConfig, input_fn, hook class or export with a kept estimator stay
+    kept too (the shared definition must stay TF1 for it). Returns the kept estimators."""
+    while True:
+        kept = [e for e in facts.estimators.values() if not e.migratable and not e.runtime]
+        released = False
+        for unit in [e for e in facts.estimators.values() if e.runtime]:
+            for other in kept:
+                shared = (
+                    "its RunConfig" if unit.config is not None and other.config is not None
+                    and unit.config.call is other.config.call
+                    else "its input_fn" if any(c is d for c in unit.input_fn_calls for d in other.input_fn_calls)
+                    else "a hook class" if unit.hook_classes & other.hook_classes
+                    else "a serving input receiver or exporter"
+                    if any(c is d for c in unit.export_api_calls for d in other.export_api_calls)
+                    else None
+                )
+                if shared:
+                    unit.runtime, released = False, True
+                    unit.problems.append(f"shares {shared} with `{other.variable}`, which is not migrated")
+                    tier.calls.pop(id(unit.call), None)
+                    break
+        if not released:
+            return kept
+
+
+def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | None:
+    api = resolver.call_api(call)
+    if api is not None:
+        if api.path == "estimator.RunConfig":
+            return "config"
+        if api.path == "estimator.train_and_evaluate":
+            return "train_and_evaluate"
+        if api.path in SPECS:
+            return "spec"
+        if api.path in EXPORT_APIS:
+            return "export_api"
+        if api.path in RUNTIME_HOOKS:
+            return "builtin_hook"
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ESTIMATOR_METHODS:
+        return None
+    method = call.func.attr.value
+    receiver = call.func.value
+    if isinstance(receiver, cst.Name) and receiver.value in RUNTIME_MODULES:
+        return None  # already migrated: estimator_training.train(estimator, input_fn=...)
+    if isinstance(receiver, cst.Name) and receiver.value in facts.estimators:
+        return method if receiver.value in runtime_units else None
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    return method if ESTIMATOR_METHODS[method] in keywords else None
+
+
+def _belongs_to(call: cst.Call, units) -> bool:
+    """Whether `call` is a construct of one of `units` (its constructor, RunConfig, train or model call)."""
+    for unit in units:
+        if call is unit.call or (unit.config is not None and call is unit.config.call):
+            return True
+        if any(call is training.call for training in unit.trainings) or any(call is c for c in unit.model_calls):
+            return True
+    return False
+
+
+def _unit_nodes(units) -> set[int]:
+    """Ids of the calls tier 1 rewrites for `units`: constructors, RunConfigs, trainings, specs, model calls."""
+    nodes = set()
+    for unit in units:
+        nodes.add(id(unit.call))
+        if unit.config is not None:
+            nodes.add(id(unit.config.call))
+        for training in unit.trainings:
+            nodes.update(id(c) for c in (training.call, training.train_spec, training.eval_spec) if c is not None)
+        nodes.update(id(c) for c in unit.model_calls)
+        nodes.update(id(c) for c in unit.export_api_calls)
+    return nodes

@@ -1,0 +1,40 @@
+"""The project index: what each project of the rewritten tree keeps, read before any module is rewritten.
+
+A project is what one PATH argument holds under one top-level entry (`PATH/<entry>/...`; the files right
+in PATH make one project together), or a single file given as PATH. Only facts that cross modules are
+indexed: today, where the project builds an estimator that stays TF1 (codemods/runtime_tier.py switches the
+run-time linked tier off there, since a RunConfig or train call in any module might reach it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codemods.runtime_tier import ProjectFacts, kept_estimators
+from migrate.discovery import SourceFile
+from migrate.files import BadSource, read_source
+
+
+def project_key(file: SourceFile) -> tuple[Path, str]:
+    """The project `file` belongs to: its PATH argument and the top-level entry under it."""
+    parts = Path(file.relative).parts
+    return file.root, parts[0] if len(parts) > 1 else ""
+
+
+def index_projects(files: list[SourceFile]) -> dict[Path, ProjectFacts]:
+    """Each Python file's ProjectFacts (notebooks are projects of their own: not indexed)."""
+    kept: dict[tuple[Path, str], list[str]] = {}
+    for file in files:
+        if file.is_notebook:
+            continue
+        try:
+            code, _ = read_source(file.path)
+        except BadSource:
+            continue
+        if "stimator" in code:  # cheap test before parsing: every construct kept names an Estimator
+            kept.setdefault(project_key(file), []).extend(kept_estimators(code, file.relative))
+    return {
+        file.path: ProjectFacts(kept.get(project_key(file), []))
+        for file in files
+        if not file.is_notebook
+    }
