@@ -19,11 +19,11 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 from codemods.api import ApiResolver
 from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
-from codemods.runtime_tier import ProjectFacts
 from codemods.findings import Finding, todo_comment
 from codemods.imports import NeededImport, add_imports, names_used, remove_unused_imports
 from codemods.registry import Rule, load_rules
 from codemods.rules.unsupported_api import GUIDANCE
+from codemods.runtime_tier import ProjectFacts
 
 TARGETS = ("keras", "loop")
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)

@@ -26,7 +26,8 @@ import inspect
 import logging
 import os
 import tempfile
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import tensorflow as tf
 import tf_keras
