@@ -105,14 +105,14 @@ def assert_weights_match_tf1(model, reference_prefix, initial_prefix, what: str)
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=1e-5, err_msg=f"{what}: {name}")
 
 
-def sigkill_after_save(command: list, directory, at_least: int, timeout: float = 300) -> int:
+def sigkill_after_save(command: list, directory, at_least: int, timeout: float = 300, cwd=None) -> int:
     """Start a training process, SIGKILL it once `directory` holds a checkpoint numbered `at_least` or more
     (or it ended, or `timeout` passed); returns the number of the latest checkpoint left."""
     import signal
     import time
 
     process = subprocess.Popen(
-        [str(c) for c in command], env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [str(c) for c in command], env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd
     )
     deadline = time.monotonic() + timeout
     while latest_saved_step(directory) < at_least and process.poll() is None and time.monotonic() < deadline:
