@@ -656,7 +656,7 @@ def collect_facts(
                 "migrated code runs eagerly"
             )
     _block_sharers(facts)
-    if project is None:
+    if project is None:  # callers with the source at hand pass it (codemods.transformer.migrate_source)
         project = ProjectFacts(kept_estimators(module.code, "this module"))
     facts.runtime = analyze_runtime_tier(module, resolver, facts, project)
     return facts

@@ -161,13 +161,18 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
     runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
     tier1_nodes -= runtime_configs  # a RunConfig tier 1 also reads stays, as a TrainingConfig, for this tier
     runtime_units = {e.variable: e for e in facts.estimators.values() if e.runtime}
-    imports_tensorflow = "tensorflow" in module.code
+    imports_tensorflow = None  # module.code regenerates the source: read only when a method call needs it
     for call in visitor.calls:
         if id(call) in tier1_nodes or id(call) in tier.calls or id(call) in kept_configs:
             continue
         kind = _kind(call, resolver, runtime_units, facts)
-        if kind is None or (kind in ESTIMATOR_METHODS and not imports_tensorflow):
+        if kind is None:
             continue
+        if kind in ESTIMATOR_METHODS:
+            if imports_tensorflow is None:
+                imports_tensorflow = "tensorflow" in module.code
+            if not imports_tensorflow:
+                continue
         if tier.blocked_by and not _belongs_to(call, runtime_units.values()):
             continue
         if kind == "config" and config_problems(call):
