@@ -22,6 +22,7 @@ could reach a kept Estimator is left for it, with its TODO.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -63,7 +64,9 @@ class ProjectFacts:
     """What the rest of the project tells about one module: whether some module of it builds an estimator
     that stays TF1 (a custom model_fn Estimator, a TPUEstimator, a subclass), and where."""
 
-    keeps_estimators: list[str] = field(default_factory=list)  # "<path>:<line> <constructor>"
+    # "<constructor> in <path>" (no line: the rewrite's TODOs move lines, and messages must not change when
+    # the output is rewritten again)
+    keeps_estimators: list[str] = field(default_factory=list)
 
 
 def kept_estimators(source: str, path: str) -> list[str]:
@@ -83,8 +86,8 @@ def kept_estimators(source: str, path: str) -> list[str]:
         for name_node in names:
             name = name_node.attr if isinstance(name_node, ast.Attribute) else getattr(name_node, "id", "")
             if name.endswith("Estimator") or name.startswith(("BoostedTrees", "Baseline")):
-                found.append(f"{path}:{node.lineno} {name}")
-    return found
+                found.append(f"{name} in {path}")
+    return list(dict.fromkeys(found))
 
 
 @dataclass
@@ -94,6 +97,9 @@ class RuntimeTier:
     calls: dict[int, str] = field(default_factory=dict)  # id(call) -> "canned" | "config" | "train" | ...
     canned_problems: dict[int, list[str]] = field(default_factory=dict)  # id(call) -> why not
     blocked_by: list[str] = field(default_factory=list)  # the project's kept estimators, when the tier is off
+    # id(call) -> why a train/evaluate/predict/export/train_and_evaluate call this tier would take is kept
+    # (it may run an estimator that stays TF1); tier 1 speaks for the calls of its own estimators
+    kept_calls: dict[int, str] = field(default_factory=dict)
 
     def kind(self, call: cst.CSTNode) -> str | None:
         return self.calls.get(id(call))
@@ -134,11 +140,18 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
     """Decide, for every call of the module, whether this tier rewrites it (after tier 1's facts are known:
     what tier 1 migrates, or keeps as part of a kept estimator, is not this tier's)."""
     tier = RuntimeTier()
-    if project.keeps_estimators:
-        tier.blocked_by = project.keeps_estimators
-        return tier
     visitor = _Calls()
     fast_visit(module, visitor)
+    # An unknown receiver's `.train(input_fn=...)` is taken for an Estimator's only in a module naming
+    # tensorflow; module.code regenerates the source, so it is read once, and only when such a call is found.
+    mentions_tensorflow = functools.cache(lambda: "tensorflow" in module.code)
+    if project.keeps_estimators:
+        tier.blocked_by = project.keeps_estimators
+        unit_nodes = _unit_nodes(facts.estimators.values())
+        for call in visitor.calls:
+            if id(call) not in unit_nodes:
+                _keep(call, _kind(call, resolver, {}, facts), tier, mentions_tensorflow)
+        return tier
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
     for call in visitor.calls:
         api = resolver.call_api(call)
@@ -161,19 +174,17 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
     runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
     tier1_nodes -= runtime_configs  # a RunConfig tier 1 also reads stays, as a TrainingConfig, for this tier
     runtime_units = {e.variable: e for e in facts.estimators.values() if e.runtime}
-    imports_tensorflow = None  # module.code regenerates the source: read only when a method call needs it
     for call in visitor.calls:
         if id(call) in tier1_nodes or id(call) in tier.calls or id(call) in kept_configs:
             continue
         kind = _kind(call, resolver, runtime_units, facts)
         if kind is None:
             continue
-        if kind in ESTIMATOR_METHODS:
-            if imports_tensorflow is None:
-                imports_tensorflow = "tensorflow" in module.code
-            if not imports_tensorflow:
-                continue
+        if kind in ESTIMATOR_METHODS and not mentions_tensorflow():
+            continue
         if tier.blocked_by and not _belongs_to(call, runtime_units.values()):
+            if not _belongs_to(call, facts.estimators.values()):
+                _keep(call, kind, tier, mentions_tensorflow)
             continue
         if kind == "config" and config_problems(call):
             continue
@@ -182,6 +193,21 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
     if not trains or facts.sessions or facts.saver_sessions:  # the hooks may be a TF1 session's
         tier.calls = {key: kind for key, kind in tier.calls.items() if kind != "builtin_hook"}
     return tier
+
+
+_KEPT_KINDS = ("train_and_evaluate", *ESTIMATOR_METHODS)
+
+
+def _keep(call: cst.Call, kind: str | None, tier: RuntimeTier, mentions_tensorflow) -> None:
+    """Note why a training or model call that may run one of the kept estimators stays as it is."""
+    if kind not in _KEPT_KINDS or (kind in ESTIMATOR_METHODS and not mentions_tensorflow()):
+        return
+    name = "train_and_evaluate" if kind == "train_and_evaluate" else f"`.{kind}(...)`"
+    # No names or counts of the kept estimators: they change when the rewritten tree is rewritten again.
+    tier.kept_calls[id(call)] = (
+        f"kept: {name} may run an estimator that stays TF1 in this project (see the TODOs at its constructor); "
+        "it is migrated with that estimator"
+    )
 
 
 def _release_sharers(facts, tier: RuntimeTier) -> list:

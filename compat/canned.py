@@ -28,9 +28,12 @@ import tf_keras
 V1_HEAD_REDUCTION = "sum"
 V2_HEAD_REDUCTION = "sum_over_batch_size"
 
-# Canned DNN estimators default to Adagrad(0.05); canned linear ones to Ftrl(min(0.2, 1/sqrt(#columns))).
-# DNNLinearCombined ones to Adagrad(0.001) for the DNN and Ftrl(min(0.005, 1/sqrt(#linear columns))).
+# Canned DNN estimators default to Adagrad: v1 ones (tf.compat.v1.estimator) at 0.05, v2 ones at Keras's own
+# default 0.001 (dnn.py passes the v2 name "Adagrad" no learning rate). Canned linear ones default to
+# Ftrl(min(0.2, 1/sqrt(#columns))); DNNLinearCombined ones to Adagrad(0.001) for the DNN and
+# Ftrl(min(0.005, 1/sqrt(#linear columns))).
 DNN_DEFAULT_LEARNING_RATE = 0.05
+V2_DNN_DEFAULT_LEARNING_RATE = 0.001
 LINEAR_MAX_LEARNING_RATE = 0.2
 COMBINED_DNN_LEARNING_RATE = 0.001
 COMBINED_LINEAR_MAX_LEARNING_RATE = 0.005
@@ -159,8 +162,10 @@ def linear_learning_rate(num_columns: int, maximum: float = LINEAR_MAX_LEARNING_
     return min(maximum, 1.0 / math.sqrt(num_columns))
 
 
-def _default_dnn_optimizer(loss_reduction: str, learning_rate=DNN_DEFAULT_LEARNING_RATE):
+def _default_dnn_optimizer(loss_reduction: str, learning_rate: float | None = None):
     v1 = loss_reduction == V1_HEAD_REDUCTION
+    if learning_rate is None:
+        learning_rate = DNN_DEFAULT_LEARNING_RATE if v1 else V2_DNN_DEFAULT_LEARNING_RATE
     return estimator_adagrad(learning_rate, epsilon=0.0 if v1 else KERAS_ADAGRAD_EPSILON)
 
 

@@ -110,13 +110,14 @@ def _diff(result: FileResult) -> str:
 
 
 def _write_out(out: Path, files: list[SourceFile], results: dict[Path, FileResult]) -> None:
-    """The rewritten tree under `out`: changed files rewritten, every other regular file copied."""
+    """The rewritten tree under `out`: changed files rewritten, modules that do not parse marked (or, with
+    nothing to mark, left out: not copied as if migrated), every other regular file copied."""
     for file in files:
         destination = out / file.relative
         result = results.get(file.path)
-        if file.path.is_symlink() or (result is not None and result.status == "error"):
+        if file.path.is_symlink() or (result is not None and result.status == "error" and not result.writes):
             continue
-        if result is not None and result.status == "changed":
+        if result is not None and result.writes:
             atomic_write(destination, encode_source(result.new_code, result.bom), mode_from=file.path)
         else:
             destination.parent.mkdir(parents=True, exist_ok=True)
@@ -137,9 +138,9 @@ def run(argv: list[str] | None = None) -> int:
     rewriting = args.command == "rewrite" and not (args.diff or args.check)
     for result in results:
         _print_findings(result, everything=args.command == "scan")
-        if args.command == "rewrite" and args.diff and result.status == "changed":
+        if args.command == "rewrite" and args.diff and result.writes:
             sys.stdout.write(_diff(result))
-        if rewriting and args.out is None and result.status == "changed":
+        if rewriting and args.out is None and result.writes:
             atomic_write(result.file.path, encode_source(result.new_code, result.bom))
     if rewriting and args.out is not None:
         _write_out(args.out, files, {result.file.path: result for result in results})

@@ -16,6 +16,7 @@ import libcst as cst
 from codemods.findings import Finding
 from codemods.runtime_tier import ProjectFacts
 from codemods.transformer import may_need_migration, migrate_source
+from codemods.unparsed import mark_unparsed
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
 from migrate.notebooks import NotebookError, migrate_notebook
@@ -31,7 +32,12 @@ class FileResult:
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
     old_code: str | None = None
-    new_code: str | None = None
+    new_code: str | None = None  # also for an error: a module that does not parse, with TODO marks
+
+    @property
+    def writes(self) -> bool:
+        """Whether rewriting writes `new_code` (a migrated module, or one marked where it cannot be)."""
+        return self.new_code is not None and self.status in ("changed", "error")
     bom: bool = False
 
 
@@ -53,8 +59,10 @@ def process_file(
         result = migrate_notebook(code, target, exact) if file.is_notebook else migrate_source(code, target, exact, project)
     except NotebookError as error:
         return FileResult(file, "error", error=str(error))
-    except cst.ParserSyntaxError as error:
-        return FileResult(file, "error", error=_syntax_error(code, error))
+    except cst.ParserSyntaxError as error:  # not rewritten; its constructs marked (codemods/unparsed.py)
+        marked, findings = mark_unparsed(code)
+        return FileResult(file, "error", error=_syntax_error(code, error), findings=findings, old_code=code,
+                          new_code=marked if marked != code else None, bom=bom)
     except Exception as error:  # a bug in a rule must not take the other files down
         return FileResult(
             file, "error", error=f"internal error in the rewrite: {type(error).__name__}: {error}"

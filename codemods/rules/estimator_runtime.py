@@ -41,6 +41,8 @@ class EstimatorRuntimeRule(Rule):
             if id(original) in tier.canned_problems and ctx.facts.estimator_for_call(original) is None:
                 for problem in tier.canned_problems[id(original)]:  # a unit's problems are said at its constructor
                     ctx.todo(original, "canned-estimator", problem)
+            if id(original) in tier.kept_calls:
+                ctx.todo(original, self.rule_id, tier.kept_calls[id(original)])
             return updated
         if kind in ("export_api", "builtin_hook"):
             return updated  # codemods/rules/export_apis.py, builtin_hooks.py

@@ -66,6 +66,26 @@ GUIDANCE = {
     "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name); a training "
     "loop saving with it migrates in the shape of docs/migration.md ('tf.Session and Saver loops')",
 }
+GUIDANCE["contrib.tpu.TPUEstimator"] = GUIDANCE["estimator.tpu.TPUEstimator"]
+_TPU_RUNCONFIG = (
+    "TPU RunConfig: kept with its TPUEstimator; once that is a Keras model under tf.distribute.TPUStrategy, its "
+    "save_checkpoints_steps/keep_checkpoint_max become BackupAndRestore(backup_dir, save_freq=N) or "
+    "tf.train.CheckpointManager(..., max_to_keep=N, checkpoint_interval=N)"
+)
+for _path in ("estimator.tpu.RunConfig", "contrib.tpu.RunConfig", "tpu.RunConfig"):
+    GUIDANCE[_path] = _TPU_RUNCONFIG
+# tf.contrib went away with TensorFlow 2.0: these programs stopped running long before tf.estimator did.
+_CONTRIB_LEARN = (
+    "tf.contrib.learn (removed in TensorFlow 2.0): port this to its tf.estimator counterpart "
+    "(tf.estimator.{name}, train/evaluate with input_fns instead of fit/Experiment), then run migrate again; "
+    "its checkpoints are not read by the migrated model"
+)
+for _name in ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
+              "DNNLinearCombinedRegressor", "Estimator", "RunConfig"):
+    GUIDANCE[f"contrib.learn.{_name}"] = _CONTRIB_LEARN.format(name=_name)
+GUIDANCE["contrib.learn.Experiment"] = _CONTRIB_LEARN.format(name="train_and_evaluate with TrainSpec/EvalSpec")
+for _path in ("contrib.learn.learn_runner.run", "contrib.learn.python.learn.learn_runner.run"):
+    GUIDANCE[_path] = _CONTRIB_LEARN.format(name="train_and_evaluate")
 for _name in ("LatestExporter", "FinalExporter", "BestExporter"):
     GUIDANCE[f"estimator.{_name}"] = (
         f"{_name}: carried over (compat.estimator_export.{_name}) only in the EvalSpec of a migrated "
@@ -77,7 +97,7 @@ for _name in ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEs
         "Forests (tfdf.keras.GradientBoostedTreesModel) or XGBoost/LightGBM (the checkpoints do not convert)"
     )
 for _name in _EARLY_STOPPING:
-    GUIDANCE[f"estimator.experimental.{_name}"] = (
+    GUIDANCE[f"contrib.estimator.{_name}"] = GUIDANCE[f"estimator.experimental.{_name}"] = (
         f"{_name}: carried over (compat.estimator_hooks.{_name}, reading model_dir/eval) only in the hooks of a migrated "
         "train call of the estimator it names; otherwise stop on the evaluation metrics in a callback"
     )

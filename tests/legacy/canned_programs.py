@@ -263,6 +263,18 @@ PROGRAMS = {
         "    )",
         export="raw",
     ),
+    # No optimizer on a v2 DNN: dnn.py passes the name "Adagrad" with no learning rate, so Keras's own
+    # default (0.001) applies, not the v1 estimators' 0.05.
+    "dnn_classifier_default_optimizer_v2": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
     # A Keras (legacy) optimizer instance, as v2 canned estimators take them.
     "dnn_regressor_keras_sgd_momentum_v2": _program(
         labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
