@@ -1,8 +1,8 @@
 """The canned Estimators the rewrite migrates, and the `compat.canned` builder each becomes.
 
 Arguments in `keywords` are carried over as written (optimizers converted by `codemods.optimizers`);
-`model_dir` and `config` move to the checkpointing code of the train calls; any other argument keeps the
-estimator as it was, with a TODO. DNNLinearCombined* train with two optimizers: `fit` runs the builder's
+`model_dir` and `config` move to the checkpointing code of the train calls, partitioners are dropped; any
+other argument keeps the estimator as it was, with a TODO. DNNLinearCombined* train with two optimizers: `fit` runs the builder's
 own train step, the loop target steps both (`two_optimizers`).
 """
 
@@ -53,3 +53,7 @@ CANNED["estimator.DNNLinearCombinedRegressor"] = CannedSpec(
     ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
 )
 MOVED_TO_CHECKPOINTING = ("model_dir", "config")
+# Partitioners split variables across parameter servers; the model computes the same without them (TF2's
+# counterpart is a ParameterServerStrategy's variable_partitioner): dropped.
+DROPPED = ("partitioner", "input_layer_partitioner")
+ACCEPTED = (*MOVED_TO_CHECKPOINTING, *DROPPED)  # arguments that are not `keywords` and keep nothing TF1

@@ -1,12 +1,13 @@
-"""TF1 `tf.compat.v1.train.*Optimizer` and `tf.keras.optimizers.legacy.*` instances -> tf_keras optimizers that
-take the same steps.
+"""TF1 `tf.compat.v1.train.*Optimizer` and Keras 2 `tf.keras.optimizers[.legacy].*` instances -> tf_keras
+optimizers that take the same steps.
 
 TF1 and Keras name and default some arguments differently: TF1 Adam's epsilon is 1e-8 (Keras: 1e-7) and
 its betas are `beta1`/`beta2`; TF1 Adagrad starts its accumulators at 0.1 and adds no epsilon. TF1
 Momentum accumulates gradients where Keras SGD accumulates updates; from the same (zero) start both take
 the same steps (measured in tests/test_convert_checkpoint.py), Nesterov's (`use_nesterov`) too: TF1 adds
 lr x momentum x accumulator to its step where Keras adds momentum x its update, the same quantity.
-RMSProp, TF1's or Keras 2 legacy's, has no tf_keras twin: it becomes `compat.rmsprop`'s, same arguments.
+RMSProp, TF1's or Keras 2 legacy's, has no tf_keras twin: it becomes `compat.rmsprop`'s, same arguments;
+TF1's ProximalAdagrad neither: `compat.proximal_adagrad`'s runs its kernels.
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ _OPTIMIZERS = {
         "canned.estimator_adagrad",
         {},
     ),
+    "train.ProximalAdagradOptimizer": (
+        ("learning_rate", "initial_accumulator_value", "l1_regularization_strength", "l2_regularization_strength",
+         "use_locking", "name"),
+        {key: key for key in ("learning_rate", "initial_accumulator_value", "l1_regularization_strength",
+                              "l2_regularization_strength")},
+        "proximal_adagrad.ProximalAdagrad",
+        {},
+    ),
     "train.RMSPropOptimizer": (
         ("learning_rate", "decay", "momentum", "epsilon", "use_locking", "centered", "name"),
         {key: key for key in ("learning_rate", "decay", "momentum", "epsilon", "centered")},
@@ -71,9 +80,9 @@ _KERAS_LEGACY = {
 }
 for _name, _order in _KERAS_LEGACY.items():
     _constructor = "rmsprop.keras_legacy_rmsprop" if _name == "RMSprop" else f"tf_keras.optimizers.{_name}"
-    _OPTIMIZERS[f"keras.optimizers.legacy.{_name}"] = (
-        _order, {key: key for key in _order if key != "name"}, _constructor, {}
-    )
+    # Before TF 2.11 `tf.keras.optimizers.<name>` was this same (OptimizerV2) class, which canned estimators took
+    for _path in (f"keras.optimizers.legacy.{_name}", f"keras.optimizers.{_name}"):
+        _OPTIMIZERS[_path] = (_order, {key: key for key in _order if key != "name"}, _constructor, {})
 _DROPPED = ("use_locking", "name", "accum_name", "linear_name")
 
 # Optimizers given by name (tensorflow_estimator/python/estimator/canned/optimizers.py): v1 heads make the
@@ -120,8 +129,8 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
     api = resolver.call_api(node)
     if api is None or api.path not in _OPTIMIZERS:
         return (
-            "optimizer= is not a TF1 Adam, Adagrad, Ftrl, Momentum, RMSProp or GradientDescent optimizer "
-            "instance, a tf.keras.optimizers.legacy Adam, Adagrad, Ftrl, RMSprop or SGD instance, "
+            "optimizer= is not a TF1 Adam, Adagrad, ProximalAdagrad, Ftrl, Momentum, RMSProp or GradientDescent optimizer "
+            "instance, a Keras 2 (tf.keras.optimizers[.legacy]) Adam, Adagrad, Ftrl, RMSprop or SGD instance, "
             "nor one of the names 'Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'"
         )
     order, renames, _, _ = _OPTIMIZERS[api.path]

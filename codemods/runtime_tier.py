@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.api import ApiResolver
-from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.canned_estimators import ACCEPTED, CANNED
 from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
 from codemods.syntax import fast_visit, keyword_args
 
@@ -113,7 +113,7 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
     kwargs, problems = keyword_args(call)
     name = path.rsplit(".", 1)[1]
     problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs
-                 if key not in spec.keywords and key not in MOVED_TO_CHECKPOINTING]
+                 if key not in spec.keywords and key not in ACCEPTED]
     problems += [f"{name}: {key}= must be given" for key in spec.required if key not in kwargs]
     for key in spec.optimizers:
         if key in kwargs:

@@ -10,7 +10,6 @@ import shutil
 import pytest
 
 from compat.convert import convert_checkpoint
-
 from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, run, sigkill_after_save
 
 PROJECT = ROOT / "tests" / "projects" / "factory_trainer"

@@ -10,7 +10,7 @@ batch), "sum_over_batch_size" for `tf.estimator` (v2 heads average it).
 
 import libcst as cst
 
-from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.canned_estimators import CANNED, DROPPED, MOVED_TO_CHECKPOINTING
 from codemods.optimizers import keras_optimizer, keras_optimizer_by_name, need_optimizer_module
 from codemods.registry import Rule, register
 
@@ -38,7 +38,7 @@ class CannedEstimatorRule(Rule):
         args = []
         for original_arg, arg in zip(original.args, updated.args):
             key = arg.keyword.value
-            if key in MOVED_TO_CHECKPOINTING:
+            if key in MOVED_TO_CHECKPOINTING or key in DROPPED:
                 continue
             if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
                 name = original_arg.value.evaluated_value

@@ -19,7 +19,7 @@ an estimator TF1: a RunConfig or train call might be its) leave the constructs w
 
 import libcst as cst
 
-from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.canned_estimators import CANNED, DROPPED, MOVED_TO_CHECKPOINTING
 from codemods.optimizers import keras_optimizer, keras_optimizer_by_name, need_optimizer_module
 from codemods.registry import Rule, register
 from codemods.runtime_tier import SPECS
@@ -81,6 +81,8 @@ class EstimatorRuntimeRule(Rule):
         for original_arg, arg in zip(original.args, updated.args):
             key = arg.keyword.value
             value = arg.value
+            if key in DROPPED:
+                continue
             if key in MOVED_TO_CHECKPOINTING:
                 moved.append(f"{key}={source(value)}")
                 continue
