@@ -126,6 +126,8 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
         if name not in _BY_NAME[True]:
             return f"optimizer={name!r} is not migrated yet (the names 'Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD' are)"
         return None
+    if run_time_optimizer(node, resolver):
+        return None
     api = resolver.call_api(node)
     if api is None or api.path not in _OPTIMIZERS:
         return (
@@ -143,11 +145,22 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
     return None
 
 
-def keras_optimizer(original: cst.Call, updated: cst.Call, resolver: ApiResolver) -> tuple[cst.Call, str]:
+def run_time_optimizer(node: cst.BaseExpression, resolver: ApiResolver) -> bool:
+    """Whether `node` is an optimizer the source does not show (a variable, a parameter, a config entry, a
+    function of the program's own): the compat.canned builder resolves it when the program runs, as the
+    Estimator did: a name, a function returning an optimizer, a tf_keras or TF1 optimizer; else one error)."""
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
+        return resolver.api(node) is None
+    return isinstance(node, cst.Call) and resolver.call_api(node) is None
+
+
+def keras_optimizer(original, updated, resolver: ApiResolver) -> tuple[cst.BaseExpression, str | None]:
     """The Keras optimizer call for a TF1 optimizer call that `optimizer_problem` accepted, and the module
-    it needs: `tf_keras`, or the `compat` module (`canned`, `rmsprop`) of a twin of our own."""
-    api = resolver.call_api(original)
-    order, renames, constructor, forced = _OPTIMIZERS[api.path]
+    it needs: `tf_keras`, or the `compat` module (`canned`, `rmsprop`) of a twin of our own; an optimizer
+    resolved when the program runs stays as written (no module)."""
+    if run_time_optimizer(original, resolver):
+        return updated, None
+    order, renames, constructor, forced = _OPTIMIZERS[resolver.call_api(original).path]
     values = _arguments(updated, order)
     args = [f"{renames[key]}={source(value)}" for key, value in values.items() if key in renames]
     args += [f"{key}={value}" for key, value in forced.items() if key not in values]
@@ -156,6 +169,8 @@ def keras_optimizer(original: cst.Call, updated: cst.Call, resolver: ApiResolver
 
 def need_optimizer_module(ctx, module: str) -> None:
     """Import what `keras_optimizer`/`keras_optimizer_by_name` said their code needs."""
+    if module is None:
+        return
     if module == "tf_keras":
         ctx.need_import("tf_keras")
     else:

@@ -169,6 +169,102 @@ def _default_dnn_optimizer(loss_reduction: str, learning_rate: float | None = No
     return estimator_adagrad(learning_rate, epsilon=0.0 if v1 else KERAS_ADAGRAD_EPSILON)
 
 
+OPTIMIZER_NAMES = ("Adagrad", "Adam", "Ftrl", "RMSProp", "SGD")
+# A v2 DNN gives a name no learning rate: the Keras (legacy) class's own default applies.
+_KERAS_DEFAULT_LEARNING_RATE = {"Adagrad": 0.001, "Adam": 0.001, "Ftrl": 0.001, "SGD": 0.01, "RMSProp": 0.001}
+
+
+def _by_name(name: str, v1: bool, learning_rate: float | None):
+    """The class a canned estimator made of an optimizer name (v1: TF1's, v2: Keras 2 legacy's), as its twin."""
+    from compat import rmsprop
+
+    lr = learning_rate if learning_rate is not None else _KERAS_DEFAULT_LEARNING_RATE[name]
+    if name == "Adagrad":
+        return estimator_adagrad(lr, epsilon=0.0 if v1 else KERAS_ADAGRAD_EPSILON)
+    if name == "Adam":
+        return tf_keras.optimizers.Adam(lr, epsilon=1e-8) if v1 else tf_keras.optimizers.Adam(lr)
+    if name == "RMSProp":
+        return rmsprop.tf1_rmsprop(lr) if v1 else rmsprop.keras_legacy_rmsprop(lr)
+    return tf_keras.optimizers.Ftrl(lr) if name == "Ftrl" else tf_keras.optimizers.SGD(lr)
+
+
+def estimator_optimizer(given, loss_reduction: str, name_learning_rate: float | None, what: str = "optimizer"):
+    """What a canned Estimator made of its `what=` argument, checked when the program runs: a name (with the
+    learning rate that estimator gives names; None: the Keras class's default), a function returning an
+    optimizer (called, as the Estimator did), or a tf_keras optimizer."""
+    keras_optimizers = (tf_keras.optimizers.Optimizer, tf_keras.optimizers.legacy.Optimizer)
+    if callable(given) and not isinstance(given, keras_optimizers):
+        given = given()
+    if isinstance(given, str):
+        if given not in OPTIMIZER_NAMES:
+            raise ValueError(f"{what}={given!r}: canned estimators take the names {', '.join(OPTIMIZER_NAMES)}")
+        return _by_name(given, loss_reduction == V1_HEAD_REDUCTION, name_learning_rate)
+    if isinstance(given, keras_optimizers):
+        return given
+    twin = _tf1_twin(given)
+    if twin is None:
+        raise TypeError(
+            f"{what}={given!r}: a migrated canned model takes an optimizer name ({', '.join(OPTIMIZER_NAMES)}), "
+            "a tf_keras optimizer, a TF1 Adagrad, Adam, Ftrl, Momentum, ProximalAdagrad, RMSProp or GradientDescent "
+            "optimizer, or a function returning one"
+        )
+    return twin
+
+
+def _tf1_twin(optimizer):
+    """The tf_keras twin of a `tf.compat.v1.train` optimizer instance (the same steps), None for other objects.
+    Read from the instance's settings, which TF1's optimizer classes keep as they were given."""
+    from compat import proximal_adagrad, rmsprop
+
+    train = tf.compat.v1.train
+    kind = type(optimizer)
+    if kind is train.GradientDescentOptimizer:
+        return tf_keras.optimizers.SGD(optimizer._learning_rate)
+    if kind is train.MomentumOptimizer:
+        return tf_keras.optimizers.SGD(optimizer._learning_rate, momentum=optimizer._momentum,
+                                       nesterov=optimizer._use_nesterov)
+    if kind is train.AdamOptimizer:
+        return tf_keras.optimizers.Adam(optimizer._lr, beta_1=optimizer._beta1, beta_2=optimizer._beta2,
+                                        epsilon=optimizer._epsilon)
+    if kind is train.AdagradOptimizer:
+        return tf_keras.optimizers.Adagrad(optimizer._learning_rate, epsilon=0.0,
+                                           initial_accumulator_value=optimizer._initial_accumulator_value)
+    if kind is train.ProximalAdagradOptimizer:
+        return proximal_adagrad.ProximalAdagrad(
+            optimizer._learning_rate, optimizer._initial_accumulator_value,
+            optimizer._l1_regularization_strength, optimizer._l2_regularization_strength,
+        )
+    if kind is train.RMSPropOptimizer:
+        return rmsprop.tf1_rmsprop(optimizer._learning_rate, optimizer._decay, optimizer._momentum,
+                                   optimizer._epsilon, optimizer._centered)
+    if kind is train.FtrlOptimizer:
+        return tf_keras.optimizers.Ftrl(
+            optimizer._learning_rate, learning_rate_power=optimizer._learning_rate_power,
+            initial_accumulator_value=optimizer._initial_accumulator_value,
+            l1_regularization_strength=optimizer._l1_regularization_strength,
+            l2_regularization_strength=optimizer._l2_regularization_strength,
+            l2_shrinkage_regularization_strength=optimizer._l2_shrinkage_regularization_strength,
+            beta=optimizer._beta,
+        )
+    return None
+
+
+def _dnn_optimizer(given, loss_reduction: str, combined: bool = False):
+    if given is None:
+        return _default_dnn_optimizer(loss_reduction, COMBINED_DNN_LEARNING_RATE if combined else None)
+    v1 = loss_reduction == V1_HEAD_REDUCTION
+    rate = COMBINED_DNN_LEARNING_RATE if combined else DNN_DEFAULT_LEARNING_RATE if v1 else None
+    return estimator_optimizer(given, loss_reduction, rate, "dnn_optimizer" if combined else "optimizer")
+
+
+def _linear_optimizer(given, loss_reduction: str, feature_columns, combined: bool = False):
+    maximum = COMBINED_LINEAR_MAX_LEARNING_RATE if combined else LINEAR_MAX_LEARNING_RATE
+    if given is None:
+        return _default_linear_optimizer(feature_columns, maximum)
+    rate = linear_learning_rate(len(feature_columns), maximum) if combined else LINEAR_MAX_LEARNING_RATE
+    return estimator_optimizer(given, loss_reduction, rate, "linear_optimizer" if combined else "optimizer")
+
+
 def _default_linear_optimizer(feature_columns: Sequence, maximum=LINEAR_MAX_LEARNING_RATE):
     return tf_keras.optimizers.Ftrl(learning_rate=linear_learning_rate(len(feature_columns), maximum))
 
@@ -289,7 +385,7 @@ def dnn_classifier(
     feature_columns: Sequence,
     hidden_units: Sequence[int],
     n_classes: int = 2,
-    optimizer: tf_keras.optimizers.Optimizer | None = None,
+    optimizer: tf_keras.optimizers.Optimizer | str | None = None,
     activation_fn=tf.nn.relu,
     dropout: float | None = None,
     batch_norm: bool = False,
@@ -305,14 +401,14 @@ def dnn_classifier(
     )
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary,
                         weight_column=weight_column)
-    return _compile(model, optimizer or _default_dnn_optimizer(loss_reduction), loss_reduction, n_classes)
+    return _compile(model, _dnn_optimizer(optimizer, loss_reduction), loss_reduction, n_classes)
 
 
 def dnn_regressor(
     feature_columns: Sequence,
     hidden_units: Sequence[int],
     label_dimension: int = 1,
-    optimizer: tf_keras.optimizers.Optimizer | None = None,
+    optimizer: tf_keras.optimizers.Optimizer | str | None = None,
     activation_fn=tf.nn.relu,
     dropout: float | None = None,
     batch_norm: bool = False,
@@ -323,14 +419,13 @@ def dnn_regressor(
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(inputs, feature_columns, hidden_units, label_dimension, activation_fn, dropout, batch_norm)
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", weight_column=weight_column)
-    optimizer = optimizer or _default_dnn_optimizer(loss_reduction)
-    return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
+    return _compile(model, _dnn_optimizer(optimizer, loss_reduction), loss_reduction, label_dimension=label_dimension)
 
 
 def linear_classifier(
     feature_columns: Sequence,
     n_classes: int = 2,
-    optimizer: tf_keras.optimizers.Optimizer | None = None,
+    optimizer: tf_keras.optimizers.Optimizer | str | None = None,
     label_vocabulary: Sequence[str] | None = None,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
@@ -341,14 +436,14 @@ def linear_classifier(
     logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes))
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary,
                         weight_column=weight_column)
-    optimizer = optimizer or _default_linear_optimizer(feature_columns)
+    optimizer = _linear_optimizer(optimizer, loss_reduction, feature_columns)
     return _compile(model, optimizer, loss_reduction, n_classes)
 
 
 def linear_regressor(
     feature_columns: Sequence,
     label_dimension: int = 1,
-    optimizer: tf_keras.optimizers.Optimizer | None = None,
+    optimizer: tf_keras.optimizers.Optimizer | str | None = None,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
 ) -> CannedModel:
@@ -356,7 +451,7 @@ def linear_regressor(
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, label_dimension)
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", weight_column=weight_column)
-    optimizer = optimizer or _default_linear_optimizer(feature_columns)
+    optimizer = _linear_optimizer(optimizer, loss_reduction, feature_columns)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
 
@@ -405,10 +500,9 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
     model = DNNLinearCombinedModel(
         inputs=inputs, outputs=logits, name="dnn_linear_combined", label_vocabulary=label_vocabulary,
         weight_column=weight_column,
-        linear_optimizer=linear_optimizer
-        or _default_linear_optimizer(linear_feature_columns, COMBINED_LINEAR_MAX_LEARNING_RATE),
+        linear_optimizer=_linear_optimizer(linear_optimizer, loss_reduction, linear_feature_columns, combined=True),
     )
-    dnn_optimizer = dnn_optimizer or _default_dnn_optimizer(loss_reduction, COMBINED_DNN_LEARNING_RATE)
+    dnn_optimizer = _dnn_optimizer(dnn_optimizer, loss_reduction, combined=True)
     _compile(model, dnn_optimizer, loss_reduction,
              variables=model.dnn_variables, **head)
     model.linear_optimizer.build(model.linear_variables)
@@ -420,8 +514,8 @@ def dnn_linear_combined_classifier(
     dnn_feature_columns: Sequence,
     dnn_hidden_units: Sequence[int],
     n_classes: int = 2,
-    linear_optimizer: tf_keras.optimizers.Optimizer | None = None,
-    dnn_optimizer: tf_keras.optimizers.Optimizer | None = None,
+    linear_optimizer: tf_keras.optimizers.Optimizer | str | None = None,
+    dnn_optimizer: tf_keras.optimizers.Optimizer | str | None = None,
     dnn_activation_fn=tf.nn.relu,
     dnn_dropout: float | None = None,
     batch_norm: bool = False,
@@ -443,8 +537,8 @@ def dnn_linear_combined_regressor(
     dnn_feature_columns: Sequence,
     dnn_hidden_units: Sequence[int],
     label_dimension: int = 1,
-    linear_optimizer: tf_keras.optimizers.Optimizer | None = None,
-    dnn_optimizer: tf_keras.optimizers.Optimizer | None = None,
+    linear_optimizer: tf_keras.optimizers.Optimizer | str | None = None,
+    dnn_optimizer: tf_keras.optimizers.Optimizer | str | None = None,
     dnn_activation_fn=tf.nn.relu,
     dnn_dropout: float | None = None,
     batch_norm: bool = False,

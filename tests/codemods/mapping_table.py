@@ -189,6 +189,24 @@ ROWS = [
         ("tf_keras.optimizers.Adam(learning_rate=0.001)",),
     ),
     Row(
+        "`ProximalAdagradOptimizer(lr, initial_accumulator_value, l1_/l2_regularization_strength)`",
+        "`proximal_adagrad.ProximalAdagrad(...)`, the same arguments (TF1's own kernels: the same steps)",
+        "same",
+        "canned_optimizer_at_run_time",
+        ("proximal_adagrad.ProximalAdagrad(learning_rate=0.1, l1_regularization_strength=0.001",),
+        ("proximal_adagrad.ProximalAdagrad(learning_rate=0.1, l1_regularization_strength=0.001",),
+    ),
+    Row(
+        "`optimizer=<a variable, parameter or function call>` (the source does not show which)",
+        "passed as written; the `compat.canned` builder resolves it when the program runs, as the Estimator did: a "
+        "name (that family's learning rate), a function (called), a tf_keras optimizer, a TF1 optimizer (its twin); "
+        "anything else raises one error. `partitioner=`/`input_layer_partitioner=` are dropped",
+        "same",
+        "canned_optimizer_at_run_time",
+        ("canned.linear_regressor(feature_columns=wide_columns, optimizer=linear_optimizer",),
+        ("dnn_optimizer=dnn_optimizer",),
+    ),
+    Row(
         "`FtrlOptimizer(lr, learning_rate_power, initial_accumulator_value, l1_/l2_/l2_shrinkage_regularization_strength, beta)` / `MomentumOptimizer(lr, momentum)`",
         "`tf_keras.optimizers.Ftrl(...)` / `SGD(lr, momentum=...)`",
         "same",
