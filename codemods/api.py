@@ -77,6 +77,8 @@ class ApiResolver:
         always_analyse: bool = False,  # for tests comparing both ways
     ):
         self._bindings = bindings
+        # The program was written for TensorFlow 1.x (codemods/tf_era.py): its `tf.estimator` is compat.v1's.
+        self.tf1_program = False
         self._qualified_names: Mapping[cst.CSTNode, Collection[QualifiedName]] | None = None
         self._aliases: dict[str, str] = {}
         if not always_analyse and self._tensorflow_names_bound_once():
@@ -152,7 +154,12 @@ class ApiResolver:
     def api(self, node: cst.BaseExpression) -> Api | None:
         """The TensorFlow API `node` names, or None when it is not (unambiguously) one."""
         apis = {api_from_qualified_name(name) for name in self._qualified(node)} - {None}
-        return apis.pop() if len(apis) == 1 else None
+        if len(apis) != 1:
+            return None
+        api = apis.pop()
+        if self.tf1_program and not api.v1 and api.path.startswith("estimator."):
+            return Api(api.path, True)  # TensorFlow 1.x's tf.estimator: the v1 estimators (codemods/tf_era.py)
+        return api
 
     def call_api(self, node: cst.CSTNode) -> Api | None:
         """The API a call calls, or None."""

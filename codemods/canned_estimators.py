@@ -54,6 +54,10 @@ CANNED["estimator.DNNLinearCombinedRegressor"] = CannedSpec(
 )
 MOVED_TO_CHECKPOINTING = ("model_dir", "config")
 # Partitioners split variables across parameter servers; the model computes the same without them (TF2's
-# counterpart is a ParameterServerStrategy's variable_partitioner): dropped.
+# counterpart is a ParameterServerStrategy's variable_partitioner): dropped. Only v1 estimators take them.
 DROPPED = ("partitioner", "input_layer_partitioner")
-ACCEPTED = (*MOVED_TO_CHECKPOINTING, *DROPPED)  # arguments that are not `keywords` and keep nothing TF1
+
+
+def accepted(key: str, spec: CannedSpec, v1: bool) -> bool:
+    """Whether a canned estimator's `key=` argument is migrated: carried over, moved or dropped."""
+    return key in spec.keywords or key in MOVED_TO_CHECKPOINTING or (v1 and key in DROPPED)

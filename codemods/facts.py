@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.api import Api, ApiResolver
-from codemods.canned_estimators import ACCEPTED, CANNED, MOVED_TO_CHECKPOINTING
+from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING, accepted
 from codemods.export_apis import (
     EXPORTERS,
     SERVING_INPUT_BUILDERS,
@@ -821,7 +821,7 @@ def _check_canned_estimator(estimator: EstimatorFacts, resolver: ApiResolver) ->
 
     spec = CANNED[estimator.api.path]
     for key in estimator.kwargs:
-        if key not in spec.keywords and key not in ACCEPTED:
+        if not accepted(key, spec, estimator.api.v1):
             estimator.problems.append(f"{estimator.api.path}({key}=...) is not migrated yet")
     for required in spec.required:
         if required not in estimator.kwargs:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.api import ApiResolver
-from codemods.canned_estimators import ACCEPTED, CANNED
+from codemods.canned_estimators import CANNED, accepted
 from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
 from codemods.syntax import fast_visit, keyword_args
 
@@ -62,11 +62,13 @@ class RunTimeChecked(str):
 @dataclass
 class ProjectFacts:
     """What the rest of the project tells about one module: whether some module of it builds an estimator
-    that stays TF1 (a custom model_fn Estimator, a TPUEstimator, a subclass), and where."""
+    that stays TF1 (a custom model_fn Estimator, a TPUEstimator, a subclass), and where; and whether the
+    project was written for TensorFlow 1.x, where `tf.estimator` meant the v1 estimators."""
 
     # "<constructor> in <path>" (no line: the rewrite's TODOs move lines, and messages must not change when
     # the output is rewritten again)
     keeps_estimators: list[str] = field(default_factory=list)
+    tf1: bool = False  # some module of it was written for TensorFlow 1.x (codemods/tf_era.py)
 
 
 def kept_estimators(source: str, path: str) -> list[str]:
@@ -112,8 +114,8 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
     spec = CANNED[path]
     kwargs, problems = keyword_args(call)
     name = path.rsplit(".", 1)[1]
-    problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs
-                 if key not in spec.keywords and key not in ACCEPTED]
+    v1 = resolver.call_api(call).v1
+    problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs if not accepted(key, spec, v1)]
     problems += [f"{name}: {key}= must be given" for key in spec.required if key not in kwargs]
     for key in spec.optimizers:
         if key in kwargs:

@@ -24,6 +24,7 @@ from codemods.imports import NeededImport, add_imports, names_used, remove_unuse
 from codemods.registry import Rule, load_rules
 from codemods.rules.unsupported_api import GUIDANCE
 from codemods.runtime_tier import ProjectFacts, kept_estimators
+from codemods.tf_era import written_for_tf1
 
 TARGETS = ("keras", "loop")
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
@@ -47,6 +48,7 @@ class RuleContext:
         self.resolver = ApiResolver(
             module, self.bindings, lambda: transformer.metadata_wrapper.resolve(QualifiedNameProvider)
         )
+        self.resolver.tf1_program = transformer.project is not None and transformer.project.tf1
         self.facts: ProgramFacts = collect_facts(module, self.resolver, exact, transformer.project)
         self.findings: list[Finding] = []
         self.statement_stack: list[cst.CSTNode] = []
@@ -209,7 +211,7 @@ def migrate_source(
         _RULES = load_rules()
     module = cst.parse_module(source)
     if project is None:  # a module of its own: what it keeps, read from the source rather than regenerated
-        project = ProjectFacts(kept_estimators(source, "this module"))
+        project = ProjectFacts(kept_estimators(source, "this module"), written_for_tf1(source))
     # No defensive copy: the tree was parsed here and is not shared.
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MigrationTransformer(wrapper, target, _RULES, exact, project)

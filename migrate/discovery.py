@@ -36,6 +36,7 @@ class SourceFile:
     path: Path  # as found on disk
     root: Path  # the PATH argument's directory it was found under
     relative: str  # path relative to the PATH argument, as the report shows it
+    given: bool = False  # the PATH argument is this file itself (then a project of its own)
 
     @property
     def is_notebook(self) -> bool:
@@ -58,7 +59,7 @@ def discover(path_argument: str) -> list[SourceFile]:
     """
     path = Path(path_argument)
     if path.is_file() or path.is_symlink() and not path.is_dir():
-        return [SourceFile(path, path.parent, path.name)]
+        return [SourceFile(path, path.parent, path.name, given=True)]
     found = []
     for directory, subdirs, files in os.walk(path):
         subdirs[:] = sorted(d for d in subdirs if not _excluded(d))

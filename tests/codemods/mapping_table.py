@@ -189,6 +189,15 @@ ROWS = [
         ("tf_keras.optimizers.Adam(learning_rate=0.001)",),
     ),
     Row(
+        "`tf.estimator.<canned>` in a program written for TensorFlow 1.x (it also calls `tf.Session`, "
+        "`tf.train.*Optimizer`, `tf.logging`, `tf.contrib`, ...: APIs only 1.x had)",
+        "the v1 estimator it meant there: `loss_reduction=\"sum\"`, TF1 optimizer defaults (codemods/tf_era.py)",
+        "same",
+        "tf1_era_estimator",
+        ('loss_reduction="sum"', "epsilon=1e-08"),
+        ('loss_reduction="sum"',),
+    ),
+    Row(
         "`ProximalAdagradOptimizer(lr, initial_accumulator_value, l1_/l2_regularization_strength)`",
         "`proximal_adagrad.ProximalAdagrad(...)`, the same arguments (TF1's own kernels: the same steps)",
         "same",

@@ -1,0 +1,65 @@
+"""Which TensorFlow a program was written for, read from the APIs it calls.
+
+`tf.estimator.DNNClassifier` names two classes: in TensorFlow 1.x the v1 estimator (its head sums the loss over
+the batch, TF1 optimizers, a DNN's named optimizers at 0.05), from 2.0 on the v2 one (averaged loss, Keras
+optimizers). A module that calls APIs the plain `tensorflow` namespace had only in 1.x (`tf.Session`,
+`tf.train.AdamOptimizer`, `tf.logging`, `tf.contrib`, ...) was written for 1.x: there the estimators it builds
+through `tf.estimator` are v1's, and the rewrite must keep their meaning. `tf.compat.v1.*` says nothing (it
+runs on 2.x too); so do strings and comments (the module is read with `ast`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+# Paths below the `tensorflow` root that 1.x had and 2.x removed (2.x keeps them under tf.compat.v1 only).
+_TF1_ONLY = re.compile(
+    r"^(contrib|Session|InteractiveSession|placeholder|placeholder_with_default|get_variable|variable_scope|"
+    r"global_variables_initializer|local_variables_initializer|tables_initializer|logging|app|flags|gfile|"
+    r"layers|python_io|GraphKeys|to_float|to_int32|to_int64|random_normal|random_uniform|truncated_normal|"
+    r"train\.\w+Optimizer|train\.Saver|train\.get_global_step|train\.get_or_create_global_step|"
+    r"train\.MonitoredTrainingSession|train\.SessionRunHook|train\.\w+Hook|estimator\.inputs|"
+    r"feature_column\.input_layer|summary\.FileWriter|summary\.merge_all|losses\.sparse_softmax_cross_entropy|"
+    r"losses\.softmax_cross_entropy|losses\.get_regularization_loss)(\.|$)"
+)
+
+
+def written_for_tf1(source: str) -> bool:
+    """Whether `source` calls an API of the plain `tensorflow` namespace that only TensorFlow 1.x had."""
+    if "tensorflow" not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update(alias.asname or "tensorflow" for alias in node.names if alias.name == "tensorflow")
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "tensorflow.contrib" or node.module.startswith("tensorflow.contrib."):
+                return True
+            if node.module == "tensorflow" and any(_TF1_ONLY.match(alias.name) for alias in node.names):
+                return True
+    if not aliases:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            dotted = _dotted(node)
+            if dotted is None:
+                continue
+            head, _, rest = dotted.partition(".")
+            if head in aliases and _TF1_ONLY.match(rest):
+                return True
+    return False
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
