@@ -1,6 +1,7 @@
 """Benchmark: `migrate rewrite --out` against `tf_upgrade_v2 --intree --outtree` on the same large tree.
 
     PYTHONPATH=. .venv/bin/python bench/rewrite_throughput.py [--copies 100] [--plain_copies 4]
+    PYTHONPATH=. .venv/bin/python bench/rewrite_throughput.py --corpus ../shared/corpus/files --copies 10
 
 Anchor: tf_upgrade_v2, which ships with the tensorflow package (here TF 2.21's, in .venv). The tree: every
 Estimator program this repository has (the codemod fixtures' inputs, the example, the legacy test
@@ -9,7 +10,9 @@ top-level modules that tf_upgrade_v2 can parse, copied `--plain_copies` times), 
 directories. Each tool rewrites the
 whole tree into a fresh output directory, wall time measured around the process (start-up included, as a
 user sees it). `migrate` runs with one process (as tf_upgrade_v2 does) and with its default (one per core).
-Prints files/s and the ratio of tf_upgrade_v2's time to migrate's.
+Prints files/s and the ratio of tf_upgrade_v2's time to migrate's. With `--corpus DIR` the Estimator programs
+are real ones instead: DIR's tree (e.g. ../shared/corpus/files, public TF1 code; read, never committed) copied
+`--copies` times, the files tf_upgrade_v2 cannot parse (Python 2) left out so that both tools finish.
 """
 
 from __future__ import annotations
@@ -54,13 +57,28 @@ def plain_modules() -> list[Path]:
     return modules
 
 
-def build_tree(root: Path, copies: int, plain_copies: int) -> tuple[int, int]:
-    programs, plain = estimator_programs(), plain_modules()
+def corpus_programs(corpus: Path) -> list[Path]:
+    """The Python files of a real tree that Python 3 (and so tf_upgrade_v2's parser) reads."""
+    programs = []
+    for path in sorted(corpus.rglob("*.py")):
+        try:
+            compile(path.read_bytes(), str(path), "exec")
+        except (SyntaxError, ValueError):
+            continue
+        programs.append(path)
+    return programs
+
+
+def build_tree(root: Path, copies: int, plain_copies: int, corpus: Path | None = None) -> tuple[int, int]:
+    programs, plain = (corpus_programs(corpus) if corpus else estimator_programs()), plain_modules()
     for copy in range(copies):
         package = root / f"project{copy // 10}" / f"trainer{copy}"
         package.mkdir(parents=True)
         for index, program in enumerate(programs):
-            shutil.copyfile(program, package / f"model_{index}.py")
+            # a real tree keeps its layout (projects import their sibling modules)
+            destination = package / (program.relative_to(corpus) if corpus else f"model_{index}.py")
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(program, destination)
     for copy in range(plain_copies):
         package = root / f"lib{copy}"
         package.mkdir(parents=True)
@@ -79,12 +97,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--copies", type=int, default=100)
     parser.add_argument("--plain_copies", type=int, default=4)
+    parser.add_argument("--corpus", type=Path, help="a tree of real TF1 code to copy instead of our programs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         tree = Path(scratch) / "tree"
-        tf_files, plain_files = build_tree(tree, args.copies, args.plain_copies)
+        tf_files, plain_files = build_tree(tree, args.copies, args.plain_copies, args.corpus)
         files = tf_files + plain_files
-        print(f"tree: {files} files ({tf_files} Estimator programs, {plain_files} without TensorFlow)")
+        kind = f"real files from {args.corpus}" if args.corpus else "Estimator programs"
+        print(f"tree: {files} files ({tf_files} {kind}, {plain_files} without TensorFlow)")
         runs = {
             "tf_upgrade_v2": [str(BIN / "tf_upgrade_v2"), "--intree", str(tree), "--outtree"],
             "migrate --jobs 1": [str(BIN / "migrate"), "rewrite", str(tree), "--jobs", "1", "--out"],

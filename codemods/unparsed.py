@@ -30,14 +30,16 @@ _INPUT_KEYWORDS = frozenset(ESTIMATOR_METHODS.values())
 
 
 def mark_unparsed(source: str) -> tuple[str, list[Finding]]:
-    """`source` with a TODO above each statement naming a training construct, and a finding for each."""
+    """`source` with a TODO above each statement naming a training construct (unless one is there already),
+    and a finding for each (at its line in `source`)."""
     lines = source.splitlines(keepends=True)
-    marks = [(line, col) for line, col in _construct_statements(source) if not _marked(lines, line)]
-    for line, col in reversed(marks):
-        indent = lines[line - 1][:col]
-        newline = "\r\n" if lines[line - 1].endswith("\r\n") else "\n"
-        lines.insert(line - 1, f"{indent}{COMMENT}{newline}")
-    findings = [Finding(RULE, line, col, False, MESSAGE) for line, col in marks]
+    statements = _construct_statements(source)
+    for line, col in reversed(statements):
+        if not _marked(lines, line):
+            indent = lines[line - 1][:col]
+            newline = "\r\n" if lines[line - 1].endswith("\r\n") else "\n"
+            lines.insert(line - 1, f"{indent}{COMMENT}{newline}")
+    findings = [Finding(RULE, line, col, False, MESSAGE) for line, col in statements]
     return "".join(lines), findings
 
 

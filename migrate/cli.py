@@ -140,7 +140,7 @@ def run(argv: list[str] | None = None) -> int:
         _print_findings(result, everything=args.command == "scan")
         if args.command == "rewrite" and args.diff and result.writes:
             sys.stdout.write(_diff(result))
-        if rewriting and args.out is None and result.writes:
+        if rewriting and args.out is None and result.writes and result.new_code != result.old_code:
             atomic_write(result.file.path, encode_source(result.new_code, result.bom))
     if rewriting and args.out is not None:
         _write_out(args.out, files, {result.file.path: result for result in results})

@@ -62,7 +62,7 @@ def process_file(
     except cst.ParserSyntaxError as error:  # not rewritten; its constructs marked (codemods/unparsed.py)
         marked, findings = mark_unparsed(code)
         return FileResult(file, "error", error=_syntax_error(code, error), findings=findings, old_code=code,
-                          new_code=marked if marked != code else None, bom=bom)
+                          new_code=marked if findings or marked != code else None, bom=bom)
     except Exception as error:  # a bug in a rule must not take the other files down
         return FileResult(
             file, "error", error=f"internal error in the rewrite: {type(error).__name__}: {error}"

@@ -34,9 +34,11 @@ def test_each_statement_naming_a_construct_gets_a_todo_at_its_indentation():
                                                                 (11, 4, False)]
 
 
-def test_marking_twice_changes_nothing():
-    marked, _ = mark_unparsed(PYTHON2)
-    assert mark_unparsed(marked) == (marked, [])
+def test_marking_twice_changes_nothing_and_reports_the_same_constructs():
+    marked, findings = mark_unparsed(PYTHON2)
+    again, found_again = mark_unparsed(marked)
+    assert again == marked
+    assert [f.message for f in found_again] == [f.message for f in findings] and len(findings) == 4
 
 
 def test_windows_line_endings_are_kept():

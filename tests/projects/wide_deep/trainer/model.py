@@ -29,14 +29,13 @@ def build_estimator(config, model_type, linear_optimizer="Ftrl", dnn_optimizer="
     wide_columns, deep_columns = feature_columns()
     if model_type == "wide":
         return tf.estimator.LinearClassifier(
-            feature_columns=wide_columns, optimizer=linear_optimizer, partitioner=None, config=config
+            feature_columns=wide_columns, optimizer=linear_optimizer, config=config
         )
     if model_type == "deep":
         return tf.estimator.DNNClassifier(
             feature_columns=deep_columns,
             hidden_units=list(hidden_units),
             optimizer=dnn_optimizer,
-            input_layer_partitioner=None,
             config=config,
         )
     return tf.estimator.DNNLinearCombinedClassifier(
@@ -45,6 +44,5 @@ def build_estimator(config, model_type, linear_optimizer="Ftrl", dnn_optimizer="
         dnn_feature_columns=deep_columns,
         dnn_hidden_units=list(hidden_units),
         dnn_optimizer=dnn_optimizer,
-        input_layer_partitioner=None,
         config=config,
     )
