@@ -35,40 +35,46 @@ class CannedEstimatorRule(Rule):
             return updated  # codemods/rules/custom_estimator.py
 
         spec = CANNED[estimator.api.path]
-        args = []
-        for original_arg, arg in zip(original.args, updated.args):
-            key = arg.keyword.value
-            if key in MOVED_TO_CHECKPOINTING or key in DROPPED:
-                continue
-            if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
-                name = original_arg.value.evaluated_value
-                path, v1 = estimator.api.path, estimator.api.v1
-                optimizer, module = keras_optimizer_by_name(name, path, key, v1, estimator.kwargs)
-                need_optimizer_module(ctx, module)
-                arg = arg.with_changes(value=optimizer)
-            elif key in spec.optimizers:
-                optimizer, module = keras_optimizer(original_arg.value, arg.value, ctx.resolver)
-                need_optimizer_module(ctx, module)
-                arg = arg.with_changes(value=optimizer)
-            args.append(arg)
-        reduction = "sum" if estimator.api.v1 else "sum_over_batch_size"
-        last = updated.args[-1]
-        separator = updated.args[0].comma if len(updated.args) > 1 else cst.MaybeSentinel.DEFAULT
-        if not isinstance(separator, cst.Comma):
-            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        args[-1] = args[-1].with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace(""))
-        args.append(
-            cst.Arg(
-                keyword=cst.Name("loss_reduction"),
-                value=cst.SimpleString(f'"{reduction}"'),
-                equal=args[-1].equal,
-                comma=last.comma,
-                whitespace_after_arg=last.whitespace_after_arg,
-            )
-        )
-        ctx.need_import("compat", "canned")
         head = "v1 head: loss summed over the batch" if estimator.api.v1 else "v2 head: loss averaged"
         ctx.record(
             original, self.rule_id, True, f"{estimator.api.path} -> compat.canned.{spec.builder} ({head})"
         )
-        return updated.with_changes(func=cst.parse_expression(f"canned.{spec.builder}"), args=args)
+        return canned_builder_call(original, updated, ctx, estimator.api, estimator.kwargs)
+
+
+def canned_builder_call(original: cst.Call, updated: cst.Call, ctx, api, kwargs) -> cst.Call:
+    """`updated` (a canned estimator's call) as its compat.canned builder's, laid out as the program wrote it
+    (comments too): optimizers converted, model_dir/config and partitioners left out, loss_reduction added."""
+    spec = CANNED[api.path]
+    args = []
+    for original_arg, arg in zip(original.args, updated.args):
+        key = arg.keyword.value
+        if key in MOVED_TO_CHECKPOINTING or key in DROPPED:
+            continue
+        if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
+            name = original_arg.value.evaluated_value
+            optimizer, module = keras_optimizer_by_name(name, api.path, key, api.v1, kwargs)
+            need_optimizer_module(ctx, module)
+            arg = arg.with_changes(value=optimizer)
+        elif key in spec.optimizers:
+            optimizer, module = keras_optimizer(original_arg.value, arg.value, ctx.resolver)
+            need_optimizer_module(ctx, module)
+            arg = arg.with_changes(value=optimizer)
+        args.append(arg)
+    reduction = "sum" if api.v1 else "sum_over_batch_size"
+    last = updated.args[-1]
+    separator = updated.args[0].comma if len(updated.args) > 1 else cst.MaybeSentinel.DEFAULT
+    if not isinstance(separator, cst.Comma):
+        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args[-1] = args[-1].with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace(""))
+    args.append(
+        cst.Arg(
+            keyword=cst.Name("loss_reduction"),
+            value=cst.SimpleString(f'"{reduction}"'),
+            equal=args[-1].equal,
+            comma=last.comma,
+            whitespace_after_arg=last.whitespace_after_arg,
+        )
+    )
+    ctx.need_import("compat", "canned")
+    return updated.with_changes(func=cst.parse_expression(f"canned.{spec.builder}"), args=args)

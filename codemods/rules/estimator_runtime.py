@@ -19,9 +19,9 @@ an estimator TF1: a RunConfig or train call might be its) leave the constructs w
 
 import libcst as cst
 
-from codemods.canned_estimators import CANNED, DROPPED, MOVED_TO_CHECKPOINTING
-from codemods.optimizers import keras_optimizer, keras_optimizer_by_name, need_optimizer_module
+from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
 from codemods.registry import Rule, register
+from codemods.rules.canned_estimator import canned_builder_call
 from codemods.runtime_tier import SPECS
 from codemods.syntax import keyword_args
 from codemods.templates import source
@@ -76,33 +76,16 @@ class EstimatorRuntimeRule(Rule):
     def _canned(original: cst.Call, updated: cst.Call, ctx) -> cst.BaseExpression:
         api = ctx.resolver.call_api(original)
         spec = CANNED[api.path]
-        kwargs = keyword_args(original)[0]
-        args, moved = [], []
-        for original_arg, arg in zip(original.args, updated.args):
-            key = arg.keyword.value
-            value = arg.value
-            if key in DROPPED:
-                continue
-            if key in MOVED_TO_CHECKPOINTING:
-                moved.append(f"{key}={source(value)}")
-                continue
-            if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
-                value, module = keras_optimizer_by_name(
-                    original_arg.value.evaluated_value, api.path, key, api.v1, kwargs
-                )
-                need_optimizer_module(ctx, module)
-            elif key in spec.optimizers:
-                value, module = keras_optimizer(original_arg.value, arg.value, ctx.resolver)
-                need_optimizer_module(ctx, module)
-            args.append(f"{key}={source(value)}")
-        reduction = "sum" if api.v1 else "sum_over_batch_size"
-        args.append(f'loss_reduction="{reduction}"')
-        ctx.need_import("compat", "canned")
+        moved = [f"{arg.keyword.value}={source(arg.value)}" for arg in updated.args
+                 if arg.keyword.value in MOVED_TO_CHECKPOINTING]
+        built = canned_builder_call(original, updated, ctx, api, keyword_args(original)[0])
         head = "v1 head: loss summed over the batch" if api.v1 else "v2 head: loss averaged"
         ctx.record(
             original, "canned-estimator", True,
             f"{api.path} -> compat.canned.{spec.builder} ({head}), model_dir and config attached by "
             "compat.estimator_training.configure",
         )
-        built = f"canned.{spec.builder}({', '.join(args)})"
-        return cst.parse_expression(f"estimator_training.configure({', '.join([built, *moved])})")
+        configure = cst.parse_expression(f"estimator_training.configure(None, {', '.join(moved)})" if moved
+                                         else "estimator_training.configure(None)")
+        first = configure.args[0].with_changes(value=built)
+        return configure.with_changes(args=[first, *configure.args[1:]])

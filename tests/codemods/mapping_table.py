@@ -212,7 +212,7 @@ ROWS = [
         "anything else raises one error. `partitioner=`/`input_layer_partitioner=` are dropped",
         "same",
         "canned_optimizer_at_run_time",
-        ("canned.linear_regressor(feature_columns=wide_columns, optimizer=linear_optimizer",),
+        ("feature_columns=wide_columns, optimizer=linear_optimizer",),
         ("dnn_optimizer=dnn_optimizer",),
     ),
     Row(
