@@ -6,10 +6,13 @@ against the real Estimator (legacy env), for both targets:
 - wide_deep: a wide-and-deep factory whose optimizer names arrive as flags (resolved when the program runs),
   feature columns of every kind, train_and_evaluate with a RunConfig built inline;
 - seed_001: the guide's TensorFlow 1 program verbatim (a hook interrupts the training, the classifier is built
-  again on the same model_dir and trained on), digits data.
+  again on the same model_dir and trained on), digits data;
+- no_model_dir: no model_dir and no RunConfig (a temporary directory, as the Estimator used), two relative
+  `train(steps=100)` calls, input_fns imported from a sibling module.
 
-Each migrated program ends at the Estimator's final step, and a SIGKILL after its first checkpoint and a
-restart end there too. Where the Estimator's initial weights can be handed to the migrated program (its
+Each migrated program ends at the Estimator's final step, and (given a model_dir) a SIGKILL after its first
+checkpoint and a restart end there too. no_model_dir's LinearRegressor starts at zero and reads unshuffled
+batches: its evaluation loss equals the Estimator's. Where the Estimator's initial weights can be handed to the migrated program (its
 step-0 checkpoint, converted), both train from them and end within a measured accuracy tolerance: only their
 shuffles differ then. seed_001 trains 10 steps from fresh random weights: no accuracy is compared there."""
 
@@ -34,6 +37,11 @@ class Project:
     checkpoint_steps: int  # the RunConfig's save_checkpoints_steps (the loop target's first checkpoint)
     # Same initial weights, each its own shuffle: the largest accuracy difference allowed (None: not compared)
     accuracy_tolerance: float | None = None
+    same_loss: bool = False  # the same start and batches: the evaluation's average_loss equals the Estimator's
+
+    @property
+    def has_model_dir(self) -> bool:
+        return "{model_dir}" in self.command
 
 
 PROJECTS = {
@@ -44,6 +52,7 @@ PROJECTS = {
     "wide_deep": Project(("-m", "trainer.task", "--job-dir", "{model_dir}", "--train-steps", "{steps}"),
                          400, 8, 50, accuracy_tolerance=0.03),
     "seed_001": Project(("train.py", "{model_dir}"), 10, 9, 1),
+    "no_model_dir": Project(("train.py",), 200, 4, 0, same_loss=True),
 }
 
 
@@ -93,6 +102,10 @@ def test_migrated_project_trains_and_resumes_as_the_estimator(name, target, esti
     assert estimator["global_step"] == whole["global_step"] == project.steps
     if name == "seed_001":  # the hook's interruption happened in both, and the rebuilt classifier trained on
         assert "RuntimeError:Interruption" in estimator_output and "RuntimeError:Interruption" in whole_output
+    if project.same_loss:
+        assert whole["average_loss"] == pytest.approx(estimator["average_loss"], rel=1e-5)
+    if not project.has_model_dir:
+        return  # a restart starts over in a new temporary directory, as the Estimator's did
 
     model_dir = tmp_path / "killed"
     saves = model_dir / "backup" / "chief" if target == "keras" else model_dir  # BackupAndRestore's; the loop's
