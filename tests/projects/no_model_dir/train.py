@@ -2,7 +2,6 @@
 import json
 
 import tensorflow as tf
-
 from data import eval_input_fn, input_fn
 
 columns = [tf.feature_column.numeric_column(name) for name in ("rooms", "area", "age")]
