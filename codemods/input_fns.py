@@ -70,8 +70,9 @@ class _Body(cst.CSTVisitor):
 def dataset_function_problems(function: cst.FunctionDef, resolver: ApiResolver) -> list[str]:
     """Why `function` is not an input_fn returning a tf.data.Dataset (empty when it is)."""
     name = function.name.value
+    # The run-time tier calls an input_fn as Estimator did (mode, params, config) and checks what it returns.
     problems = [
-        f"input_fn {name}({param.name.value}) would be given `{param.name.value}` by Estimator"
+        RunTimeChecked(f"input_fn {name}({param.name.value}) would be given `{param.name.value}` by Estimator")
         for param in (*function.params.params, *function.params.kwonly_params)
         if param.name.value in ESTIMATOR_FILLED_PARAMETERS
     ]
@@ -104,7 +105,7 @@ def callable_input_fn_problems(
         return problems or _required_parameters(functions[input_fn.value][0])
     if isinstance(input_fn, cst.Lambda):
         if input_fn.params.params or input_fn.params.star_arg != cst.MaybeSentinel.DEFAULT:
-            return ["an input_fn lambda with parameters would be given Estimator's arguments"]
+            return [RunTimeChecked("an input_fn lambda with parameters would be given Estimator's arguments")]
         body = input_fn.body
         if is_dataset(body, set(), resolver):
             return []

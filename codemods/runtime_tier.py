@@ -7,6 +7,10 @@ variables and writes the checkpointing code inline. Real projects split these ac
 with the model when the program runs:
 
 - a canned estimator constructor -> `estimator_training.configure(canned.<builder>(...), model_dir=, config=)`;
+- a custom `Estimator(model_fn=...)` that tier 1 cannot turn into a Keras class (tier 2) ->
+  `estimator_training.configure(wrapped_model_fns.WrappedModelFn(model_fn, params=), model_dir=, config=)`,
+  the model_fn kept as written (compat/wrapped_model_fns.py runs it), its `tf.estimator.EstimatorSpec` and
+  `ModeKeys` references made `wrapped_model_fns`'s;
 - `RunConfig(...)` -> `estimator_training.TrainingConfig(...)`;
 - `<est>.train(...)`, `.evaluate(...)`, `.predict(...)`, `.export_saved_model(...)` ->
   `estimator_training.<method>(<est>, ...)` (the loop target trains with `compat.estimator_loop`);
@@ -51,6 +55,9 @@ CONFIG_ARGUMENTS = (
 RUNTIME_HOOKS = ("train.StopAtStepHook", "estimator.StopAtStepHook", "train.StepCounterHook", "estimator.StepCounterHook")
 RUNTIME_MODULES = ("estimator_training", "estimator_loop")  # what the migrated calls are made through
 SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
+CUSTOM = "estimator.Estimator"
+# Estimator's parameters, in order, that a wrapped model_fn carries over (warm_start_from is not yet).
+WRAPPED_PARAMETERS = ("model_fn", "model_dir", "config", "params")
 EXPORT_APIS = (*SERVING_INPUT_BUILDERS, RECEIVER, *EXPORTERS)
 
 
@@ -73,7 +80,7 @@ class ProjectFacts:
 
 def kept_estimators(source: str, path: str) -> list[str]:
     """Constructions in `source` of an estimator the run-time tier does not take: any `...Estimator(` call
-    that is not a canned one, and classes derived from one."""
+    that is not a canned one or a custom `Estimator(model_fn=...)` it wraps, and classes derived from one."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -87,9 +94,47 @@ def kept_estimators(source: str, path: str) -> list[str]:
             names = node.bases
         for name_node in names:
             name = name_node.attr if isinstance(name_node, ast.Attribute) else getattr(name_node, "id", "")
+            if isinstance(node, ast.Call) and name == "Estimator" and not _wrapped_ast_problems(node):
+                continue
             if name.endswith("Estimator") or name.startswith(("BoostedTrees", "Baseline")):
                 found.append(f"{name} in {path}")
     return list(dict.fromkeys(found))
+
+
+def _wrapped_ast_problems(call: ast.Call) -> list[str]:
+    """`wrapped_problems` on Python's own tree (the project pre-pass reads modules without LibCST)."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+        return ["*/** arguments"]
+    given = [*WRAPPED_PARAMETERS[: len(call.args)], *(k.arg for k in call.keywords)]
+    return [] if len(call.args) <= len(WRAPPED_PARAMETERS) and set(given) <= set(WRAPPED_PARAMETERS) \
+        and "model_fn" in given else ["arguments"]
+
+
+def wrapped_problems(call: cst.Call) -> list[str]:
+    """Why a custom `Estimator(...)` call cannot become a wrapped model_fn by itself."""
+    if any(arg.star for arg in call.args):
+        return ["Estimator(*args/**kwargs): pass model_fn, model_dir, config and params by name"]
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if len(positional) > len(WRAPPED_PARAMETERS):
+        return ["Estimator(...) takes warm_start_from positionally, which is not migrated yet"]
+    given = [*WRAPPED_PARAMETERS[: len(positional)], *(arg.keyword.value for arg in call.args if arg.keyword)]
+    problems = [f"Estimator({key}=...) is not migrated yet" for key in given if key not in WRAPPED_PARAMETERS]
+    if "model_fn" not in given:
+        problems.append("Estimator(...) needs model_fn=")
+    return problems
+
+
+def wrapped_arguments(call: cst.Call) -> dict[str, cst.BaseExpression]:
+    """The Estimator parameters a wrapped call gives, by name (positions mapped as Estimator's)."""
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    named = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    return {**dict(zip(WRAPPED_PARAMETERS, positional)), **named}
+
+
+def _tier1_only(problem: str) -> bool:
+    """A reason tier 1 keeps a custom estimator that wrapping its model_fn resolves: the model_fn's shape,
+    where it is defined, and the arguments `wrapped_problems` checks again."""
+    return problem.startswith(("model_fn", "the module already uses the name", "Estimator("))
 
 
 @dataclass
@@ -97,7 +142,7 @@ class RuntimeTier:
     """The calls (by id) this tier rewrites, each with its kind; and the canned estimators it cannot take."""
 
     calls: dict[int, str] = field(default_factory=dict)  # id(call) -> "canned" | "config" | "train" | ...
-    canned_problems: dict[int, list[str]] = field(default_factory=dict)  # id(call) -> why not
+    constructor_problems: dict[int, list[str]] = field(default_factory=dict)  # id(call) -> why not
     blocked_by: list[str] = field(default_factory=list)  # the project's kept estimators, when the tier is off
     # id(call) -> why a train/evaluate/predict/export/train_and_evaluate call this tier would take is kept
     # (it may run an estimator that stays TF1); tier 1 speaks for the calls of its own estimators
@@ -157,16 +202,20 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
     for call in visitor.calls:
         api = resolver.call_api(call)
-        if api is None or api.path not in CANNED or id(call) in tier1_nodes:
+        if api is None or api.path not in (*CANNED, CUSTOM) or id(call) in tier1_nodes:
             continue
         unit = facts.estimator_for_call(call)
-        problems = canned_problems(call, api.path, resolver)
+        wrapped = api.path == CUSTOM
+        problems = wrapped_problems(call) if wrapped else canned_problems(call, api.path, resolver)
         if unit is not None:  # tier 1's reasons that this tier does not resolve keep the unit as it is
-            problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems]
+            problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems
+                         and not (wrapped and _tier1_only(p))]
+            if wrapped and any(c.func.attr.value.startswith("export") for c in unit.model_calls):
+                problems.append("export_saved_model of a model_fn kept as written (wrapped) is not migrated yet")
         if problems:
-            tier.canned_problems[id(call)] = problems
+            tier.constructor_problems[id(call)] = problems
             continue
-        tier.calls[id(call)] = "canned"
+        tier.calls[id(call)] = "wrapped" if wrapped else "canned"
         if unit is not None:
             unit.runtime = True
     kept = _release_sharers(facts, tier)

@@ -27,6 +27,7 @@ from compat.estimator_training import (
     check_no_listeners,
     config_of,
     input_dataset,
+    made_from_input,
     manager_for,
     periodic_evaluation,
 )
@@ -36,6 +37,8 @@ log = logging.getLogger(__name__)
 
 def _train_step(model):
     """One optimizer step (DNNLinearCombined: the DNN's optimizer for the DNN, the linear one for the rest)."""
+    if hasattr(model, "tf1_variables"):  # a wrapped model_fn: its own train_op is the step
+        return tf.function(lambda features, labels: model.train_step((features, labels))["loss"])
     linear_optimizer = getattr(model, "linear_optimizer", None)
 
     @tf.function
@@ -62,6 +65,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     callbacks = tf_keras.callbacks.CallbackList(callbacks_of(hooks, "train"), model=model)
     step = model.optimizer.iterations
     kind, every = config.cadence
+    made = made_from_input(model, input_fn, TRAIN)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
     interval = {"checkpoint_interval": every} if kind == "steps" else {}
     manager = manager_for(checkpoint, config, step_counter=step, **interval)
@@ -70,7 +74,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     if last_step is not None and int(step) >= last_step:
         log.info("Skipping training since max_steps has already saved.")
         return model
-    dataset = input_dataset(input_fn, TRAIN, model)
+    dataset = made if made is not None else input_dataset(input_fn, TRAIN, model)
     if last_step is not None:
         dataset = dataset.take(last_step - int(step))
     summaries = tf.summary.create_file_writer(config.model_dir)

@@ -37,8 +37,16 @@ from compat.timed_backup import TimedBackupAndRestore
 
 log = logging.getLogger(__name__)
 
-# Estimator's ModeKeys values, as input_fns received them.
+# Estimator's ModeKeys values, as input_fns and model_fns received them.
 TRAIN, EVAL, PREDICT = "train", "eval", "infer"
+
+
+class ModeKeys:
+    """`tf.estimator.ModeKeys`: the same values, which input_fns and model_fns compare `mode` with."""
+
+    TRAIN = TRAIN
+    EVAL = EVAL
+    PREDICT = PREDICT
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600  # RunConfig's when neither cadence is given
 
 
@@ -157,7 +165,9 @@ def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
     if not callable(input_fn):
         raise TypeError(f"input_fn must be callable, got {type(input_fn).__name__}")
     parameters = _parameters(input_fn)
-    offered = {"mode": mode, "params": {}, "config": config_of(model)}
+    # Estimator gave an input_fn its own params (a wrapped model_fn's; a canned estimator had none)
+    params = getattr(model, "model_fn_params", None)
+    offered = {"mode": mode, "params": {} if params is None else params, "config": config_of(model)}
     dataset = input_fn(**{key: value for key, value in offered.items() if key in parameters})
     if not isinstance(dataset, tf.data.Dataset):
         got = "a (features, labels) tuple of tensors" if isinstance(dataset, tuple) else type(dataset).__name__
@@ -165,6 +175,16 @@ def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
             f"input_fn `{_name(input_fn)}` returned {got}; the migrated training needs the tf.data.Dataset "
             "itself (return the dataset instead of an iterator's get_next())"
         )
+    return dataset
+
+
+def made_from_input(model, input_fn, mode: str) -> tf.data.Dataset | None:
+    """For a model whose variables come from its input (a wrapped model_fn: `make_variables`), the input_fn's
+    dataset, after making them: a checkpoint then restores into them, an Estimator's too. None otherwise."""
+    if not hasattr(model, "make_variables"):
+        return None
+    dataset = input_dataset(input_fn, mode, model)
+    model.make_variables(dataset.element_spec)
     return dataset
 
 
@@ -231,6 +251,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     check_no_listeners(saving_listeners)
     config = config_of(model)
     callbacks = callbacks_of(hooks, "train")
+    dataset = made_from_input(model, input_fn, TRAIN)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
     manager = manager_for(checkpoint, config)
     resume.restore_latest(checkpoint, manager)
@@ -244,7 +265,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     else:
         backup = TimedBackupAndRestore(os.path.join(config.model_dir, "backup"), save_secs=every)
     model.fit(
-        input_dataset(input_fn, TRAIN, model),
+        dataset if dataset is not None else input_dataset(input_fn, TRAIN, model),
         epochs=1,
         steps_per_epoch=max_steps - done if max_steps is not None else steps,
         callbacks=[
@@ -313,8 +334,11 @@ def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name
     model_dir/eval (eval_<name> with a name), with `global_step`."""
     if hooks:
         raise ValueError("evaluate(hooks=...) is not migrated: compute what the hook did from the returned metrics")
+    dataset = made_from_input(model, input_fn, EVAL)
     _restore_for_inference(model, checkpoint_path, "evaluate")
     summary_dir = os.path.join(model_dir_of(model), "eval" if name is None else f"eval_{name}")
+    if hasattr(model, "estimator_evaluate"):  # a wrapped model_fn: its own EVAL spec
+        return model.estimator_evaluate(dataset, steps, summary_dir)
     return estimator_evaluation.evaluate(model, input_dataset(input_fn, EVAL, model), steps, summary_dir)
 
 
@@ -322,7 +346,10 @@ def predict(model, input_fn, predict_keys=None, hooks=None, checkpoint_path=None
     """`estimator.predict(...)`: the canned head's prediction dicts from the latest checkpoint."""
     if hooks:
         raise ValueError("predict(hooks=...) is not migrated")
+    dataset = made_from_input(model, input_fn, PREDICT)
     _restore_for_inference(model, checkpoint_path, "predict")
+    if hasattr(model, "estimator_predict"):  # a wrapped model_fn: its own PREDICT spec
+        return model.estimator_predict(dataset, predict_keys, yield_single_examples)
     dataset = input_dataset(input_fn, PREDICT, model)
     return estimator_prediction.predict(model, dataset, predict_keys, yield_single_examples)
 
@@ -333,5 +360,8 @@ def export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets
     checkpoint; returns its directory (bytes)."""
     if as_text or experimental_mode != PREDICT:
         raise ValueError("export_saved_model(as_text=True or experimental_mode=...) is not migrated")
+    if hasattr(model, "estimator_predict"):
+        raise ValueError("export_saved_model of a wrapped model_fn is not migrated yet: export with "
+                         "tf.saved_model.save from a tf.function of the model's PREDICT predictions")
     _restore_for_inference(model, checkpoint_path, "export_saved_model")
     return estimator_export.export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets_extra)

@@ -16,6 +16,7 @@ which sweeps what its state file lists, would delete the Estimator's checkpoints
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import warnings
@@ -24,6 +25,8 @@ import tensorflow as tf
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
+
+log = logging.getLogger(__name__)
 
 class EstimatorCheckpointError(RuntimeError):
     """The model_dir holds an Estimator checkpoint that must be converted before training resumes."""
@@ -87,7 +90,8 @@ def _warn_skipped(skipped: list[str], outcome: str) -> None:
 
 
 def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.CheckpointManager):
-    """Restore the newest readable checkpoint into `checkpoint`; refuses an Estimator's name-based one.
+    """Restore the newest readable checkpoint into `checkpoint`; an Estimator's name-based one only into a
+    wrapped model_fn (compat.wrapped_model_fns, whose variables exist), refused otherwise.
 
     Returns the restore status, or None when there is nothing to restore (a fresh model_dir).
     """
@@ -95,7 +99,12 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
     if latest is None:
         return None
     if not tf.train.load_checkpoint(latest).has_tensor(OBJECT_GRAPH_KEY):
-        how = _how_to_convert(getattr(checkpoint, "model", None), manager.directory)
+        model = getattr(checkpoint, "model", None)
+        if hasattr(model, "load_estimator_checkpoint"):  # a wrapped model_fn keeps the TF1 names: by name
+            step = model.load_estimator_checkpoint(latest)
+            log.info("Continuing the Estimator's checkpoint %s at step %d", latest, step + 1)
+            return step
+        how = _how_to_convert(model, manager.directory)
         raise EstimatorCheckpointError(
             f"{latest} is an Estimator checkpoint; convert it first with {how} (restoring it here would "
             "silently start over at step 0 and later delete the Estimator's checkpoints)"

@@ -6,6 +6,8 @@ functions take the Estimator methods' parameters in the same order, the estimato
     tf.estimator.DNNClassifier(feature_columns=c, hidden_units=h, config=cfg)
         -> estimator_training.configure(canned.dnn_classifier(feature_columns=c, hidden_units=h,
                                         loss_reduction="sum_over_batch_size"), config=cfg)
+    tf.estimator.Estimator(model_fn=f, params=p, config=cfg)   (a model_fn tier 1 does not rewrite)
+        -> estimator_training.configure(wrapped_model_fns.WrappedModelFn(f, params=p), config=cfg)
     tf.estimator.RunConfig(model_dir=d, save_checkpoints_steps=n) -> estimator_training.TrainingConfig(...)
     est.train(input_fn=f, max_steps=m)             -> estimator_training.train(est, input_fn=f, max_steps=m)
     tf.estimator.train_and_evaluate(est, ts, es)   -> estimator_training.train_and_evaluate(est, ts, es)
@@ -22,7 +24,7 @@ import libcst as cst
 from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
 from codemods.registry import Rule, register
 from codemods.rules.canned_estimator import canned_builder_call
-from codemods.runtime_tier import SPECS
+from codemods.runtime_tier import CUSTOM, SPECS, wrapped_arguments
 from codemods.syntax import keyword_args
 from codemods.templates import source
 
@@ -38,9 +40,10 @@ class EstimatorRuntimeRule(Rule):
         tier = ctx.facts.runtime
         kind = tier.kind(original)
         if kind is None:
-            if id(original) in tier.canned_problems and ctx.facts.estimator_for_call(original) is None:
-                for problem in tier.canned_problems[id(original)]:  # a unit's problems are said at its constructor
-                    ctx.todo(original, "canned-estimator", problem)
+            if id(original) in tier.constructor_problems and ctx.facts.estimator_for_call(original) is None:
+                custom = ctx.resolver.call_api(original).path == CUSTOM
+                for problem in tier.constructor_problems[id(original)]:  # a unit's problems are said at its constructor
+                    ctx.todo(original, "custom-estimator" if custom else "canned-estimator", problem)
             if id(original) in tier.kept_calls:
                 ctx.todo(original, self.rule_id, tier.kept_calls[id(original)])
             return updated
@@ -49,6 +52,8 @@ class EstimatorRuntimeRule(Rule):
         ctx.need_import("compat", "estimator_training")
         if kind == "canned":
             return self._canned(original, updated, ctx)
+        if kind == "wrapped":
+            return self._wrapped(original, updated, ctx)
         if kind == "config":
             ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
             return updated.with_changes(func=cst.parse_expression("estimator_training.TrainingConfig"))
@@ -89,3 +94,27 @@ class EstimatorRuntimeRule(Rule):
                                          else "estimator_training.configure(None)")
         first = configure.args[0].with_changes(value=built)
         return configure.with_changes(args=[first, *configure.args[1:]])
+
+    @staticmethod
+    def _wrapped(original: cst.Call, updated: cst.Call, ctx) -> cst.BaseExpression:
+        ctx.need_import("compat", "wrapped_model_fns")
+        given = wrapped_arguments(updated)
+        ctx.record(
+            original, "custom-estimator", True,
+            f"Estimator(model_fn={source(given['model_fn'])}) -> compat.wrapped_model_fns.WrappedModelFn: the model_fn "
+            "runs as written (TF1 variables, names and optimizer), model_dir and config attached by "
+            "compat.estimator_training.configure",
+        )
+        wrapped = cst.parse_expression(
+            "wrapped_model_fns.WrappedModelFn(None" + (", params=None)" if "params" in given else ")"))
+        wrapped = wrapped.with_changes(args=[
+            wrapped.args[0].with_changes(value=given["model_fn"]),
+            *(arg.with_changes(value=given["params"]) for arg in wrapped.args[1:]),
+        ])
+        moved = [key for key in ("model_dir", "config") if key in given]
+        configure = cst.parse_expression(
+            "estimator_training.configure(None" + "".join(f", {key}=None" for key in moved) + ")")
+        return configure.with_changes(args=[
+            configure.args[0].with_changes(value=wrapped),
+            *(arg.with_changes(value=given[key]) for arg, key in zip(configure.args[1:], moved, strict=True)),
+        ])

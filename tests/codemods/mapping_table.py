@@ -520,12 +520,14 @@ ROWS = [
         "A model_fn outside that shape (summaries, collections, `get_variable`, batch norm without the UPDATE_OPS "
         "dependency, Keras layers' regularizers, a schedule with Momentum, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
         "with but without a PREDICT branch",
-        "kept, with one `TODO(migrate)` per reason",
+        "tier 2: `estimator_training.configure(wrapped_model_fns.WrappedModelFn(model_fn, params=p), model_dir=, "
+        "config=)`, the model_fn kept as written (its own TF1 variables, names and optimizer); its "
+        "`tf.estimator.EstimatorSpec` / `ModeKeys` -> `wrapped_model_fns.EstimatorSpec` / `estimator_training.ModeKeys`",
         "same",
         "todo_custom_model_fn_unfaithful",
-        ("moving statistics were updated only through UPDATE_OPS", "EstimatorSpec(training_hooks=...) is not migrated",
-         "eval metric metrics.auc is not migrated yet", "model_fn has no `if mode == PREDICT:` branch"),
-        ("moving statistics were updated only through UPDATE_OPS",),
+        ("wrapped_model_fns.WrappedModelFn(batch_norm_model_fn)", "return wrapped_model_fns.EstimatorSpec(mode, loss=loss",
+         "estimator_training.evaluate(evaluated, input_fn=input_fn, steps=2)"),
+        ("wrapped_model_fns.WrappedModelFn(batch_norm_model_fn)", "estimator_loop.train(normalized"),
     ),
     Row(
         "`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` in a module whose estimators migrate",

@@ -1,0 +1,37 @@
+"""The Estimator names a wrapped model_fn's code uses -> the compat ones (tier 2, codemods/runtime_tier.py).
+
+A model_fn kept as written still compares `mode` with `tf.estimator.ModeKeys.TRAIN` and returns
+`tf.estimator.EstimatorSpec(...)`; TensorFlow >= 2.16 has neither. Where the run-time tier is on (the
+project keeps no estimator TF1), `ModeKeys` becomes `estimator_training.ModeKeys` (the same strings, also
+for input_fns taking `mode`) and `EstimatorSpec` becomes `wrapped_model_fns.EstimatorSpec` (the same fields
+and checks), which compat.wrapped_model_fns reads.
+"""
+
+import libcst as cst
+
+from codemods.registry import Rule, register
+
+REPLACEMENTS = {
+    "estimator.ModeKeys": ("estimator_training", "ModeKeys"),
+    "estimator.EstimatorSpec": ("wrapped_model_fns", "EstimatorSpec"),
+}
+
+
+@register
+class WrappedModelFnNamesRule(Rule):
+    rule_id = "wrapped-model-fn"
+    node_types = (cst.Attribute,)
+
+    def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
+        if original.attr.value not in ("ModeKeys", "EstimatorSpec") or ctx.facts.runtime.blocked_by:
+            return updated
+        if any(isinstance(s, cst.FunctionDef) and ctx.facts.migrated_model_fn(s) is not None
+               for s in ctx.statement_stack):
+            return updated  # inside a model_fn tier 1 replaces with a class
+        api = ctx.resolver.api(original)
+        if api is None or api.path not in REPLACEMENTS:
+            return updated
+        module, name = REPLACEMENTS[api.path]
+        ctx.need_import("compat", module)
+        ctx.record(original, self.rule_id, True, f"{api.path} -> compat.{module}.{name}")
+        return cst.parse_expression(f"{module}.{name}")

@@ -1,0 +1,280 @@
+"""Tier 2 of custom model_fns: the program's own TF1 model_fn, run as written inside a tf_keras model.
+
+When a model_fn cannot become a clean Keras class (compat.model_fns, tier 1), the rewrite keeps it as it is
+and hands it to `WrappedModelFn`. Each time Keras traces a step, the model_fn builds its graph inside the
+traced function as it built the Estimator's graph: `get_variable`, `variable_scope`, `tf.compat.v1.layers`,
+collections, `tf.compat.v1.train` optimizers, learning-rate decays of the global step, gradient clipping,
+`tf.compat.v1.metrics`. Its `train_op` is what the step runs, so the TF1 optimizer updates the weights with
+the kernels the Estimator ran (no Keras twin, no re-derived update rule).
+
+What makes that sound in a `tf.function` is `Tf1Graph`, entered around each model_fn call:
+- every variable the model_fn makes is created once, eagerly, and found again by its TF1 name on every later
+  trace (a variable creator keyed by the name the graph gives it: `hidden/kernel`, `beta1_power`,
+  `hidden/kernel/Adam_1`), so the model's checkpoint holds the Estimator's variables under the Estimator's
+  names (`load_estimator_checkpoint` restores a `model.ckpt-N` by name);
+- the traced graph starts with empty collections and a fresh variable store, as each Estimator graph did,
+  and the variables enter the collections TF1 put them in (`tf.compat.v1.trainable_variables()`, the
+  optimizer's default var_list, work);
+- the global step exists before the model_fn runs (Estimator created it), so `get_global_step()` finds it.
+
+Variables in `LOCAL_VARIABLES` (streaming metrics) live for one evaluation, as in Estimator's eval graphs.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import copy
+import inspect
+import os
+
+# tf.compat.v1.layers are tf_keras's legacy layers; TensorFlow reads this when `tf.compat.v1.layers` is
+# first used, so setting it on import (after `import tensorflow`) is early enough.
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import tf_keras  # noqa: E402
+
+from compat.estimator_evaluation import finish_evaluation  # noqa: E402
+from compat.estimator_prediction import as_estimator_yields, features_of  # noqa: E402
+from compat.estimator_training import ModeKeys  # noqa: E402
+from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint  # noqa: E402
+
+GLOBAL_VARIABLES = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
+TRAINABLE_VARIABLES = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES
+LOCAL_VARIABLES = tf.compat.v1.GraphKeys.LOCAL_VARIABLES
+
+
+_SPEC_FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs",
+                "training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks")
+
+
+class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
+    """`tf.estimator.EstimatorSpec`: the same fields, defaults and the checks that decide what each mode needs."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None, export_outputs=None,
+                training_chief_hooks=None, training_hooks=None, scaffold=None, evaluation_hooks=None,
+                prediction_hooks=None):
+        if mode == ModeKeys.TRAIN and (loss is None or train_op is None):
+            raise ValueError("Missing loss or train_op: EstimatorSpec in TRAIN mode needs both.")
+        if mode == ModeKeys.EVAL and loss is None:
+            raise ValueError("Missing loss: EstimatorSpec in EVAL mode needs it.")
+        if mode == ModeKeys.PREDICT and predictions is None:
+            raise ValueError("Missing predictions: EstimatorSpec in PREDICT mode needs them.")
+        return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops or {}, export_outputs,
+                               tuple(training_chief_hooks or ()), tuple(training_hooks or ()), scaffold,
+                               tuple(evaluation_hooks or ()), tuple(prediction_hooks or ()))
+
+
+class Tf1Graph:
+    """The graph a model_fn builds while a tf.function traces it, made to behave as one Estimator graph.
+
+    `variables` (TF1 name -> variable) persists across traces; `local_variables` is the store for variables
+    TF1 kept in LOCAL_VARIABLES (a fresh dict per evaluation). Entered inside a function being traced.
+    """
+
+    def __init__(self, variables: dict, local_variables: dict | None = None):
+        self.variables = variables
+        self.local_variables = {} if local_variables is None else local_variables
+        self._exit = contextlib.ExitStack()
+
+    def __enter__(self) -> Tf1Graph:
+        if tf.executing_eagerly():
+            raise RuntimeError("a model_fn builds a graph: run it inside a tf.function")
+        self.graph = tf.compat.v1.get_default_graph()
+        # A FuncGraph shares the variable collections, variable store and scope counts with the eager
+        # context (so names would go `dense_1`, `dense_2` trace after trace); each model_fn call gets its own,
+        # as each Estimator graph had.
+        saved = self.graph._collections  # noqa: SLF001  (FuncGraph keeps no public way to swap them)
+        self.graph._collections = {}  # noqa: SLF001
+        self._exit.callback(setattr, self.graph, "_collections", saved)
+        self._exit.enter_context(tf.variable_creator_scope(self._variable))
+        return self
+
+    def __exit__(self, *exc_info):
+        return self._exit.__exit__(*exc_info)
+
+    def _variable(self, next_creator, **kwargs):
+        requested = kwargs.get("name") or "Variable"
+        # The name TF1's graph gives this variable: get_variable passes the full name (outside any name
+        # scope); tf.Variable(name=...) is scoped and made unique; a name ending in "/" is taken as it is.
+        name = requested.rstrip("/") if requested.endswith("/") else self.graph.unique_name(requested)
+        collections_ = list(kwargs.get("collections") or [GLOBAL_VARIABLES])
+        if kwargs.get("trainable", True) is not False and TRAINABLE_VARIABLES not in collections_:
+            collections_.append(TRAINABLE_VARIABLES)
+        store = self.local_variables if LOCAL_VARIABLES in collections_ else self.variables
+        variable = store.get(name)
+        if variable is None:
+            with tf.init_scope():
+                variable = next_creator(**{**kwargs, "name": name})
+            store[name] = variable
+        self.graph.add_to_collections(collections_, variable)
+        return variable
+
+
+class _StepCounter(tf_keras.optimizers.SGD):
+    """The compiled optimizer of a wrapped model_fn: only its `iterations` are used (the global step after
+    each step); the model_fn's own TF1 optimizer updates the weights."""
+
+
+def _features_and_labels(batch):
+    if isinstance(batch, tuple) and len(batch) == 2:
+        return batch
+    return batch, None
+
+
+class WrappedModelFn(tf_keras.Model):
+    """A tf_keras model training, evaluating and predicting with an Estimator model_fn as written.
+
+    `model_fn(features, labels, mode, params, config)` gets the arguments it takes (as Estimator passed them:
+    a copy of `params`; `config`: the TrainingConfig `estimator_training.configure` attached); its EstimatorSpec's train_op is the training step; `loss` is
+    logged per step; `optimizer.iterations` follows the global step.
+    """
+
+    def __init__(self, model_fn, params=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(model_fn):
+            raise TypeError(f"model_fn must be callable, got {type(model_fn).__name__}")
+        self.model_fn = model_fn
+        self.model_fn_params = {} if params is None else params
+        self.tf1_variables = {}  # TF1 name -> variable: tracked, so checkpoints hold them
+        self.trained_graph = True  # False when only a PREDICT graph made the variables (no optimizer's)
+        self.compile(optimizer=_StepCounter())
+
+    def _call_model_fn(self, features, labels, mode: str) -> EstimatorSpec:
+        """Call the model_fn as Estimator did (`_call_model_fn`), after making the global step."""
+        parameters = inspect.signature(self.model_fn).parameters
+        kwargs = {}
+        if "labels" in parameters:
+            kwargs["labels"] = labels
+        elif labels is not None:
+            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+        for name, value in (("mode", mode), ("params", copy.deepcopy(self.model_fn_params)),
+                            ("config", getattr(self, "estimator_config", None))):
+            if name in parameters:
+                kwargs[name] = value
+        tf.compat.v1.train.get_or_create_global_step()
+        spec = tf.autograph.experimental.do_not_convert(self.model_fn)(features=features, **kwargs)
+        if not isinstance(spec, EstimatorSpec):
+            raise TypeError(
+                f"model_fn `{getattr(self.model_fn, '__qualname__', self.model_fn)}` returned "
+                f"{type(spec).__name__}; it must return compat.wrapped_model_fns.EstimatorSpec "
+                "(what `migrate rewrite` makes of tf.estimator.EstimatorSpec)"
+            )
+        hooks = spec.training_hooks + spec.training_chief_hooks if mode == ModeKeys.TRAIN else ()
+        hooks += spec.evaluation_hooks if mode == ModeKeys.EVAL else ()
+        if hooks:
+            raise ValueError(
+                f"model_fn returns {mode} hooks ({', '.join(type(h).__name__ for h in hooks)}); SessionRunHooks "
+                "do not run in TF2: pass a tf_keras callback to train(hooks=...) instead"
+            )
+        return spec
+
+    def call(self, features, training=False):
+        """The PREDICT-mode predictions (Keras's forward pass)."""
+        with Tf1Graph(self.tf1_variables):
+            return self._call_model_fn(features, None, ModeKeys.PREDICT).predictions
+
+    def train_step(self, data):
+        features, labels = _features_and_labels(data)
+        with Tf1Graph(self.tf1_variables):
+            spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
+            with tf.control_dependencies([spec.train_op]):
+                loss = tf.identity(spec.loss)
+                step = tf.compat.v1.train.get_global_step().read_value()
+        self.optimizer.iterations.assign(tf.cast(step, self.optimizer.iterations.dtype))
+        return {"loss": loss}
+
+    def make_variables(self, element_spec) -> None:
+        """Make the model_fn's variables from the input's structure (`dataset.element_spec`), so a checkpoint
+        restores into them before training: with labels, the TRAIN graph's (weights, optimizer slots, global
+        step); an input of features only (predict) makes the PREDICT graph's."""
+        if self.tf1_variables:
+            return
+        features, labels = (tf.nest.map_structure(_relaxed, part) for part in _features_and_labels(element_spec))
+        self.trained_graph = labels is not None
+        mode = ModeKeys.TRAIN if self.trained_graph else ModeKeys.PREDICT
+
+        @tf.function(input_signature=[features] if labels is None else [features, labels])
+        def build(features, labels=None):
+            with Tf1Graph(self.tf1_variables):
+                self._call_model_fn(features, labels, mode)
+
+        build.get_concrete_function()
+        self.built = True
+
+    def estimator_evaluate(self, dataset: tf.data.Dataset, steps: int | None = None,
+                           summary_dir: str | None = None) -> dict[str, float]:
+        """Estimator.evaluate: the EVAL spec's eval_metric_ops over every batch (or the first `steps`), `loss`
+        as the mean of the batch losses (Estimator's `metrics.mean(loss)`), `global_step`."""
+        local_variables = {}  # the streaming metrics' accumulators, zero at the start of each evaluation
+
+        @tf.function(autograph=False)
+        def evaluation_step(batch):
+            features, labels = _features_and_labels(batch)
+            with Tf1Graph(self.tf1_variables, local_variables):
+                spec = self._call_model_fn(features, labels, ModeKeys.EVAL)
+                metrics = dict(spec.eval_metric_ops)
+                if "loss" in metrics:
+                    raise ValueError("eval_metric_ops must not hold `loss` (Estimator adds it)")
+                metrics["loss"] = tf.compat.v1.metrics.mean(spec.loss)
+                updates = [_metric_pair(name, pair)[1] for name, pair in metrics.items()]
+                with tf.control_dependencies(updates):
+                    return {name: tf.identity(_metric_pair(name, pair)[0]) for name, pair in metrics.items()}
+
+        results = None
+        for batch in dataset if steps is None else dataset.take(steps):
+            results = evaluation_step(batch)
+        if results is None:
+            raise ValueError("evaluate: the input_fn's dataset gave no batch")
+        return finish_evaluation({name: _python_value(value) for name, value in results.items()}, self, summary_dir)
+
+    def estimator_predict(self, dataset: tf.data.Dataset, predict_keys=None, yield_single_examples: bool = True):
+        """Estimator.predict: the PREDICT spec's predictions, per example (or per batch)."""
+        prediction_step = tf.function(lambda features: self(features, training=False), autograph=False)
+        batches = (tf.nest.map_structure(np.asarray, prediction_step(features_of(batch))) for batch in dataset)
+        return as_estimator_yields(batches, predict_keys, yield_single_examples)
+
+
+    def load_estimator_checkpoint(self, prefix: str | os.PathLike) -> int:
+        """An Estimator's `model.ckpt-N` (a model_dir or a prefix) of this model_fn, once its variables exist
+        (`make_variables`): every variable by its TF1 name (weights, optimizer slots and powers, the global
+        step), all or nothing. Returns N."""
+        checkpoint = LegacyCheckpoint(prefix)
+        variables = self.tf1_variables
+        # A model built for prediction has no optimizer variables: the checkpoint's are not its
+        unmatched = sorted(set(checkpoint.shapes) - set(variables)) if self.trained_graph else []
+        missing = sorted(set(variables) - set(checkpoint.shapes))
+        if unmatched or missing:
+            found = [f"no variable of the model_fn for {', '.join(unmatched)}" if unmatched else "",
+                     f"nothing in the checkpoint for {', '.join(missing)}" if missing else ""]
+            raise CheckpointError(f"{checkpoint.prefix}: not this model_fn's checkpoint: "
+                                  + "; ".join(part for part in found if part))
+        for name, variable in variables.items():
+            if tuple(checkpoint.shapes[name]) != tuple(variable.shape):
+                raise CheckpointError(f"{checkpoint.prefix}: {name} has shape {tuple(checkpoint.shapes[name])}, "
+                                      f"the model_fn's has {tuple(variable.shape)}")
+        for name, variable in variables.items():
+            variable.assign(checkpoint.read(name))
+        step = int(variables["global_step"].numpy()) if "global_step" in variables else 0
+        self.optimizer.iterations.assign(step)
+        return step
+
+
+def _metric_pair(name: str, pair):
+    if not (isinstance(pair, tuple | list) and len(pair) == 2):
+        raise TypeError(f"eval_metric_ops[{name!r}] must be a (value, update_op) pair, got {type(pair).__name__}")
+    return pair
+
+
+def _python_value(value) -> float:
+    value = np.asarray(value)
+    return value.item() if value.ndim == 0 else value
+
+
+def _relaxed(spec):
+    """A batch's TensorSpec with the batch dimension left open, so one trace serves every batch size."""
+    if isinstance(spec, tf.TensorSpec) and spec.shape.rank:
+        return tf.TensorSpec([None, *spec.shape[1:]], spec.dtype, spec.name)
+    return spec

@@ -1,0 +1,89 @@
+"""A custom model_fn Estimator that tier 1 cannot turn into a Keras class, for tests/test_wrapped_model_fn.py:
+both the input of `migrate rewrite` (which wraps the model_fn as written: compat/wrapped_model_fns.py) and,
+unchanged, the legacy reference run. Fixed batch order, a checkpoint every 10 steps (step 0 included).
+
+The model_fn is TF1 graph code as research projects wrote it: a variable scope with `get_variable`, TF1
+layers with batch normalization (train_op depending on the UPDATE_OPS), an L2 penalty summed over
+`tf.trainable_variables()`, a training summary, TF1 Adam at an exponentially decaying rate, gradients
+clipped by global norm between `compute_gradients` and `apply_gradients`. With --results, the estimator
+is evaluated on all of digits and predicts its first 20 examples (written as JSON).
+"""
+
+import argparse
+import json
+
+import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+BATCH = 32
+
+
+def input_fn(mode, params):
+    digits = load_digits()
+    x, y = (digits.data / 16.0).astype(np.float32), digits.target.astype(np.int32)
+    dataset = tf.data.Dataset.from_tensor_slices(({"pixels": x}, y))
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        dataset = dataset.repeat()
+    return dataset.batch(params["batch_size"])
+
+
+def predict_input_fn():
+    digits = load_digits()
+    return tf.data.Dataset.from_tensor_slices({"pixels": (digits.data[:20] / 16.0).astype(np.float32)}).batch(8)
+
+
+def model_fn(features, labels, mode, params):
+    training = mode == tf.estimator.ModeKeys.TRAIN
+    with tf.compat.v1.variable_scope("encoder"):
+        w = tf.compat.v1.get_variable("w", [64, params["units"]],
+                                      initializer=tf.compat.v1.glorot_uniform_initializer(seed=1))
+        b = tf.compat.v1.get_variable("b", [params["units"]], initializer=tf.compat.v1.zeros_initializer())
+        net = tf.matmul(features["pixels"], w) + b
+    net = tf.compat.v1.layers.batch_normalization(net, training=training)
+    net = tf.nn.relu(net)
+    logits = tf.compat.v1.layers.dense(net, 10, name="logits",
+                                       kernel_initializer=tf.compat.v1.glorot_uniform_initializer(seed=2))
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, 1),
+                                                             "logits": logits})
+
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    loss += params["l2"] * tf.add_n([tf.nn.l2_loss(v) for v in tf.compat.v1.trainable_variables()])
+    tf.compat.v1.summary.scalar("cross_entropy", loss)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
+
+    global_step = tf.compat.v1.train.get_global_step()
+    learning_rate = tf.compat.v1.train.exponential_decay(params["learning_rate"], global_step, 10, 0.7)
+    optimizer = tf.compat.v1.train.AdamOptimizer(learning_rate)
+    gradients, variables = zip(*optimizer.compute_gradients(loss))
+    gradients, _ = tf.clip_by_global_norm(gradients, 1.0)
+    with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
+        train_op = optimizer.apply_gradients(zip(gradients, variables), global_step=global_step)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--max_steps", type=int, default=20)
+    parser.add_argument("--results")
+    args = parser.parse_args()
+
+    config = tf.estimator.RunConfig(model_dir=args.model_dir, save_checkpoints_steps=10)
+    params = {"units": 24, "l2": 1e-4, "learning_rate": 0.01, "batch_size": BATCH}
+    estimator = tf.estimator.Estimator(model_fn=model_fn, config=config, params=params)
+    estimator.train(input_fn, max_steps=args.max_steps)
+    if args.results:
+        metrics = estimator.evaluate(input_fn)
+        predictions = list(estimator.predict(predict_input_fn))
+        with open(args.results, "w") as out:
+            json.dump({"metrics": {k: float(v) for k, v in metrics.items()},
+                       "classes": [int(p["classes"]) for p in predictions],
+                       "logits": [p["logits"].tolist() for p in predictions]}, out)
+
+
+if __name__ == "__main__":
+    main()
