@@ -78,27 +78,58 @@ class ProjectFacts:
     tf1: bool = False  # some module of it was written for TensorFlow 1.x (codemods/tf_era.py)
 
 
-def kept_estimators(source: str, path: str) -> list[str]:
-    """Constructions in `source` of an estimator the run-time tier does not take: any `...Estimator(` call
-    that is not a canned one or a custom `Estimator(model_fn=...)` it wraps, and classes derived from one."""
+@dataclass
+class EstimatorMentions:
+    """What one module says about estimators, for `kept_estimators` to decide across a project: the
+    constructions of an `...Estimator` class (name, "name in path") and the classes it defines (bases)."""
+
+    constructions: list[tuple[str, str]] = field(default_factory=list)
+    classes: dict[str, list[str]] = field(default_factory=dict)
+
+
+def estimator_mentions(source: str, path: str) -> EstimatorMentions:
+    """Calls of a class named like an estimator (not the custom `Estimator(model_fn=...)` calls this tier
+    wraps) and every class definition with its bases, read from `source`."""
+    mentions = EstimatorMentions()
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return []
-    found = []
+        return mentions
     for node in ast.walk(tree):
-        names = []
-        if isinstance(node, ast.Call):
-            names = [node.func]
-        elif isinstance(node, ast.ClassDef):
-            names = node.bases
-        for name_node in names:
-            name = name_node.attr if isinstance(name_node, ast.Attribute) else getattr(name_node, "id", "")
-            if isinstance(node, ast.Call) and name == "Estimator" and not _wrapped_ast_problems(node):
-                continue
-            if name.endswith("Estimator") or name.startswith(("BoostedTrees", "Baseline")):
-                found.append(f"{name} in {path}")
+        if isinstance(node, ast.ClassDef):
+            bases = [_last_name(base) for base in node.bases]
+            mentions.classes[node.name] = bases
+            mentions.constructions += [(base, f"{base} in {path}") for base in bases if _estimator_like(base)]
+        elif isinstance(node, ast.Call):
+            name = _last_name(node.func)
+            if not name[:1].isupper() or (name == "Estimator" and not _wrapped_ast_problems(node)):
+                continue  # a class is called by its capitalised name (a project's estimator class included)
+            mentions.constructions.append((name, f"{name} in {path}"))
+    mentions.constructions = list(dict.fromkeys(mentions.constructions))
+    return mentions
+
+
+def kept_estimators(mentions: list[EstimatorMentions]) -> list[str]:
+    """The constructions, across a project's modules, of an estimator the run-time tier does not take:
+    TensorFlow's (any estimator class that is not a canned one or a wrapped custom `Estimator`) and the
+    project's classes derived from one. A project's own class merely named `...Estimator` is not one."""
+    classes = {name: bases for module in mentions for name, bases in module.classes.items()}
+
+    def is_estimator(name: str, seen: frozenset = frozenset()) -> bool:
+        if name in classes and name not in seen:
+            return any(is_estimator(base, seen | {name}) for base in classes[name])
+        return name not in classes and _estimator_like(name)
+
+    found = [where for module in mentions for name, where in module.constructions if is_estimator(name)]
     return list(dict.fromkeys(found))
+
+
+def _estimator_like(name: str) -> bool:
+    return name.endswith("Estimator") or name.startswith(("BoostedTrees", "Baseline"))
+
+
+def _last_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
 def _wrapped_ast_problems(call: ast.Call) -> list[str]:

@@ -23,7 +23,7 @@ from codemods.findings import Finding, todo_comment
 from codemods.imports import NeededImport, add_imports, names_used, remove_unused_imports
 from codemods.registry import Rule, load_rules
 from codemods.rules.unsupported_api import GUIDANCE
-from codemods.runtime_tier import ProjectFacts, kept_estimators
+from codemods.runtime_tier import ProjectFacts, estimator_mentions, kept_estimators
 from codemods.tf_era import written_for_tf1
 
 TARGETS = ("keras", "loop")
@@ -211,7 +211,7 @@ def migrate_source(
         _RULES = load_rules()
     module = cst.parse_module(source)
     if project is None:  # a module of its own: what it keeps, read from the source rather than regenerated
-        project = ProjectFacts(kept_estimators(source, "this module"), written_for_tf1(source))
+        project = ProjectFacts(kept_estimators([estimator_mentions(source, "this module")]), written_for_tf1(source))
     # No defensive copy: the tree was parsed here and is not shared.
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MigrationTransformer(wrapper, target, _RULES, exact, project)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods.runtime_tier import ProjectFacts, kept_estimators
+from codemods.runtime_tier import EstimatorMentions, ProjectFacts, estimator_mentions, kept_estimators
 from codemods.tf_era import written_for_tf1
 from migrate.discovery import SourceFile
 from migrate.files import BadSource, read_source
@@ -27,7 +27,7 @@ def project_key(file: SourceFile) -> tuple[Path, str]:
 
 def index_projects(files: list[SourceFile]) -> dict[Path, ProjectFacts]:
     """Each Python file's ProjectFacts (notebooks are projects of their own: not indexed)."""
-    kept: dict[tuple[Path, str], list[str]] = {}
+    mentions: dict[tuple[Path, str], list[EstimatorMentions]] = {}
     tf1: set[tuple[Path, str]] = set()
     for file in files:
         if file.is_notebook:
@@ -38,9 +38,10 @@ def index_projects(files: list[SourceFile]) -> dict[Path, ProjectFacts]:
             continue
         key = project_key(file)
         if "stimator" in code:  # cheap test before parsing: every construct kept names an Estimator
-            kept.setdefault(key, []).extend(kept_estimators(code, file.relative))
+            mentions.setdefault(key, []).append(estimator_mentions(code, file.relative))
         if key not in tf1 and written_for_tf1(code):
             tf1.add(key)
+    kept = {key: kept_estimators(found) for key, found in mentions.items()}
     return {
         file.path: ProjectFacts(kept.get(project_key(file), []), project_key(file) in tf1)
         for file in files

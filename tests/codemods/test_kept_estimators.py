@@ -1,0 +1,40 @@
+"""Which estimators keep a project's run-time tier off (codemods/runtime_tier.py: kept_estimators), decided
+across the project's modules: TensorFlow's estimators the rewrite cannot take and the project's classes
+derived from them; not the custom `Estimator(model_fn=...)` calls tier 2 wraps, nor a project's own class
+that is merely named `...Estimator`."""
+
+from codemods.runtime_tier import estimator_mentions, kept_estimators
+
+
+def _kept(**modules: str) -> list[str]:
+    return kept_estimators([estimator_mentions(source, f"{name}.py") for name, source in modules.items()])
+
+
+def test_a_projects_own_estimator_named_class_is_not_an_estimator():
+    base = "class BaseEstimator(object):\n    def train(self):\n        pass\n"
+    node = "from base import BaseEstimator\n\nclass NodeEstimator(BaseEstimator):\n    pass\n"
+    run = "from node import NodeEstimator\n\nNodeEstimator().train()\n"
+    assert _kept(base=base, node=node, run=run) == []
+
+
+def test_a_subclass_of_tensorflows_estimator_is_kept_where_defined_and_built():
+    mine = "import tensorflow as tf\n\nclass Mine(tf.estimator.Estimator):\n    pass\n\nclass Yours(Mine):\n    pass\n"
+    run = "from mine import Yours\n\nYours(model_fn=f)\n"
+    assert _kept(mine=mine, run=run) == ["Estimator in mine.py", "Yours in run.py"]
+
+
+def test_custom_estimators_are_wrapped_unless_an_argument_is_not_carried_over():
+    wrapped = "tf.estimator.Estimator(model_fn=f, model_dir=d, config=c, params=p)\ntf.estimator.Estimator(f, d)\n"
+    assert _kept(wrapped=wrapped) == []
+    assert _kept(warm=wrapped + "tf.estimator.Estimator(model_fn=f, warm_start_from=w)\n") == ["Estimator in warm.py"]
+    assert _kept(star="tf.estimator.Estimator(**kwargs)\n") == ["Estimator in star.py"]
+
+
+def test_tpu_and_boosted_trees_estimators_are_kept_canned_ones_are_not():
+    source = ("tf.compat.v1.estimator.tpu.TPUEstimator(model_fn=f)\ntf.estimator.BoostedTreesClassifier(c, 1)\n"
+              "tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=c)\n")
+    assert _kept(main=source) == ["TPUEstimator in main.py", "BoostedTreesClassifier in main.py"]
+
+
+def test_a_module_that_does_not_parse_mentions_nothing():
+    assert _kept(py2="print 'Estimator'\nx = tf.estimator.TPUEstimator(\n") == []
