@@ -67,6 +67,26 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
                                tuple(evaluation_hooks or ()), tuple(prediction_hooks or ()))
 
 
+class _ExportOutput:
+    """An EstimatorSpec's `export_outputs` entry, kept as given: train, evaluate and predict do not read
+    them (exporting a wrapped model_fn is not migrated yet)."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+
+class PredictOutput(_ExportOutput):
+    """`tf.estimator.export.PredictOutput`."""
+
+
+class ClassificationOutput(_ExportOutput):
+    """`tf.estimator.export.ClassificationOutput`."""
+
+
+class RegressionOutput(_ExportOutput):
+    """`tf.estimator.export.RegressionOutput`."""
+
+
 class Tf1Graph:
     """The graph a model_fn builds while a tf.function traces it, made to behave as one Estimator graph.
 

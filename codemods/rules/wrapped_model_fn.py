@@ -4,7 +4,8 @@ A model_fn kept as written still compares `mode` with `tf.estimator.ModeKeys.TRA
 `tf.estimator.EstimatorSpec(...)`; TensorFlow >= 2.16 has neither. Where the run-time tier is on (the
 project keeps no estimator TF1), `ModeKeys` becomes `estimator_training.ModeKeys` (the same strings, also
 for input_fns taking `mode`) and `EstimatorSpec` becomes `wrapped_model_fns.EstimatorSpec` (the same fields
-and checks), which compat.wrapped_model_fns reads.
+and checks), which compat.wrapped_model_fns reads; `tf.estimator.export.PredictOutput` (and the
+Classification/Regression outputs) in its export_outputs become placeholders that keep their arguments.
 """
 
 import libcst as cst
@@ -14,7 +15,10 @@ from codemods.registry import Rule, register
 REPLACEMENTS = {
     "estimator.ModeKeys": ("estimator_training", "ModeKeys"),
     "estimator.EstimatorSpec": ("wrapped_model_fns", "EstimatorSpec"),
+    **{f"estimator.export.{name}": ("wrapped_model_fns", name)
+       for name in ("PredictOutput", "ClassificationOutput", "RegressionOutput")},
 }
+NAMES = {path.rsplit(".", 1)[1] for path in REPLACEMENTS}
 
 
 @register
@@ -23,7 +27,7 @@ class WrappedModelFnNamesRule(Rule):
     node_types = (cst.Attribute,)
 
     def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
-        if original.attr.value not in ("ModeKeys", "EstimatorSpec") or ctx.facts.runtime.blocked_by:
+        if original.attr.value not in NAMES or ctx.facts.runtime.blocked_by:
             return updated
         if any(isinstance(s, cst.FunctionDef) and ctx.facts.migrated_model_fn(s) is not None
                for s in ctx.statement_stack):

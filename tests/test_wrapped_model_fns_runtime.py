@@ -1,0 +1,107 @@
+"""compat.wrapped_model_fns on its own (modern environment): the model_fn's variables keep their TF1 names
+across traces and checkpoints, a second evaluation starts its streaming metrics from zero, and what a
+wrapped model_fn cannot do fails with one error naming it. Equivalence with the real Estimator:
+tests/test_wrapped_model_fn.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from compat import wrapped_model_fns
+from compat.estimator_training import ModeKeys
+from compat.legacy_checkpoint import CheckpointError
+from compat.wrapped_model_fns import EstimatorSpec, WrappedModelFn
+
+
+def model_fn(features, labels, mode, params):
+    with tf.compat.v1.variable_scope("hidden"):
+        w = tf.compat.v1.get_variable("w", [4, 3])
+    logits = tf.compat.v1.layers.dense(tf.matmul(features["x"], w), 2, name="logits")
+    if mode == ModeKeys.PREDICT:
+        return EstimatorSpec(mode, predictions={"class": tf.argmax(logits, 1)})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    if mode == ModeKeys.EVAL:
+        return EstimatorSpec(mode, loss=loss, eval_metric_ops={
+            "accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))})
+    optimizer = tf.compat.v1.train.MomentumOptimizer(params["learning_rate"], 0.9)
+    return EstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss, tf.compat.v1.train.get_global_step()))
+
+
+def _dataset(size=20, batch=8):
+    x = np.random.RandomState(0).rand(size, 4).astype(np.float32)
+    y = (x.sum(axis=1) > 2).astype(np.int32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(batch)
+
+
+def _trained(steps_per_epoch=None):
+    model = WrappedModelFn(model_fn, params={"learning_rate": 0.1})
+    model.make_variables(_dataset().element_spec)
+    model.fit(_dataset(), epochs=2, verbose=0, steps_per_epoch=steps_per_epoch)
+    return model
+
+
+def test_variables_keep_tf1_names_and_the_global_step_follows_the_steps():
+    model = _trained()
+    assert sorted(model.tf1_variables) == ["global_step", "hidden/w", "hidden/w/Momentum", "logits/bias",
+                                           "logits/bias/Momentum", "logits/kernel", "logits/kernel/Momentum"]
+    assert int(model.tf1_variables["global_step"]) == int(model.optimizer.iterations) == 6  # 2 epochs of 3 batches
+
+
+def test_a_checkpoint_restores_every_variable_by_name(tmp_path):
+    model = _trained()
+    path = tf.train.Checkpoint(model=model, optimizer=model.optimizer).save(str(tmp_path / "ckpt"))
+    again = WrappedModelFn(model_fn, params={"learning_rate": 0.1})
+    tf.train.Checkpoint(model=again, optimizer=again.optimizer).restore(path)
+    again.make_variables(_dataset().element_spec)  # made after the restore: deferred restoration fills them
+    for name, variable in model.tf1_variables.items():
+        np.testing.assert_array_equal(again.tf1_variables[name].numpy(), variable.numpy(), err_msg=name)
+    assert int(again.optimizer.iterations) == 6
+
+
+def test_each_evaluation_starts_its_streaming_metrics_from_zero():
+    model = _trained()
+    whole = model.estimator_evaluate(_dataset())
+    classes = np.array([p["class"] for p in model.estimator_predict(_dataset().map(lambda x, y: x))])
+    labels = np.concatenate([y.numpy() for _, y in _dataset()])
+    first_batch = float(np.mean(classes[:8] == labels[:8]))
+    assert whole["accuracy"] == pytest.approx(float(np.mean(classes == labels)))
+    assert first_batch != pytest.approx(whole["accuracy"]), "the data cannot tell a reset from an accumulation"
+    assert model.estimator_evaluate(_dataset(), steps=1)["accuracy"] == pytest.approx(first_batch)
+
+
+def test_predict_yields_the_predict_specs_predictions_per_example():
+    predictions = list(_trained().estimator_predict(_dataset().map(lambda features, labels: features)))
+    assert len(predictions) == 20 and set(predictions[0]) == {"class"}
+
+
+def test_an_estimator_checkpoint_of_another_model_fn_is_refused_naming_the_variables(tmp_path):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.get_variable("other/w", [4, 3])
+        tf.compat.v1.train.get_or_create_global_step()
+        saver = tf.compat.v1.train.Saver()
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            prefix = saver.save(session, str(tmp_path / "model.ckpt"), global_step=0)
+    model = WrappedModelFn(model_fn, params={"learning_rate": 0.1})
+    model.make_variables(_dataset().element_spec)
+    with pytest.raises(CheckpointError, match="no variable of the model_fn for other/w; nothing in the checkpoint for"):
+        model.load_estimator_checkpoint(prefix)
+
+
+def test_hooks_in_the_spec_and_other_return_values_are_one_error():
+    def hooked(features, labels, mode):
+        spec = model_fn(features, labels, mode, {"learning_rate": 0.1})
+        return spec._replace(training_hooks=(object(),))
+
+    with pytest.raises(ValueError, match="model_fn returns train hooks"):
+        WrappedModelFn(hooked).make_variables(_dataset().element_spec)
+    with pytest.raises(TypeError, match="must return compat.wrapped_model_fns.EstimatorSpec"):
+        WrappedModelFn(lambda features, labels, mode: None).make_variables(_dataset().element_spec)
+
+
+def test_export_outputs_are_kept_as_given():
+    output = wrapped_model_fns.PredictOutput({"logits": 1})
+    assert output.args == ({"logits": 1},)
