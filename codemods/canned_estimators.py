@@ -59,5 +59,23 @@ DROPPED = ("partitioner", "input_layer_partitioner")
 
 
 def accepted(key: str, spec: CannedSpec, v1: bool) -> bool:
-    """Whether a canned estimator's `key=` argument is migrated: carried over, moved or dropped."""
-    return key in spec.keywords or key in MOVED_TO_CHECKPOINTING or (v1 and key in DROPPED)
+    """Whether a canned estimator's `key=` argument is migrated: carried over, moved or dropped
+    (`loss_reduction` only as its head's own: `loss_reduction_problem`)."""
+    return key in spec.keywords or key in MOVED_TO_CHECKPOINTING or (v1 and key in DROPPED) or key == "loss_reduction"
+
+
+# The head's own reduction (what compat.canned's loss_reduction records): v1 heads sum over the batch, v2
+# heads average. Spelled through tf.losses, tf.compat.v1.losses or tf.keras.losses.
+_REDUCTIONS = {"SUM": True, "SUM_OVER_BATCH_SIZE": False}  # name -> the v1 heads' default
+
+
+def loss_reduction_problem(value, resolver, v1: bool) -> str | None:
+    """Why an explicit `loss_reduction=` is not carried over (None when it is the head's own default, which
+    the builder's loss_reduction already says)."""
+    api = resolver.api(value)
+    name = api.path.rsplit(".", 1)[1] if api is not None and api.path.rsplit(".", 1)[0] in (
+        "losses.Reduction", "keras.losses.Reduction") else None
+    if name in _REDUCTIONS and _REDUCTIONS[name] == v1:
+        return None
+    head = "v1 heads sum over the batch" if v1 else "v2 heads average over the batch"
+    return f"loss_reduction= other than the head's own ({head}) is not migrated yet"

@@ -16,7 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.api import Api, ApiResolver
-from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING, accepted
+from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING, accepted, loss_reduction_problem
 from codemods.export_apis import (
     EXPORTERS,
     SERVING_INPUT_BUILDERS,
@@ -832,6 +832,10 @@ def _check_canned_estimator(estimator: EstimatorFacts, resolver: ApiResolver) ->
     for required in spec.required:
         if required not in estimator.kwargs:
             estimator.problems.append(f"{required}= must be given by keyword")
+    if "loss_reduction" in estimator.kwargs:
+        problem = loss_reduction_problem(estimator.kwargs["loss_reduction"], resolver, estimator.api.v1)
+        if problem:
+            estimator.problems.append(problem)
     for key in spec.optimizers:
         if key in estimator.kwargs:
             problem = optimizer_problem(estimator.kwargs[key], resolver)

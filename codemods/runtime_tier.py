@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.api import ApiResolver
-from codemods.canned_estimators import CANNED, accepted
+from codemods.canned_estimators import CANNED, accepted, loss_reduction_problem
 from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
 from codemods.syntax import fast_visit, keyword_args
 
@@ -193,6 +193,9 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
     v1 = resolver.call_api(call).v1
     problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs if not accepted(key, spec, v1)]
     problems += [f"{name}: {key}= must be given" for key in spec.required if key not in kwargs]
+    if "loss_reduction" in kwargs:
+        problem = loss_reduction_problem(kwargs["loss_reduction"], resolver, v1)
+        problems += [problem] if problem else []
     for key in spec.optimizers:
         if key in kwargs:
             problem = optimizer_problem(kwargs[key], resolver)

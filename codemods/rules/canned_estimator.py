@@ -49,8 +49,8 @@ def canned_builder_call(original: cst.Call, updated: cst.Call, ctx, api, kwargs)
     args = []
     for original_arg, arg in zip(original.args, updated.args):
         key = arg.keyword.value
-        if key in MOVED_TO_CHECKPOINTING or key in DROPPED:
-            continue
+        if key in MOVED_TO_CHECKPOINTING or key in DROPPED or key == "loss_reduction":
+            continue  # (an explicit loss_reduction is the head's own: added below as every head's is)
         if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
             name = original_arg.value.evaluated_value
             optimizer, module = keras_optimizer_by_name(name, api.path, key, api.v1, kwargs)
