@@ -198,6 +198,15 @@ ROWS = [
         ('loss_reduction="sum"',),
     ),
     Row(
+        "`<canned>(..., loss_reduction=tf.losses.Reduction.SUM)` (v1) / `SUM_OVER_BATCH_SIZE` (v2): the head's own",
+        "carried over as the builder's `loss_reduction=\"sum\"` / `\"sum_over_batch_size\"`; another reduction keeps the "
+        "estimator, with a TODO",
+        "same",
+        "canned_explicit_loss_reduction",
+        ('feature_columns=columns, loss_reduction="sum"', "loss_reduction= other than the head's own"),
+        ('feature_columns=columns, loss_reduction="sum"', "loss_reduction= other than the head's own"),
+    ),
+    Row(
         "`ProximalAdagradOptimizer(lr, initial_accumulator_value, l1_/l2_regularization_strength)`",
         "`proximal_adagrad.ProximalAdagrad(...)`, the same arguments (TF1's own kernels: the same steps)",
         "same",
