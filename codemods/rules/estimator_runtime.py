@@ -14,7 +14,8 @@ functions take the Estimator methods' parameters in the same order, the estimato
     tf.estimator.TrainSpec(...) / EvalSpec(...)    -> estimator_training.TrainSpec(...) / EvalSpec(...)
     est.evaluate/predict/export_saved_model(...)   -> estimator_training.evaluate/predict/export_saved_model(est, ...)
 
-With `--target loop`, `train` and `train_and_evaluate` come from `compat.estimator_loop` instead. The canned
+With `--target loop`, `train` and `train_and_evaluate` come from `compat.estimator_loop` instead. With
+`--exact`, their TODO says that this tier resumes as the Estimator did, not bit-exactly (yet). The canned
 estimators this tier cannot take (an argument not carried over) and the tier switched off (the project keeps
 an estimator TF1: a RunConfig or train call might be its) leave the constructs with a TODO saying why.
 """
@@ -29,6 +30,10 @@ from codemods.syntax import keyword_args
 from codemods.templates import source
 
 _LOOP_METHODS = ("train", "train_and_evaluate")
+EXACT_NOT_CARRIED_OVER = (
+    "--exact is not carried over on the run-time tier yet: this training resumes as the Estimator did (from the "
+    "last checkpoint, its input_fn started over), not bit-exactly"
+)
 
 
 @register
@@ -62,6 +67,8 @@ class EstimatorRuntimeRule(Rule):
             ctx.record(original, self.rule_id, True, f"{name} -> compat.estimator_training.{name}")
             return updated.with_changes(func=cst.parse_expression(f"estimator_training.{name}"))
         module = "estimator_training"
+        if kind in _LOOP_METHODS and ctx.exact:
+            ctx.todo(original, "exact", EXACT_NOT_CARRIED_OVER)
         if kind in _LOOP_METHODS and ctx.target == "loop":
             ctx.need_import("compat", "estimator_loop")
             module = "estimator_loop"
