@@ -33,6 +33,7 @@ import tensorflow as tf
 import tf_keras
 
 from compat import estimator_evaluation, estimator_export, estimator_hooks, estimator_prediction, resume
+from compat.exact import ExactBackupAndRestore, random_generators
 from compat.timed_backup import TimedBackupAndRestore
 
 log = logging.getLogger(__name__)
@@ -239,13 +240,15 @@ def manager_for(checkpoint: tf.train.Checkpoint, config: TrainingConfig, **kwarg
     )
 
 
-def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None, *, exact=False):
     """`estimator.train(input_fn, hooks, steps, max_steps)` with `fit` and BackupAndRestore; returns the model.
 
     Resumes from the latest checkpoint in model_dir, backs up at the RunConfig's cadence (in
     model_dir/backup, so a crash mid-call resumes at the last backup), writes the loss to TensorBoard every
     `save_summary_steps`, and saves the final state (weights, optimizer slots, step) in model_dir.
-    `max_steps` is a total across restarts: reached already, nothing is trained.
+    `max_steps` is a total across restarts: reached already, nothing is trained. With `exact` (`migrate
+    rewrite --exact`) the backups are compat.exact's: a crash mid-call resumes at the same batch, with the same
+    random numbers, and ends with the weights of an uninterrupted call.
     """
     check_limits(steps, max_steps)
     check_no_listeners(saving_listeners)
@@ -260,10 +263,15 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         log.info("Skipping training since max_steps has already saved.")
         return model
     kind, every = config.cadence
-    if kind == "steps":
-        backup = tf_keras.callbacks.BackupAndRestore(os.path.join(config.model_dir, "backup"), save_freq=every)
+    backup_dir = os.path.join(config.model_dir, "backup")
+    if exact:
+        check_exact(model)
+        backup = ExactBackupAndRestore(backup_dir, save_freq=every if kind == "steps" else False,
+                                       save_secs=every if kind == "secs" else None)
+    elif kind == "steps":
+        backup = tf_keras.callbacks.BackupAndRestore(backup_dir, save_freq=every)
     else:
-        backup = TimedBackupAndRestore(os.path.join(config.model_dir, "backup"), save_secs=every)
+        backup = TimedBackupAndRestore(backup_dir, save_secs=every)
     model.fit(
         dataset if dataset is not None else input_dataset(input_fn, TRAIN, model),
         epochs=1,
@@ -277,6 +285,17 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     )
     manager.save(checkpoint_number=model.optimizer.iterations)
     return model
+
+
+def check_exact(model) -> None:
+    """Refuse, with one error, a model whose randomness no checkpoint holds (exact resume could not be)."""
+    random_ops = getattr(model, "stateful_random_ops", None)  # a wrapped model_fn's TF1 graph
+    if random_ops:
+        raise ValueError(
+            f"exact resume: the model_fn draws random numbers with TF1 ops ({', '.join(random_ops)}), whose state "
+            "no checkpoint holds; train without --exact (it resumes as the Estimator did)"
+        )
+    random_generators(model)  # tf_keras layers on the global RNG: refused there
 
 
 def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> estimator_evaluation.PeriodicEvaluation:
@@ -307,12 +326,12 @@ def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> es
     )
 
 
-def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec):
+def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec, *, exact=False):
     """`tf.estimator.train_and_evaluate` (local mode) with `fit`: returns (metrics, export results) of the
-    last evaluation, or (None, None) when max_steps was already reached."""
+    last evaluation, or (None, None) when max_steps was already reached. `exact`: as in `train`."""
     evaluation = periodic_evaluation(model, train_spec, eval_spec)
     hooks = [evaluation, *callbacks_of(train_spec.hooks, "TrainSpec")]
-    train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps)
+    train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps, exact=exact)
     return evaluation.result
 
 

@@ -44,6 +44,9 @@ from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint  # noqa: 
 GLOBAL_VARIABLES = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
 TRAINABLE_VARIABLES = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES
 LOCAL_VARIABLES = tf.compat.v1.GraphKeys.LOCAL_VARIABLES
+# Ops drawing from TensorFlow's stateful RNG, whose state no checkpoint holds (exact resume refuses them).
+STATEFUL_RANDOM_OPS = {"RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
+                       "RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "RandomPoissonV2"}
 
 
 _SPEC_FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs",
@@ -160,6 +163,7 @@ class WrappedModelFn(tf_keras.Model):
         self.model_fn_params = {} if params is None else params
         self.tf1_variables = {}  # TF1 name -> variable: tracked, so checkpoints hold them
         self.trained_graph = True  # False when only a PREDICT graph made the variables (no optimizer's)
+        self.stateful_random_ops = []  # the op types of the TRAIN graph drawing from the global RNG
         self.compile(optimizer=_StepCounter())
 
     def _call_model_fn(self, features, labels, mode: str) -> EstimatorSpec:
@@ -221,7 +225,9 @@ class WrappedModelFn(tf_keras.Model):
             with Tf1Graph(self.tf1_variables):
                 self._call_model_fn(features, labels, mode)
 
-        build.get_concrete_function()
+        graph = build.get_concrete_function().graph
+        # Random ops of the graph itself (dropout, sampling): initializers ran eagerly, outside it.
+        self.stateful_random_ops = sorted({op.type for op in graph.get_operations() if op.type in STATEFUL_RANDOM_OPS})
         self.built = True
 
     def estimator_evaluate(self, dataset: tf.data.Dataset, steps: int | None = None,

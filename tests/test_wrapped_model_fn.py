@@ -84,3 +84,29 @@ def test_sigkill_and_restart_ends_at_max_steps(target, tmp_path):
     run(command)
     assert latest_saved_step(model_dir) == steps
     assert int(_tf1_variables(tf.train.latest_checkpoint(str(model_dir)))["global_step"]) == steps
+
+
+def test_exact_resume_after_sigkill_ends_bit_identical(tmp_path):
+    """`--exact` (keras target): a run SIGKILLed after a backup and started again continues at the backup's
+    step and ends with every variable of the same run left uninterrupted, bit for bit (the model_fn has no
+    random op: its weights, Adam's state and the input's position are the whole state)."""
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", "keras", "--exact")
+    assert "exact=True" in migrated.read_text()
+    steps = 400
+
+    def command(model_dir):
+        return [MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", steps]
+
+    straight_output = run(command(tmp_path / "straight")).stdout
+    killed = tmp_path / "killed"
+    backups = sigkill_after_save(command(killed), killed / "backup", at_least=50)
+    assert backups >= 50 and latest_saved_step(killed) < steps, "the kill did not interrupt the training"
+    resumed_output = run(command(killed)).stdout
+    # The program is deterministic, so a restart from scratch would end equal too: fit's progress shows that
+    # the restarted run began at the backup's step, not at the first
+    first_step = f" 1/{steps} ["
+    assert first_step in straight_output and first_step not in resumed_output
+    straight, resumed = (_tf1_variables(tf.train.latest_checkpoint(str(d))) for d in (tmp_path / "straight", killed))
+    assert int(resumed["global_step"]) == steps
+    for name, value in straight.items():
+        np.testing.assert_array_equal(resumed[name], value, err_msg=name)

@@ -105,3 +105,18 @@ def test_hooks_in_the_spec_and_other_return_values_are_one_error():
 def test_export_outputs_are_kept_as_given():
     output = wrapped_model_fns.PredictOutput({"logits": 1})
     assert output.args == ({"logits": 1},)
+
+
+def test_exact_resume_refuses_a_model_fn_drawing_from_tf1_random_ops():
+    from compat.estimator_training import check_exact
+
+    def dropout_model_fn(features, labels, mode, params):
+        features = {"x": tf.compat.v1.layers.dropout(features["x"], 0.5, training=mode == ModeKeys.TRAIN)}
+        return model_fn(features, labels, mode, params)
+
+    model = WrappedModelFn(dropout_model_fn, params={"learning_rate": 0.1})
+    model.make_variables(_dataset().element_spec)
+    assert model.stateful_random_ops == ["RandomUniform"]
+    with pytest.raises(ValueError, match=r"TF1 ops \(RandomUniform\), whose state no checkpoint holds"):
+        check_exact(model)
+    check_exact(_trained())  # no random op: nothing to refuse

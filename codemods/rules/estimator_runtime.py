@@ -15,7 +15,8 @@ functions take the Estimator methods' parameters in the same order, the estimato
     est.evaluate/predict/export_saved_model(...)   -> estimator_training.evaluate/predict/export_saved_model(est, ...)
 
 With `--target loop`, `train` and `train_and_evaluate` come from `compat.estimator_loop` instead. With
-`--exact`, their TODO says that this tier resumes as the Estimator did, not bit-exactly (yet). The canned
+`--exact`, the keras target's get `exact=True` (compat.exact's backups); the loop target's a TODO saying they
+resume as the Estimator did, not bit-exactly (yet). The canned
 estimators this tier cannot take (an argument not carried over) and the tier switched off (the project keeps
 an estimator TF1: a RunConfig or train call might be its) leave the constructs with a TODO saying why.
 """
@@ -31,9 +32,27 @@ from codemods.templates import source
 
 _LOOP_METHODS = ("train", "train_and_evaluate")
 EXACT_NOT_CARRIED_OVER = (
-    "--exact is not carried over on the run-time tier yet: this training resumes as the Estimator did (from the "
-    "last checkpoint, its input_fn started over), not bit-exactly"
+    "--exact is not carried over on the run-time tier's loop target yet: this training resumes as the Estimator "
+    "did (from the last checkpoint, its input_fn started over), not bit-exactly (the keras target's does)"
 )
+
+
+_EXACT = " (--exact: bit-exact resume, compat.exact.ExactBackupAndRestore)"
+
+
+def _with_exact(call: cst.Call, exact: bool) -> cst.Call:
+    """`call` with `exact=True` after its arguments (as the program laid them out) when `exact`."""
+    if not exact:
+        return call
+    last = call.args[-1]
+    comma = last.comma if isinstance(last.comma, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    exact_arg = cst.Arg(keyword=cst.Name("exact"), value=cst.Name("True"), comma=last.comma
+                        if isinstance(last.comma, cst.Comma) else cst.MaybeSentinel.DEFAULT,
+                        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                              whitespace_after=cst.SimpleWhitespace("")),
+                        whitespace_after_arg=last.whitespace_after_arg)
+    last = last.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace(""))
+    return call.with_changes(args=[*call.args[:-1], last, exact_arg])
 
 
 @register
@@ -67,22 +86,26 @@ class EstimatorRuntimeRule(Rule):
             ctx.record(original, self.rule_id, True, f"{name} -> compat.estimator_training.{name}")
             return updated.with_changes(func=cst.parse_expression(f"estimator_training.{name}"))
         module = "estimator_training"
-        if kind in _LOOP_METHODS and ctx.exact:
+        exact = kind in _LOOP_METHODS and ctx.exact
+        if exact and ctx.target == "loop":
             ctx.todo(original, "exact", EXACT_NOT_CARRIED_OVER)
+            exact = False
         if kind in _LOOP_METHODS and ctx.target == "loop":
             ctx.need_import("compat", "estimator_loop")
             module = "estimator_loop"
         if kind == "train_and_evaluate":
             ctx.record(original, self.rule_id, True, f"train_and_evaluate -> compat.{module}.train_and_evaluate "
-                       "(the estimator's settings come with it when the program runs)")
-            return updated.with_changes(func=cst.parse_expression(f"{module}.train_and_evaluate"))
+                       "(the estimator's settings come with it when the program runs)" + _EXACT * exact)
+            return _with_exact(updated.with_changes(func=cst.parse_expression(f"{module}.train_and_evaluate")), exact)
         receiver = updated.func.value
         method = "export_saved_model" if kind == "export_savedmodel" else kind
-        ctx.record(original, self.rule_id, True, f"{source(original.func.value)}.{kind}(...) -> compat.{module}.{method}")
+        ctx.record(original, self.rule_id, True,
+                   f"{source(original.func.value)}.{kind}(...) -> compat.{module}.{method}" + _EXACT * exact)
         first = cst.Arg(receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         if not updated.args:
             first = cst.Arg(receiver)
-        return updated.with_changes(func=cst.parse_expression(f"{module}.{method}"), args=[first, *updated.args])
+        call = updated.with_changes(func=cst.parse_expression(f"{module}.{method}"), args=[first, *updated.args])
+        return _with_exact(call, exact)
 
     @staticmethod
     def _canned(original: cst.Call, updated: cst.Call, ctx) -> cst.BaseExpression:
