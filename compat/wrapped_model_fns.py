@@ -150,9 +150,10 @@ def _features_and_labels(batch):
 class WrappedModelFn(tf_keras.Model):
     """A tf_keras model training, evaluating and predicting with an Estimator model_fn as written.
 
-    `model_fn(features, labels, mode, params, config)` gets the arguments it takes (as Estimator passed them:
-    a copy of `params`; `config`: the TrainingConfig `estimator_training.configure` attached); its EstimatorSpec's train_op is the training step; `loss` is
-    logged per step; `optimizer.iterations` follows the global step.
+    `model_fn(features, labels, mode, params, config)` gets the arguments it takes, as Estimator passed them
+    (by name; a copy of `params`; `config`: the TrainingConfig `estimator_training.configure` attached). Its
+    EstimatorSpec's train_op is the training step, its `loss` is logged per step, and `optimizer.iterations`
+    follows the global step.
     """
 
     def __init__(self, model_fn, params=None, **kwargs):
