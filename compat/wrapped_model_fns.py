@@ -1,13 +1,15 @@
 """Tier 2 of custom model_fns: the program's own TF1 model_fn, run as written inside a tf_keras model.
 
 When a model_fn cannot become a clean Keras class (compat.model_fns, tier 1), the rewrite keeps it as it is
-and hands it to `WrappedModelFn`. Each time Keras traces a step, the model_fn builds its graph inside the
-traced function as it built the Estimator's graph: `get_variable`, `variable_scope`, `tf.compat.v1.layers`,
+and hands it to `WrappedModelFn`. For each mode the model_fn builds its graph once, as it built the
+Estimator's, in `tf.compat.v1.wrap_function` pruned to what Estimator fetched (so, as in a session, an op runs
+only when a fetch needs it: a train_op built in every mode does not train during evaluation), and the Keras
+step calls that function. The graph is TF1's: `get_variable`, `variable_scope`, `tf.compat.v1.layers`,
 collections, `tf.compat.v1.train` optimizers, learning-rate decays of the global step, gradient clipping,
 `tf.compat.v1.metrics`. Its `train_op` is what the step runs, so the TF1 optimizer updates the weights with
 the kernels the Estimator ran (no Keras twin, no re-derived update rule).
 
-What makes that sound in a `tf.function` is `Tf1Graph`, entered around each model_fn call:
+What makes that sound is `Tf1Graph`, entered around each model_fn call:
 - every variable the model_fn makes is created once, eagerly, and found again by its TF1 name on every later
   trace (a variable creator keyed by the name the graph gives it: `hidden/kernel`, `beta1_power`,
   `hidden/kernel/Adam_1`), so the model's checkpoint holds the Estimator's variables under the Estimator's
@@ -15,7 +17,8 @@ What makes that sound in a `tf.function` is `Tf1Graph`, entered around each mode
 - the traced graph starts with empty collections and a fresh variable store, as each Estimator graph did,
   and the variables enter the collections TF1 put them in (`tf.compat.v1.trainable_variables()`, the
   optimizer's default var_list, work);
-- the global step exists before the model_fn runs (Estimator created it), so `get_global_step()` finds it.
+- the global step exists before the model_fn runs (Estimator created it), so `get_global_step()` finds it;
+- `init_from_checkpoint` (warm starts) fills the variables when they are made, once, not at every step.
 
 Variables in `LOCAL_VARIABLES` (streaming metrics) live for one evaluation, as in Estimator's eval graphs.
 """
@@ -35,6 +38,7 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import tf_keras  # noqa: E402
+from tensorflow.python.training import checkpoint_utils  # noqa: E402  (init_from_checkpoint's initializer)
 
 from compat.estimator_evaluation import finish_evaluation  # noqa: E402
 from compat.estimator_prediction import as_estimator_yields, features_of  # noqa: E402
@@ -113,6 +117,13 @@ class Tf1Graph:
         self.graph._collections = {}  # noqa: SLF001
         self._exit.callback(setattr, self.graph, "_collections", saved)
         self._exit.enter_context(tf.variable_creator_scope(self._variable))
+        self._created = set()  # ids of the variables this trace made
+        # `init_from_checkpoint` sets an initializer that Estimator ran once, when no checkpoint existed; in a
+        # traced function its assign would run at every step. Here it fills the variables made now, once
+        # (a checkpoint restored afterwards wins, as Estimator's did).
+        original = checkpoint_utils._set_checkpoint_initializer  # noqa: SLF001
+        checkpoint_utils._set_checkpoint_initializer = self._warm_start  # noqa: SLF001
+        self._exit.callback(setattr, checkpoint_utils, "_set_checkpoint_initializer", original)
         return self
 
     def __exit__(self, *exc_info):
@@ -132,8 +143,22 @@ class Tf1Graph:
             with tf.init_scope():
                 variable = next_creator(**{**kwargs, "name": name})
             store[name] = variable
-        self.graph.add_to_collections(collections_, variable)
+            self._created.add(id(variable))
+        for key in collections_:  # (wrap_function also files the variables it is told of: once each)
+            if not any(member is variable for member in self.graph.get_collection(key)):
+                self.graph.add_to_collection(key, variable)
         return variable
+
+
+    def _warm_start(self, variable, ckpt_file, tensor_name, slice_spec, name="checkpoint_initializer"):
+        """`tf.compat.v1.train.init_from_checkpoint`'s initializer for one variable, applied now to a
+        variable this trace made (later traces find it initialised)."""
+        if id(variable) not in self._created:
+            return
+        if slice_spec:
+            raise ValueError(f"init_from_checkpoint into the partitioned variable {variable.name} is not migrated")
+        with tf.init_scope():
+            variable.assign(tf.train.load_checkpoint(ckpt_file).get_tensor(tensor_name))
 
 
 class _StepCounter(tf_keras.optimizers.SGD):
@@ -165,6 +190,7 @@ class WrappedModelFn(tf_keras.Model):
         self.tf1_variables = {}  # TF1 name -> variable: tracked, so checkpoints hold them
         self.trained_graph = True  # False when only a PREDICT graph made the variables (no optimizer's)
         self.stateful_random_ops = []  # the op types of the TRAIN graph drawing from the global RNG
+        self._train_graph = None  # tf1_graph(TRAIN), made with the variables
         self.compile(optimizer=_StepCounter())
 
     def _call_model_fn(self, features, labels, mode: str) -> EstimatorSpec:
@@ -196,20 +222,49 @@ class WrappedModelFn(tf_keras.Model):
             )
         return spec
 
+    def tf1_graph(self, mode: str, element_spec, local_variables: dict | None = None):
+        """The model_fn's graph for `mode` over inputs of `element_spec`, as a function of the input's
+        flattened tensors returning what Estimator fetched: TRAIN {"loss", "step"} after the train_op, PREDICT
+        the predictions; for EVAL two functions, the metrics' updates (of a batch) and their values (no input).
+
+        Built with `tf.compat.v1.wrap_function` and pruned to those fetches, so that, as in Estimator's
+        session, an op runs only when a fetch needs it (a train_op a model_fn builds in every mode does not
+        train during evaluation; a tf.function would run every stateful op it traced)."""
+        features_spec, labels_spec = (tf.nest.map_structure(_relaxed, part) for part in _features_and_labels(element_spec))
+        if mode == ModeKeys.PREDICT:
+            labels_spec = None
+        built = {}
+
+        def graph(features, labels=None):
+            with Tf1Graph(self.tf1_variables, local_variables):
+                spec = self._call_model_fn(features, labels, mode)
+                if mode == ModeKeys.TRAIN:
+                    with tf.control_dependencies([spec.train_op]):
+                        built["fetches"] = {"loss": tf.identity(spec.loss),
+                                            "step": tf.compat.v1.train.get_global_step().read_value()}
+                elif mode == ModeKeys.EVAL:
+                    built["updates"], built["values"] = _metrics(spec)
+                else:
+                    built["fetches"] = spec.predictions
+            built["feeds"] = tf.nest.flatten(features) + ([] if labels is None else tf.nest.flatten(labels))
+
+        wrapped = tf.compat.v1.wrap_function(graph, [features_spec] if labels_spec is None else [features_spec, labels_spec])
+        if mode == ModeKeys.EVAL:  # as Estimator: the updates at each batch, the values read once at the end
+            return wrapped.prune(built["feeds"], built["updates"]), wrapped.prune([], built["values"])
+        return wrapped.prune(built["feeds"], built["fetches"])
+
     def call(self, features, training=False):
         """The PREDICT-mode predictions (Keras's forward pass)."""
-        with Tf1Graph(self.tf1_variables):
-            return self._call_model_fn(features, None, ModeKeys.PREDICT).predictions
+        specs = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), features)
+        return self.tf1_graph(ModeKeys.PREDICT, specs)(*tf.nest.flatten(features))
 
     def train_step(self, data):
         features, labels = _features_and_labels(data)
-        with Tf1Graph(self.tf1_variables):
-            spec = self._call_model_fn(features, labels, ModeKeys.TRAIN)
-            with tf.control_dependencies([spec.train_op]):
-                loss = tf.identity(spec.loss)
-                step = tf.compat.v1.train.get_global_step().read_value()
-        self.optimizer.iterations.assign(tf.cast(step, self.optimizer.iterations.dtype))
-        return {"loss": loss}
+        if self._train_graph is None:
+            self.make_variables(tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), data))
+        fetched = self._train_graph(*tf.nest.flatten((features, labels)))
+        self.optimizer.iterations.assign(tf.cast(fetched["step"], self.optimizer.iterations.dtype))
+        return {"loss": fetched["loss"]}
 
     def make_variables(self, element_spec) -> None:
         """Make the model_fn's variables from the input's structure (`dataset.element_spec`), so a checkpoint
@@ -217,52 +272,35 @@ class WrappedModelFn(tf_keras.Model):
         step); an input of features only (predict) makes the PREDICT graph's."""
         if self.tf1_variables:
             return
-        features, labels = (tf.nest.map_structure(_relaxed, part) for part in _features_and_labels(element_spec))
-        self.trained_graph = labels is not None
-        mode = ModeKeys.TRAIN if self.trained_graph else ModeKeys.PREDICT
-
-        @tf.function(input_signature=[features] if labels is None else [features, labels])
-        def build(features, labels=None):
-            with Tf1Graph(self.tf1_variables):
-                self._call_model_fn(features, labels, mode)
-
-        graph = build.get_concrete_function().graph
+        self.trained_graph = _features_and_labels(element_spec)[1] is not None
+        graph = self.tf1_graph(ModeKeys.TRAIN if self.trained_graph else ModeKeys.PREDICT, element_spec)
+        if self.trained_graph:
+            self._train_graph = graph
         # Random ops of the graph itself (dropout, sampling): initializers ran eagerly, outside it.
-        self.stateful_random_ops = sorted({op.type for op in graph.get_operations() if op.type in STATEFUL_RANDOM_OPS})
+        self.stateful_random_ops = sorted(
+            {op.type for op in graph.graph.get_operations() if op.type in STATEFUL_RANDOM_OPS})
         self.built = True
 
     def estimator_evaluate(self, dataset: tf.data.Dataset, steps: int | None = None,
                            summary_dir: str | None = None) -> dict[str, float]:
         """Estimator.evaluate: the EVAL spec's eval_metric_ops over every batch (or the first `steps`), `loss`
         as the mean of the batch losses (Estimator's `metrics.mean(loss)`), `global_step`."""
-        local_variables = {}  # the streaming metrics' accumulators, zero at the start of each evaluation
-
-        @tf.function(autograph=False)
-        def evaluation_step(batch):
-            features, labels = _features_and_labels(batch)
-            with Tf1Graph(self.tf1_variables, local_variables):
-                spec = self._call_model_fn(features, labels, ModeKeys.EVAL)
-                metrics = dict(spec.eval_metric_ops)
-                if "loss" in metrics:
-                    raise ValueError("eval_metric_ops must not hold `loss` (Estimator adds it)")
-                metrics["loss"] = tf.compat.v1.metrics.mean(spec.loss)
-                updates = [_metric_pair(name, pair)[1] for name, pair in metrics.items()]
-                with tf.control_dependencies(updates):
-                    return {name: tf.identity(_metric_pair(name, pair)[0]) for name, pair in metrics.items()}
-
-        results = None
+        # A graph of its own per evaluation: the streaming metrics' accumulators start at zero
+        update, values = self.tf1_graph(ModeKeys.EVAL, dataset.element_spec, local_variables={})
+        batches = 0
         for batch in dataset if steps is None else dataset.take(steps):
-            results = evaluation_step(batch)
-        if results is None:
+            update(*tf.nest.flatten(batch))
+            batches += 1
+        if not batches:
             raise ValueError("evaluate: the input_fn's dataset gave no batch")
-        return finish_evaluation({name: _python_value(value) for name, value in results.items()}, self, summary_dir)
+        return finish_evaluation({name: _python_value(value) for name, value in values().items()}, self, summary_dir)
 
     def estimator_predict(self, dataset: tf.data.Dataset, predict_keys=None, yield_single_examples: bool = True):
         """Estimator.predict: the PREDICT spec's predictions, per example (or per batch)."""
-        prediction_step = tf.function(lambda features: self(features, training=False), autograph=False)
-        batches = (tf.nest.map_structure(np.asarray, prediction_step(features_of(batch))) for batch in dataset)
+        prediction_step = self.tf1_graph(ModeKeys.PREDICT, dataset.element_spec)
+        batches = (tf.nest.map_structure(np.asarray, prediction_step(*tf.nest.flatten(features_of(batch))))
+                   for batch in dataset)
         return as_estimator_yields(batches, predict_keys, yield_single_examples)
-
 
     def load_estimator_checkpoint(self, prefix: str | os.PathLike) -> int:
         """An Estimator's `model.ckpt-N` (a model_dir or a prefix) of this model_fn, once its variables exist
@@ -293,6 +331,17 @@ def _metric_pair(name: str, pair):
     if not (isinstance(pair, tuple | list) and len(pair) == 2):
         raise TypeError(f"eval_metric_ops[{name!r}] must be a (value, update_op) pair, got {type(pair).__name__}")
     return pair
+
+
+def _metrics(spec: EstimatorSpec) -> tuple[list, dict]:
+    """An EVAL spec's metric update ops and value tensors, with Estimator's `loss` (the mean of the batch
+    losses)."""
+    metrics = dict(spec.eval_metric_ops)
+    if "loss" in metrics:
+        raise ValueError("eval_metric_ops must not hold `loss` (Estimator adds it)")
+    metrics["loss"] = tf.compat.v1.metrics.mean(spec.loss)
+    pairs = {name: _metric_pair(name, pair) for name, pair in metrics.items()}
+    return [update for _, update in pairs.values()], {name: value for name, (value, _) in pairs.items()}
 
 
 def _python_value(value) -> float:

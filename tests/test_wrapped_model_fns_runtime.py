@@ -17,8 +17,10 @@ from compat.wrapped_model_fns import EstimatorSpec, WrappedModelFn
 
 def model_fn(features, labels, mode, params):
     with tf.compat.v1.variable_scope("hidden"):
-        w = tf.compat.v1.get_variable("w", [4, 3])
-    logits = tf.compat.v1.layers.dense(tf.matmul(features["x"], w), 2, name="logits")
+        w = tf.compat.v1.get_variable("w", [4, 3], initializer=tf.compat.v1.glorot_uniform_initializer(seed=3))
+    # (seeded so that the metrics below are the same every run)
+    logits = tf.compat.v1.layers.dense(tf.matmul(features["x"], w), 2, name="logits",
+                                       kernel_initializer=tf.compat.v1.glorot_uniform_initializer(seed=4))
     if mode == ModeKeys.PREDICT:
         return EstimatorSpec(mode, predictions={"class": tf.argmax(logits, 1)})
     loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
@@ -62,6 +64,7 @@ def test_a_checkpoint_restores_every_variable_by_name(tmp_path):
 
 def test_each_evaluation_starts_its_streaming_metrics_from_zero():
     model = _trained()
+    assert model.estimator_evaluate(_dataset()) == model.estimator_evaluate(_dataset())
     whole = model.estimator_evaluate(_dataset())
     classes = np.array([p["class"] for p in model.estimator_predict(_dataset().map(lambda x, y: x))])
     labels = np.concatenate([y.numpy() for _, y in _dataset()])
@@ -69,6 +72,22 @@ def test_each_evaluation_starts_its_streaming_metrics_from_zero():
     assert whole["accuracy"] == pytest.approx(float(np.mean(classes == labels)))
     assert first_batch != pytest.approx(whole["accuracy"]), "the data cannot tell a reset from an accumulation"
     assert model.estimator_evaluate(_dataset(), steps=1)["accuracy"] == pytest.approx(first_batch)
+
+
+def test_evaluate_and_predict_do_not_run_a_train_op_they_do_not_fetch():
+    """A model_fn building its train_op in every mode: Estimator's evaluate/predict never ran it."""
+
+    def always_training(features, labels, mode, params):
+        spec = model_fn(features, labels, ModeKeys.TRAIN if labels is not None else mode, params)
+        return spec if mode == ModeKeys.TRAIN else spec._replace(mode=mode)
+
+    model = WrappedModelFn(always_training, params={"learning_rate": 0.1})
+    model.make_variables(_dataset().element_spec)
+    model.fit(_dataset(), verbose=0)
+    before = {name: variable.numpy() for name, variable in model.tf1_variables.items()}
+    model.estimator_evaluate(_dataset())
+    for name, value in before.items():
+        np.testing.assert_array_equal(model.tf1_variables[name].numpy(), value, err_msg=name)
 
 
 def test_predict_yields_the_predict_specs_predictions_per_example():
@@ -120,3 +139,27 @@ def test_exact_resume_refuses_a_model_fn_drawing_from_tf1_random_ops():
     with pytest.raises(ValueError, match=r"TF1 ops \(RandomUniform\), whose state no checkpoint holds"):
         check_exact(model)
     check_exact(_trained())  # no random op: nothing to refuse
+
+
+def test_init_from_checkpoint_warm_starts_once_when_the_variables_are_made(tmp_path):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.get_variable("warm/w", initializer=tf.fill([4, 3], 0.5))
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            warm = tf.compat.v1.train.Saver().save(session, str(tmp_path / "warm.ckpt"))
+
+    def warm_started(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        tf.compat.v1.train.init_from_checkpoint(warm, {"warm/w": "hidden/w"})
+        return spec
+
+    model = WrappedModelFn(warm_started, params={"learning_rate": 0.1})
+    model.make_variables(_dataset().element_spec)
+    np.testing.assert_array_equal(model.tf1_variables["hidden/w"].numpy(), np.full([4, 3], 0.5, np.float32))
+    model.fit(_dataset(), verbose=0)
+    trained = model.tf1_variables["hidden/w"].numpy()
+    assert not np.allclose(trained, 0.5)  # trained from the warm start, not reset to it at every step
+    model.estimator_evaluate(_dataset())
+    list(model.estimator_predict(_dataset().map(lambda x, y: x)))
+    np.testing.assert_array_equal(model.tf1_variables["hidden/w"].numpy(), trained)
