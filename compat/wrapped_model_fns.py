@@ -31,19 +31,33 @@ import copy
 import inspect
 import os
 
-# tf.compat.v1.layers are tf_keras's legacy layers; TensorFlow reads this when `tf.compat.v1.layers` is
-# first used, so setting it on import (after `import tensorflow`) is early enough.
-os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+import numpy as np
+import tensorflow as tf
+import tf_keras
+from tensorflow.python.training import checkpoint_utils  # init_from_checkpoint's initializer
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-import tf_keras  # noqa: E402
-from tensorflow.python.training import checkpoint_utils  # noqa: E402  (init_from_checkpoint's initializer)
+from compat.estimator_evaluation import finish_evaluation
+from compat.estimator_prediction import as_estimator_yields, features_of
+from compat.estimator_training import ModeKeys
+from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
 
-from compat.estimator_evaluation import finish_evaluation  # noqa: E402
-from compat.estimator_prediction import as_estimator_yields, features_of  # noqa: E402
-from compat.estimator_training import ModeKeys  # noqa: E402
-from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint  # noqa: E402
+
+def _use_tf_keras() -> None:
+    """Make `tf.compat.v1.layers` and `tf.keras` tf_keras's (Keras 2), as under TensorFlow 1.x. TensorFlow
+    decides when a program first reaches them, by TF_USE_LEGACY_KERAS: set here only while they are reached,
+    so that the processes the program starts do not inherit it."""
+    previous = os.environ.get("TF_USE_LEGACY_KERAS")
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    try:
+        _ = tf.compat.v1.layers.Dense, tf.keras.layers.Dense
+    finally:
+        if previous is None:
+            del os.environ["TF_USE_LEGACY_KERAS"]
+        else:
+            os.environ["TF_USE_LEGACY_KERAS"] = previous
+
+
+_use_tf_keras()
 
 GLOBAL_VARIABLES = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
 TRAINABLE_VARIABLES = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES

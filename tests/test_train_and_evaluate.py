@@ -23,7 +23,7 @@ import pytest
 import tensorflow as tf
 
 from compat.convert import convert_checkpoint
-from tests.conftest import MODERN_PYTHON, ROOT, migrate_file, run
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "train_and_evaluate_program.py"
@@ -140,7 +140,7 @@ def test_compat_read_eval_metrics_reads_what_the_estimators_reads(legacy_python,
 
     eval_dir = estimator_runs["to_max_steps"][0] / "eval"
     printed = subprocess.run(
-        [legacy_python, "-c", READ_WITH_ESTIMATOR, eval_dir], capture_output=True, text=True, check=True
+        [legacy_python, "-c", READ_WITH_ESTIMATOR, eval_dir], capture_output=True, text=True, check=True, env=QUIET_TF
     ).stdout
     expected = {int(step): found for step, found in json.loads(printed.strip().splitlines()[-1]).items()}
     assert sorted(expected) == RUNS["to_max_steps"][1]
