@@ -58,6 +58,23 @@ SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
 CUSTOM = "estimator.Estimator"
 # Estimator's parameters, in order, that a wrapped model_fn carries over (warm_start_from is not yet).
 WRAPPED_PARAMETERS = ("model_fn", "model_dir", "config", "params")
+# TPUEstimator's, in order, that compat.tpu_estimators.WrappedTPUModelFn takes (run as with use_tpu=False)
+TPU_PARAMETERS = (*WRAPPED_PARAMETERS, "use_tpu", "train_batch_size", "eval_batch_size", "predict_batch_size",
+                  "batch_axis", "eval_on_tpu", "export_to_tpu", "export_to_cpu")
+# The TPU RunConfig's own arguments (compat.tpu_estimators.TPUTrainingConfig keeps them; unused on CPU)
+TPU_CONFIG_ARGUMENTS = ("tpu_config", "evaluation_master", "master", "cluster")
+# Where TensorFlow 1.x kept the TPU estimator API: tf.estimator.tpu, tf.contrib.tpu and their modules
+_TPU_MODULES = ("estimator.tpu.", "contrib.tpu.", "contrib.tpu.python.tpu.tpu_estimator.",
+                "contrib.tpu.python.tpu.tpu_config.", "python.estimator.tpu.tpu_estimator.",
+                "python.estimator.tpu.tpu_config.")
+
+
+def tpu_name(path: str | None) -> str | None:
+    """`TPUEstimator`, `RunConfig`, `TPUConfig`... when `path` is that name of the TPU estimator API."""
+    for module in _TPU_MODULES:
+        if path and path.startswith(module) and "." not in path[len(module):]:
+            return path[len(module):]
+    return None
 EXPORT_APIS = (*SERVING_INPUT_BUILDERS, RECEIVER, *EXPORTERS)
 
 
@@ -102,7 +119,7 @@ def estimator_mentions(source: str, path: str) -> EstimatorMentions:
             mentions.constructions += [(base, f"{base} in {path}") for base in bases if _estimator_like(base)]
         elif isinstance(node, ast.Call):
             name = _last_name(node.func)
-            if not name[:1].isupper() or (name == "Estimator" and not _wrapped_ast_problems(node)):
+            if not name[:1].isupper() or (name in WRAPPED_CLASSES and not _wrapped_ast_problems(node, name)):
                 continue  # a class is called by its capitalised name (a project's estimator class included)
             mentions.constructions.append((name, f"{name} in {path}"))
     mentions.constructions = list(dict.fromkeys(mentions.constructions))
@@ -132,34 +149,40 @@ def _last_name(node: ast.expr) -> str:
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
-def _wrapped_ast_problems(call: ast.Call) -> list[str]:
+# The estimator classes whose model_fn is wrapped, with the parameters the wrapping carries over
+WRAPPED_CLASSES = {"Estimator": WRAPPED_PARAMETERS, "TPUEstimator": TPU_PARAMETERS}
+
+
+def _wrapped_ast_problems(call: ast.Call, name: str) -> list[str]:
     """`wrapped_problems` on Python's own tree (the project pre-pass reads modules without LibCST)."""
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         return ["*/** arguments"]
-    given = [*WRAPPED_PARAMETERS[: len(call.args)], *(k.arg for k in call.keywords)]
-    return [] if len(call.args) <= len(WRAPPED_PARAMETERS) and set(given) <= set(WRAPPED_PARAMETERS) \
+    parameters = WRAPPED_CLASSES[name]
+    given = [*parameters[: len(call.args)], *(k.arg for k in call.keywords)]
+    return [] if len(call.args) <= len(parameters) and set(given) <= set(parameters) \
         and "model_fn" in given else ["arguments"]
 
 
-def wrapped_problems(call: cst.Call) -> list[str]:
-    """Why a custom `Estimator(...)` call cannot become a wrapped model_fn by itself."""
+def wrapped_problems(call: cst.Call, name: str = "Estimator") -> list[str]:
+    """Why a custom `Estimator(...)` (or `TPUEstimator(...)`) call cannot become a wrapped model_fn by itself."""
+    parameters = WRAPPED_CLASSES[name]
     if any(arg.star for arg in call.args):
-        return ["Estimator(*args/**kwargs): pass model_fn, model_dir, config and params by name"]
+        return [f"{name}(*args/**kwargs): pass {', '.join(parameters[:-1])} and {parameters[-1]} by name"]
     positional = [arg for arg in call.args if arg.keyword is None]
-    if len(positional) > len(WRAPPED_PARAMETERS):
-        return ["Estimator(...) takes warm_start_from positionally, which is not migrated yet"]
-    given = [*WRAPPED_PARAMETERS[: len(positional)], *(arg.keyword.value for arg in call.args if arg.keyword)]
-    problems = [f"Estimator({key}=...) is not migrated yet" for key in given if key not in WRAPPED_PARAMETERS]
+    if len(positional) > len(parameters):
+        return [f"{name}(...) takes warm_start_from positionally, which is not migrated yet"]
+    given = [*parameters[: len(positional)], *(arg.keyword.value for arg in call.args if arg.keyword)]
+    problems = [f"{name}({key}=...) is not migrated yet" for key in given if key not in parameters]
     if "model_fn" not in given:
-        problems.append("Estimator(...) needs model_fn=")
+        problems.append(f"{name}(...) needs model_fn=")
     return problems
 
 
-def wrapped_arguments(call: cst.Call) -> dict[str, cst.BaseExpression]:
-    """The Estimator parameters a wrapped call gives, by name (positions mapped as Estimator's)."""
+def wrapped_arguments(call: cst.Call, name: str = "Estimator") -> dict[str, cst.BaseExpression]:
+    """The Estimator parameters a wrapped call gives, by name (positions mapped as the class's)."""
     positional = [arg.value for arg in call.args if arg.keyword is None]
     named = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
-    return {**dict(zip(WRAPPED_PARAMETERS, positional)), **named}
+    return {**dict(zip(WRAPPED_CLASSES[name], positional)), **named}
 
 
 def _tier1_only(problem: str) -> bool:
@@ -204,9 +227,10 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
     return problems
 
 
-def config_problems(call: cst.Call) -> list[str]:
+def config_problems(call: cst.Call, tpu: bool = False) -> list[str]:
     kwargs, problems = keyword_args(call)
-    return problems + [f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in CONFIG_ARGUMENTS]
+    accepted_ = CONFIG_ARGUMENTS + TPU_CONFIG_ARGUMENTS * tpu
+    return problems + [f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in accepted_]
 
 
 class _Calls(cst.CSTVisitor):
@@ -236,11 +260,13 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
     for call in visitor.calls:
         api = resolver.call_api(call)
-        if api is None or api.path not in (*CANNED, CUSTOM) or id(call) in tier1_nodes:
+        tpu = api is not None and tpu_name(api.path) == "TPUEstimator"
+        if api is None or (api.path not in (*CANNED, CUSTOM) and not tpu) or id(call) in tier1_nodes:
             continue
         unit = facts.estimator_for_call(call)
-        wrapped = api.path == CUSTOM
-        problems = wrapped_problems(call) if wrapped else canned_problems(call, api.path, resolver)
+        wrapped = api.path == CUSTOM or tpu
+        problems = wrapped_problems(call, "TPUEstimator" if tpu else "Estimator") if wrapped \
+            else canned_problems(call, api.path, resolver)
         if unit is not None:  # tier 1's reasons that this tier does not resolve keep the unit as it is
             problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems
                          and not (wrapped and _tier1_only(p))]
@@ -249,7 +275,7 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
         if problems:
             tier.constructor_problems[id(call)] = problems
             continue
-        tier.calls[id(call)] = "wrapped" if wrapped else "canned"
+        tier.calls[id(call)] = "wrapped_tpu" if tpu else "wrapped" if wrapped else "canned"
         if unit is not None:
             unit.runtime = True
     kept = _release_sharers(facts, tier)
@@ -271,7 +297,7 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
             if not _belongs_to(call, facts.estimators.values()):
                 _keep(call, kind, tier, mentions_tensorflow)
             continue
-        if kind == "config" and config_problems(call):
+        if kind in ("config", "tpu_config") and config_problems(call, tpu=kind == "tpu_config"):
             continue
         tier.calls[id(call)] = kind
     trains = any(kind in ("train", "train_and_evaluate") for kind in tier.calls.values())
@@ -326,6 +352,8 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
     if api is not None:
         if api.path == "estimator.RunConfig":
             return "config"
+        if tpu_name(api.path) == "RunConfig":
+            return "tpu_config"
         if api.path == "estimator.train_and_evaluate":
             return "train_and_evaluate"
         if api.path in SPECS:

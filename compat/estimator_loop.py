@@ -38,11 +38,12 @@ log = logging.getLogger(__name__)
 def _train_step(model):
     """One optimizer step (DNNLinearCombined: the DNN's optimizer for the DNN, the linear one for the rest)."""
     if hasattr(model, "tf1_variables"):  # a wrapped model_fn: its own train_op is the step
-        return tf.function(lambda features, labels: model.train_step((features, labels))["loss"])
+        return tf.function(lambda batch: model.train_step(batch)["loss"])  # features only, or (features, labels)
     linear_optimizer = getattr(model, "linear_optimizer", None)
 
     @tf.function
-    def step(features, labels):
+    def step(batch):
+        features, labels = batch
         with tf.GradientTape() as tape:
             loss = model.compute_loss(features, labels, model(features, training=True))
         if linear_optimizer is None:
@@ -83,10 +84,10 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     model.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
     saved_at = time.monotonic()
     callbacks.on_train_begin()
-    for features, labels in dataset:
-        batch = int(step)
-        callbacks.on_train_batch_begin(batch)
-        loss = train_step(features, labels)
+    for batch in dataset:
+        number = int(step)
+        callbacks.on_train_batch_begin(number)
+        loss = train_step(batch)
         if int(step) % config.save_summary_steps == 0:
             with summaries.as_default():
                 tf.summary.scalar("loss", loss, step=step)
@@ -95,7 +96,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         elif time.monotonic() - saved_at >= every:
             manager.save(checkpoint_number=step)
             saved_at = time.monotonic()
-        callbacks.on_train_batch_end(batch, {"loss": loss})
+        callbacks.on_train_batch_end(number, {"loss": loss})
         estimator_hooks.check_loss(loss)  # Estimator's NanTensorHook
         if model.stop_training:
             break

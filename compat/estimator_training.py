@@ -136,6 +136,13 @@ def configure(model: tf_keras.Model, model_dir=None, config: TrainingConfig | No
         model_dir = tempfile.mkdtemp()
         log.warning("Using temporary folder as model directory: %s", model_dir)
     model.estimator_config = config.replace(model_dir=model_dir)
+    # The Estimator's own attributes, where a program reads them from the estimator it was handed (Keras has
+    # none of these names)
+    model.model_dir = model_dir
+    model.config = model.estimator_config
+    model.latest_checkpoint = functools.partial(latest_checkpoint, model)
+    model.get_variable_names = functools.partial(get_variable_names, model)
+    model.get_variable_value = functools.partial(get_variable_value, model)
     return model
 
 
@@ -160,6 +167,42 @@ def latest_checkpoint(model) -> str | None:
     return tf.train.latest_checkpoint(model_dir_of(model))
 
 
+_TF1_VARIABLE_KEY = "model/tf1_variables/"  # where a wrapped model_fn's variables are in its checkpoints
+_VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+def _tf1_checkpoint_values(model) -> dict[str, str]:
+    """TF1 name -> checkpoint key of a wrapped model_fn's variables in its latest checkpoint, as Estimator's
+    `get_variable_*` read them (from model_dir, not from memory)."""
+    if not hasattr(model, "tf1_variables"):
+        raise TypeError(
+            "get_variable_names()/get_variable_value(): a migrated canned estimator's variables are Keras layers' "
+            "(read them with model.get_layer(...).weights or tf.train.load_checkpoint), not the Estimator's names"
+        )
+    prefix = latest_checkpoint(model)
+    if prefix is None:
+        raise ValueError(f"Couldn't find a checkpoint in {model_dir_of(model)}")
+    keys = {}
+    for key in tf.train.load_checkpoint(prefix).get_variable_to_shape_map():
+        if key.startswith(_TF1_VARIABLE_KEY) and key.endswith(_VALUE_SUFFIX):
+            escaped = key.removeprefix(_TF1_VARIABLE_KEY).removesuffix(_VALUE_SUFFIX)
+            keys[escaped.replace(".S", "/").replace("..", ".")] = key  # tf.train.Checkpoint's escaping of names
+    return keys
+
+
+def get_variable_names(model) -> list[str]:
+    """`estimator.get_variable_names()` of a wrapped model_fn: the TF1 names in its latest checkpoint."""
+    return sorted(_tf1_checkpoint_values(model))
+
+
+def get_variable_value(model, name: str):
+    """`estimator.get_variable_value(name)` of a wrapped model_fn: that variable in its latest checkpoint."""
+    keys = _tf1_checkpoint_values(model)
+    if name not in keys:
+        raise ValueError(f"{name} is not a variable of the checkpoint in {model_dir_of(model)}")
+    return tf.train.load_checkpoint(latest_checkpoint(model)).get_tensor(keys[name])
+
+
 def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
     """Call `input_fn` as the Estimator did (with `mode`, `params`, `config` when it takes them) and check it
     returned a tf.data.Dataset: graph tensors from an iterator's get_next() would be one batch in TF2."""
@@ -167,8 +210,11 @@ def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
         raise TypeError(f"input_fn must be callable, got {type(input_fn).__name__}")
     parameters = _parameters(input_fn)
     # Estimator gave an input_fn its own params (a wrapped model_fn's; a canned estimator had none)
-    params = getattr(model, "model_fn_params", None)
-    offered = {"mode": mode, "params": {} if params is None else params, "config": config_of(model)}
+    if getattr(model, "input_fn_needs_params", False) and "params" not in parameters:
+        raise ValueError(f"input_fn `{_name(input_fn)}` does not include params argument, required by TPUEstimator "
+                         "to pass batch size as params['batch_size']")
+    params = model.params_for_input_fn(mode) if hasattr(model, "params_for_input_fn") else {}
+    offered = {"mode": mode, "params": params, "config": config_of(model)}
     dataset = input_fn(**{key: value for key, value in offered.items() if key in parameters})
     if not isinstance(dataset, tf.data.Dataset):
         got = "a (features, labels) tuple of tensors" if isinstance(dataset, tuple) else type(dataset).__name__
@@ -185,7 +231,7 @@ def made_from_input(model, input_fn, mode: str) -> tf.data.Dataset | None:
     if not hasattr(model, "make_variables"):
         return None
     dataset = input_dataset(input_fn, mode, model)
-    model.make_variables(dataset.element_spec)
+    model.make_variables(dataset.element_spec, mode)
     return dataset
 
 

@@ -79,9 +79,10 @@ class EstimatorModel(tf_keras.Model):
         self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
         return {"loss": loss}
 
-    def make_variables(self, element_spec) -> None:
+    def make_variables(self, element_spec, mode: str | None = None) -> None:
         """Make the layers and the optimizer's slots from the input's structure (`dataset.element_spec`), so a
-        checkpoint restores into them before training, and the first checkpoint holds the initial weights."""
+        checkpoint restores into them before training, and the first checkpoint holds the initial weights
+        (the same in every `mode`)."""
         if self.built:
             return
         features = element_spec[0] if isinstance(element_spec, tuple) else element_spec

@@ -180,6 +180,11 @@ class _StepCounter(tf_keras.optimizers.SGD):
     each step); the model_fn's own TF1 optimizer updates the weights."""
 
 
+def _flat_input(features, labels) -> list:
+    """A batch as the wrapped graph takes it: the features' tensors, then the labels' (when there are)."""
+    return tf.nest.flatten(features) + ([] if labels is None else tf.nest.flatten(labels))
+
+
 def _features_and_labels(batch):
     if isinstance(batch, tuple) and len(batch) == 2:
         return batch
@@ -215,24 +220,37 @@ class WrappedModelFn(tf_keras.Model):
             kwargs["labels"] = labels
         elif labels is not None:
             raise ValueError("model_fn does not take labels, but input_fn returns labels.")
-        for name, value in (("mode", mode), ("params", copy.deepcopy(self.model_fn_params)),
+        for name, value in (("mode", mode), ("params", self.params_for_model_fn(mode)),
                             ("config", getattr(self, "estimator_config", None))):
             if name in parameters:
                 kwargs[name] = value
         tf.compat.v1.train.get_or_create_global_step()
-        spec = tf.autograph.experimental.do_not_convert(self.model_fn)(features=features, **kwargs)
-        if not isinstance(spec, EstimatorSpec):
-            raise TypeError(
-                f"model_fn `{getattr(self.model_fn, '__qualname__', self.model_fn)}` returned "
-                f"{type(spec).__name__}; it must return compat.wrapped_model_fns.EstimatorSpec "
-                "(what `migrate rewrite` makes of tf.estimator.EstimatorSpec)"
-            )
+        spec = self.estimator_spec(tf.autograph.experimental.do_not_convert(self.model_fn)(features=features, **kwargs))
+        _check_scaffold(spec.scaffold)
         hooks = spec.training_hooks + spec.training_chief_hooks if mode == ModeKeys.TRAIN else ()
         hooks += spec.evaluation_hooks if mode == ModeKeys.EVAL else ()
         if hooks:
             raise ValueError(
                 f"model_fn returns {mode} hooks ({', '.join(type(h).__name__ for h in hooks)}); SessionRunHooks "
                 "do not run in TF2: pass a tf_keras callback to train(hooks=...) instead"
+            )
+        return spec
+
+    def params_for_model_fn(self, mode: str) -> dict:
+        """The `params` the model_fn gets in `mode`: a copy of the estimator's, as Estimator passed them."""
+        return copy.deepcopy(self.model_fn_params)
+
+    def params_for_input_fn(self, mode: str) -> dict:
+        """The `params` an input_fn gets in `mode` (Estimator's own `params`)."""
+        return self.model_fn_params
+
+    def estimator_spec(self, spec) -> EstimatorSpec:
+        """The EstimatorSpec the model_fn returned, checked."""
+        if not isinstance(spec, EstimatorSpec):
+            raise TypeError(
+                f"model_fn `{getattr(self.model_fn, '__qualname__', self.model_fn)}` returned "
+                f"{type(spec).__name__}; it must return compat.wrapped_model_fns.EstimatorSpec "
+                "(what `migrate rewrite` makes of tf.estimator.EstimatorSpec)"
             )
         return spec
 
@@ -260,7 +278,7 @@ class WrappedModelFn(tf_keras.Model):
                     built["updates"], built["values"] = _metrics(spec)
                 else:
                     built["fetches"] = spec.predictions
-            built["feeds"] = tf.nest.flatten(features) + ([] if labels is None else tf.nest.flatten(labels))
+            built["feeds"] = _flat_input(features, labels)
 
         wrapped = tf.compat.v1.wrap_function(graph, [features_spec] if labels_spec is None else [features_spec, labels_spec])
         if mode == ModeKeys.EVAL:  # as Estimator: the updates at each batch, the values read once at the end
@@ -275,20 +293,25 @@ class WrappedModelFn(tf_keras.Model):
     def train_step(self, data):
         features, labels = _features_and_labels(data)
         if self._train_graph is None:
-            self.make_variables(tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), data))
-        fetched = self._train_graph(*tf.nest.flatten((features, labels)))
+            self.make_variables(tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), data), ModeKeys.TRAIN)
+        fetched = self._train_graph(*_flat_input(features, labels))
         self.optimizer.iterations.assign(tf.cast(fetched["step"], self.optimizer.iterations.dtype))
         return {"loss": fetched["loss"]}
 
-    def make_variables(self, element_spec) -> None:
+    def make_variables(self, element_spec, mode: str | None = None) -> None:
         """Make the model_fn's variables from the input's structure (`dataset.element_spec`), so a checkpoint
-        restores into them before training: with labels, the TRAIN graph's (weights, optimizer slots, global
-        step); an input of features only (predict) makes the PREDICT graph's."""
-        if self.tf1_variables:
+        restores into them before training: for training or evaluation, the TRAIN graph's (weights, optimizer
+        slots, global step); for prediction, the PREDICT graph's. Without `mode`, an input with labels is
+        taken for training's, one of features only for prediction's (a model_fn reading its labels from the
+        features, as BERT's, needs the mode)."""
+        if mode is None:
+            mode = ModeKeys.TRAIN if _features_and_labels(element_spec)[1] is not None else ModeKeys.PREDICT
+        training = mode != ModeKeys.PREDICT
+        if self._train_graph is not None or (self.tf1_variables and not training):
             return
-        self.trained_graph = _features_and_labels(element_spec)[1] is not None
-        graph = self.tf1_graph(ModeKeys.TRAIN if self.trained_graph else ModeKeys.PREDICT, element_spec)
-        if self.trained_graph:
+        graph = self.tf1_graph(ModeKeys.TRAIN if training else ModeKeys.PREDICT, element_spec)
+        self.trained_graph = training
+        if training:
             self._train_graph = graph
         # Random ops of the graph itself (dropout, sampling): initializers ran eagerly, outside it.
         self.stateful_random_ops = sorted(
@@ -339,6 +362,23 @@ class WrappedModelFn(tf_keras.Model):
         step = int(variables["global_step"].numpy()) if "global_step" in variables else 0
         self.optimizer.iterations.assign(step)
         return step
+
+
+# What a Scaffold does beyond Estimator's defaults (tf.compat.v1.train.Scaffold's attributes)
+_SCAFFOLD_SETTINGS = ("_user_init_fn", "_init_op", "_init_feed_dict", "_ready_op", "_ready_for_local_init_op",
+                      "_local_init_op", "_local_init_feed_dict", "_summary_op", "_saver")
+
+
+def _check_scaffold(scaffold) -> None:
+    """A default `Scaffold()` is what Estimator made anyway; one that sets an init_fn, init or ready ops, a
+    saver or a summary op changes how the session starts or saves, which a wrapped model_fn does not do."""
+    given = [name.lstrip("_").replace("user_", "") for name in _SCAFFOLD_SETTINGS
+             if getattr(scaffold, name, None) is not None] if scaffold is not None else []
+    if given:
+        raise ValueError(
+            f"the model_fn's Scaffold sets {', '.join(given)}: a wrapped model_fn has no session to start or save "
+            "with them (warm start with tf.compat.v1.train.init_from_checkpoint in the model_fn instead)"
+        )
 
 
 def _metric_pair(name: str, pair):

@@ -81,6 +81,60 @@ def run_migrated_from_estimator_start(program: Path, estimator_dir: Path, target
     return migrated, model_dir
 
 
+def tf1_variables_in(prefix: str) -> dict:
+    """A migrated TF2 checkpoint's wrapped-model_fn variables (compat.wrapped_model_fns), by their TF1 names."""
+    import tensorflow as tf
+
+    reader = tf.train.load_checkpoint(prefix)
+    found = {}
+    for key in reader.get_variable_to_shape_map():
+        if key.startswith("model/tf1_variables/") and key.endswith("/.ATTRIBUTES/VARIABLE_VALUE"):
+            escaped = key.removeprefix("model/tf1_variables/").removesuffix("/.ATTRIBUTES/VARIABLE_VALUE")
+            found[escaped.replace(".S", "/").replace("..", ".")] = reader.get_tensor(key)
+    return found
+
+
+def estimator_start(estimator_dir: Path, model_dir: Path) -> Path:
+    """`model_dir` holding only the Estimator's model.ckpt-0 (what a migrated program continues by itself)."""
+    import shutil
+
+    model_dir.mkdir(parents=True)
+    for path in estimator_dir.glob("model.ckpt-0.*"):
+        shutil.copy(path, model_dir)
+    (model_dir / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-0"\n')
+    return model_dir
+
+
+def assert_wrapped_run_matches_estimator(model_dir: Path, estimator_dir: Path, step: int, trained: tuple,
+                                         results: Path, metrics: set) -> None:
+    """A migrated wrapped model_fn's latest checkpoint in `model_dir` holds every variable of the Estimator's
+    model.ckpt-<step> under its TF1 name, within 1e-5 (those named in `trained` differ from model.ckpt-0:
+    the comparison shows training); its `results` JSON (metrics, classes, logits) equals the Estimator's
+    results.json, whose metrics are `metrics`."""
+    import json
+
+    import numpy as np
+    import tensorflow as tf
+
+    from compat.legacy_checkpoint import LegacyCheckpoint
+
+    reference, initial = (LegacyCheckpoint(estimator_dir / f"model.ckpt-{n}") for n in (step, 0))
+    migrated = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
+    assert set(migrated) == set(reference.shapes)
+    assert int(migrated["global_step"]) == step
+    for name, value in migrated.items():
+        expected = reference.read(name)
+        if name in trained:
+            assert not np.allclose(expected, initial.read(name)), f"{name} did not train"
+        np.testing.assert_allclose(value, expected, rtol=0, atol=1e-5, err_msg=name)
+    expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "results.json", results))
+    assert got["metrics"].keys() == expected["metrics"].keys() == metrics
+    for key, value in expected["metrics"].items():
+        assert got["metrics"][key] == pytest.approx(value, rel=1e-5), key
+    assert got["classes"] == expected["classes"]
+    np.testing.assert_allclose(got["logits"], expected["logits"], rtol=0, atol=1e-4)
+
+
 def import_program(path: Path):
     """A (migrated) program imported as a module, to build its model classes in the test process."""
     spec = importlib.util.spec_from_file_location(f"migrated_{path.parent.name}", path)

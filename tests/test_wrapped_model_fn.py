@@ -8,15 +8,21 @@ SIGKILLed after a checkpoint and started again ends at its max_steps."""
 
 from __future__ import annotations
 
-import json
-import shutil
-
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat.legacy_checkpoint import LegacyCheckpoint
-from tests.conftest import MODERN_PYTHON, ROOT, latest_saved_step, migrate_file, run, sigkill_after_save
+from tests.conftest import (
+    MODERN_PYTHON,
+    ROOT,
+    assert_wrapped_run_matches_estimator,
+    estimator_start,
+    latest_saved_step,
+    migrate_file,
+    run,
+    sigkill_after_save,
+    tf1_variables_in,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "wrapped_model_fn_program.py"
@@ -30,46 +36,16 @@ def estimator_dir(legacy_python, tmp_path_factory):
     return model_dir
 
 
-def _tf1_variables(prefix: str) -> dict[str, np.ndarray]:
-    """A migrated TF2 checkpoint's wrapped-model_fn variables, by their TF1 names."""
-    reader = tf.train.load_checkpoint(prefix)
-    found = {}
-    for key in reader.get_variable_to_shape_map():
-        if key.startswith("model/tf1_variables/") and key.endswith("/.ATTRIBUTES/VARIABLE_VALUE"):
-            escaped = key.removeprefix("model/tf1_variables/").removesuffix("/.ATTRIBUTES/VARIABLE_VALUE")
-            found[escaped.replace(".S", "/").replace("..", ".")] = reader.get_tensor(key)
-    return found
-
-
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target, tmp_path):
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     source = migrated.read_text()
     assert "tf.estimator" not in source and "wrapped_model_fns.WrappedModelFn(model_fn" in source
-    model_dir = tmp_path / "model"
-    model_dir.mkdir()
-    for path in estimator_dir.glob("model.ckpt-0.*"):
-        shutil.copy(path, model_dir)
-    (model_dir / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-0"\n')
+    model_dir = estimator_start(estimator_dir, tmp_path / "model")
     results = tmp_path / "results.json"
     run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--results", results])
-
-    reference, initial = LegacyCheckpoint(estimator_dir / f"model.ckpt-{STEPS}"), LegacyCheckpoint(estimator_dir / "model.ckpt-0")
-    migrated_variables = _tf1_variables(tf.train.latest_checkpoint(str(model_dir)))
-    assert set(migrated_variables) == set(reference.shapes)
-    assert int(migrated_variables["global_step"]) == STEPS
-    for name, value in migrated_variables.items():
-        expected = reference.read(name)
-        if name in ("encoder/w", "logits/kernel", "encoder/w/Adam_1"):
-            assert not np.allclose(expected, initial.read(name)), f"{name} did not train"
-        np.testing.assert_allclose(value, expected, rtol=0, atol=1e-5, err_msg=name)
-
-    expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "results.json", results))
-    assert got["metrics"].keys() == expected["metrics"].keys() == {"accuracy", "loss", "global_step"}
-    for key, value in expected["metrics"].items():
-        assert got["metrics"][key] == pytest.approx(value, rel=1e-5), key
-    assert got["classes"] == expected["classes"]
-    np.testing.assert_allclose(got["logits"], expected["logits"], rtol=0, atol=1e-4)
+    assert_wrapped_run_matches_estimator(model_dir, estimator_dir, STEPS, ("encoder/w", "logits/kernel", "encoder/w/Adam_1"),
+                                         results, {"accuracy", "loss", "global_step"})
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
@@ -83,7 +59,7 @@ def test_sigkill_and_restart_ends_at_max_steps(target, tmp_path):
     assert killed_at >= first and latest_saved_step(model_dir) < steps, "the kill did not interrupt the training"
     run(command)
     assert latest_saved_step(model_dir) == steps
-    assert int(_tf1_variables(tf.train.latest_checkpoint(str(model_dir)))["global_step"]) == steps
+    assert int(tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))["global_step"]) == steps
 
 
 def test_exact_resume_after_sigkill_ends_bit_identical(tmp_path):
@@ -106,7 +82,7 @@ def test_exact_resume_after_sigkill_ends_bit_identical(tmp_path):
     # the restarted run began at the backup's step, not at the first
     first_step = f" 1/{steps} ["
     assert first_step in straight_output and first_step not in resumed_output
-    straight, resumed = (_tf1_variables(tf.train.latest_checkpoint(str(d))) for d in (tmp_path / "straight", killed))
+    straight, resumed = (tf1_variables_in(tf.train.latest_checkpoint(str(d))) for d in (tmp_path / "straight", killed))
     assert int(resumed["global_step"]) == steps
     for name, value in straight.items():
         np.testing.assert_array_equal(resumed[name], value, err_msg=name)

@@ -76,11 +76,16 @@ class EstimatorRuntimeRule(Rule):
         ctx.need_import("compat", "estimator_training")
         if kind == "canned":
             return self._canned(original, updated, ctx)
-        if kind == "wrapped":
-            return self._wrapped(original, updated, ctx)
+        if kind in ("wrapped", "wrapped_tpu"):
+            return self._wrapped(original, updated, ctx, tpu=kind == "wrapped_tpu")
         if kind == "config":
             ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
             return updated.with_changes(func=cst.parse_expression("estimator_training.TrainingConfig"))
+        if kind == "tpu_config":
+            ctx.need_import("compat", "tpu_estimators")
+            ctx.record(original, self.rule_id, True, "TPU RunConfig -> compat.tpu_estimators.TPUTrainingConfig (its TPU "
+                       "settings kept, unused: the migrated TPUEstimator runs as with use_tpu=False)")
+            return updated.with_changes(func=cst.parse_expression("tpu_estimators.TPUTrainingConfig"))
         if kind == "spec":
             name = SPECS[ctx.resolver.call_api(original).path]
             ctx.record(original, self.rule_id, True, f"{name} -> compat.estimator_training.{name}")
@@ -126,20 +131,23 @@ class EstimatorRuntimeRule(Rule):
         return configure.with_changes(args=[first, *configure.args[1:]])
 
     @staticmethod
-    def _wrapped(original: cst.Call, updated: cst.Call, ctx) -> cst.BaseExpression:
-        ctx.need_import("compat", "wrapped_model_fns")
-        given = wrapped_arguments(updated)
+    def _wrapped(original: cst.Call, updated: cst.Call, ctx, tpu: bool) -> cst.BaseExpression:
+        name, module, wrapper = ("TPUEstimator", "tpu_estimators", "WrappedTPUModelFn") if tpu \
+            else ("Estimator", "wrapped_model_fns", "WrappedModelFn")
+        ctx.need_import("compat", module)
+        given = wrapped_arguments(updated, name)
         ctx.record(
             original, "custom-estimator", True,
-            f"Estimator(model_fn={source(given['model_fn'])}) -> compat.wrapped_model_fns.WrappedModelFn: the model_fn "
-            "runs as written (TF1 variables, names and optimizer), model_dir and config attached by "
-            "compat.estimator_training.configure",
+            f"{name}(model_fn={source(given['model_fn'])}) -> compat.{module}.{wrapper}: the model_fn runs as written "
+            "(TF1 variables, names and optimizer" + (", as TPUEstimator ran it with use_tpu=False" if tpu else "")
+            + "), model_dir and config attached by compat.estimator_training.configure",
         )
-        wrapped = cst.parse_expression(
-            "wrapped_model_fns.WrappedModelFn(None" + (", params=None)" if "params" in given else ")"))
+        # model_fn first, the class's other arguments by name in the order given (model_dir and config go to configure)
+        kept = [key for key in given if key not in ("model_fn", "model_dir", "config")]
+        wrapped = cst.parse_expression(f"{module}.{wrapper}(None" + "".join(f", {key}=None" for key in kept) + ")")
         wrapped = wrapped.with_changes(args=[
             wrapped.args[0].with_changes(value=given["model_fn"]),
-            *(arg.with_changes(value=given["params"]) for arg in wrapped.args[1:]),
+            *(arg.with_changes(value=given[key]) for arg, key in zip(wrapped.args[1:], kept, strict=True)),
         ])
         moved = [key for key in ("model_dir", "config") if key in given]
         configure = cst.parse_expression(

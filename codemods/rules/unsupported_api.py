@@ -130,6 +130,11 @@ class UnsupportedApiRule(Rule):
         estimator = ctx.facts.estimator_for_call(original)
         if estimator is not None and estimator.migratable:
             return updated  # a custom Estimator migrated by codemods/rules/custom_estimator.py
+        if api is not None and api.path == "tpu.CrossShardOptimizer" and api.v1 and not ctx.facts.runtime.blocked_by:
+            # TensorFlow 2's tf.compat.v1.tpu.CrossShardOptimizer is TF1's, in a model_fn the run-time tier
+            # wraps as written; a migrated TPUEstimator refuses use_tpu=True, the only way it ran (on CPU its
+            # cross-replica sum had no kernel in TensorFlow 1.x either)
+            return updated
         if api is not None and api.path in GUIDANCE:
             message = GUIDANCE[api.path]
             why = ctx.facts.sessions.get(id(original))  # a MonitoredTrainingSession's reasons

@@ -11,6 +11,7 @@ Classification/Regression outputs) in its export_outputs become placeholders tha
 import libcst as cst
 
 from codemods.registry import Rule, register
+from codemods.runtime_tier import tpu_name
 
 REPLACEMENTS = {
     "estimator.ModeKeys": ("estimator_training", "ModeKeys"),
@@ -18,7 +19,9 @@ REPLACEMENTS = {
     **{f"estimator.export.{name}": ("wrapped_model_fns", name)
        for name in ("PredictOutput", "ClassificationOutput", "RegressionOutput")},
 }
-NAMES = {path.rsplit(".", 1)[1] for path in REPLACEMENTS}
+# The TPU estimator API's values a TPUEstimator program builds (compat/tpu_estimators.py)
+TPU_REPLACEMENTS = ("TPUEstimatorSpec", "TPUConfig", "InputPipelineConfig")
+NAMES = {path.rsplit(".", 1)[1] for path in REPLACEMENTS} | set(TPU_REPLACEMENTS)
 
 
 @register
@@ -33,9 +36,12 @@ class WrappedModelFnNamesRule(Rule):
                for s in ctx.statement_stack):
             return updated  # inside a model_fn tier 1 replaces with a class
         api = ctx.resolver.api(original)
-        if api is None or api.path not in REPLACEMENTS:
+        if api is not None and tpu_name(api.path) in TPU_REPLACEMENTS:
+            module, name = "tpu_estimators", tpu_name(api.path)
+        elif api is not None and api.path in REPLACEMENTS:
+            module, name = REPLACEMENTS[api.path]
+        else:
             return updated
-        module, name = REPLACEMENTS[api.path]
         ctx.need_import("compat", module)
         ctx.record(original, self.rule_id, True, f"{api.path} -> compat.{module}.{name}")
         return cst.parse_expression(f"{module}.{name}")

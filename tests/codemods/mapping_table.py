@@ -539,6 +539,21 @@ ROWS = [
         ("wrapped_model_fns.WrappedModelFn(batch_norm_model_fn)", "estimator_loop.train(normalized"),
     ),
     Row(
+        "`TPUEstimator(model_fn=f, config=tpu_run_config, use_tpu=..., train_batch_size=..., ...)` "
+        "(`tf.estimator.tpu`, `tf.contrib.tpu`), its `tpu.RunConfig(tpu_config=TPUConfig(...), ...)`, "
+        "`TPUEstimatorSpec(..., eval_metrics=(metric_fn, tensors), scaffold_fn=...)`",
+        "tier 2 as TPUEstimator ran with `use_tpu=False`: `estimator_training.configure(tpu_estimators."
+        "WrappedTPUModelFn(f, use_tpu=..., train_batch_size=...), config=)` (the mode's batch size in "
+        "`params['batch_size']`; `use_tpu=True` fails when built, with one error), `tpu_estimators.TPUTrainingConfig` / "
+        "`TPUConfig` / `TPUEstimatorSpec`",
+        "same",
+        "todo_contrib_and_tpu",
+        ("tpu_estimators.WrappedTPUModelFn(model.model_fn, use_tpu=False, train_batch_size=64)",
+         "run_config = tpu_estimators.TPUTrainingConfig(", "tpu_config=tpu_estimators.TPUConfig(iterations_per_loop=100)"),
+        ("tpu_estimators.WrappedTPUModelFn(model.model_fn, use_tpu=False, train_batch_size=64)",
+         "estimator_loop.train(estimator, input_fn=model.train_input"),
+    ),
+    Row(
         "`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` in a module whose estimators migrate",
         "removed (the migrated code runs eagerly; Estimators built their own graphs)",
         "same",
@@ -595,7 +610,7 @@ ROWS = [
          "batch_size]).numpy()"),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(warm_start_from=/embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

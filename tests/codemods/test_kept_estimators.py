@@ -1,6 +1,6 @@
 """Which estimators keep a project's run-time tier off (codemods/runtime_tier.py: kept_estimators), decided
 across the project's modules: TensorFlow's estimators the rewrite cannot take and the project's classes
-derived from them; not the custom `Estimator(model_fn=...)` calls tier 2 wraps, nor a project's own class
+derived from them; not the custom `Estimator(model_fn=...)` and `TPUEstimator(...)` calls tier 2 wraps, nor a project's own class
 that is merely named `...Estimator`."""
 
 from codemods.runtime_tier import estimator_mentions, kept_estimators
@@ -30,10 +30,16 @@ def test_custom_estimators_are_wrapped_unless_an_argument_is_not_carried_over():
     assert _kept(star="tf.estimator.Estimator(**kwargs)\n") == ["Estimator in star.py"]
 
 
-def test_tpu_and_boosted_trees_estimators_are_kept_canned_ones_are_not():
-    source = ("tf.compat.v1.estimator.tpu.TPUEstimator(model_fn=f)\ntf.estimator.BoostedTreesClassifier(c, 1)\n"
-              "tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=c)\n")
-    assert _kept(main=source) == ["TPUEstimator in main.py", "BoostedTreesClassifier in main.py"]
+def test_boosted_trees_estimators_are_kept_canned_and_tpu_ones_are_not():
+    source = ("tf.compat.v1.estimator.tpu.TPUEstimator(model_fn=f, use_tpu=False, train_batch_size=8)\n"
+              "tf.estimator.BoostedTreesClassifier(c, 1)\ntf.estimator.DNNClassifier(hidden_units=[4], feature_columns=c)\n")
+    assert _kept(main=source) == ["BoostedTreesClassifier in main.py"]
+
+
+def test_a_tpu_estimator_is_wrapped_unless_an_argument_is_not_carried_over():
+    assert _kept(tpu="TPUEstimator(f, d, c, p, True, 8, 8, 8, None, True)\n") == []
+    assert _kept(warm="TPUEstimator(model_fn=f, warm_start_from=w)\n") == ["TPUEstimator in warm.py"]
+    assert _kept(embed="TPUEstimator(model_fn=f, embedding_config_spec=e)\n") == ["TPUEstimator in embed.py"]
 
 
 def test_a_module_that_does_not_parse_mentions_nothing():
