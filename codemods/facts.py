@@ -936,13 +936,15 @@ def _train_problems(
                 if name is not None:
                     estimator.hook_classes.add(name)
                     estimator.hook_references.add(id(hook.func))
+                # On the run-time tier a hook that is not a Keras callback when the program runs is one error
+                # there (compat.estimator_training.callbacks_of): only the call given it fails, not the program
                 if name not in facts.hooks:
-                    problems.append(
+                    problems.append(RunTimeChecked(
                         "hooks= holds a hook that is neither a SessionRunHook class of this module nor a "
                         f"built-in hook the rewrite carries over ({', '.join(sorted(set(BUILTIN_HOOKS.values())))})"
-                    )
+                    ))
                 elif facts.hooks[name].problems:
-                    problems.append(f"hook {name} cannot become a Keras callback")
+                    problems.append(RunTimeChecked(f"hook {name} cannot become a Keras callback"))
     return problems
 
 

@@ -163,3 +163,17 @@ def test_init_from_checkpoint_warm_starts_once_when_the_variables_are_made(tmp_p
     model.estimator_evaluate(_dataset())
     list(model.estimator_predict(_dataset().map(lambda x, y: x)))
     np.testing.assert_array_equal(model.tf1_variables["hidden/w"].numpy(), trained)
+
+
+def test_a_hook_kept_tf1_fails_only_the_training_given_it(tmp_path):
+    """tests/codemods/fixtures/wrapped_tf1_hook, migrated: the module imports (its kept hook class is
+    tf.compat.v1.train's), the training without the hook runs, the one given it stops with one error."""
+    from tests.codemods.test_fixtures import FIXTURES
+    from tests.conftest import import_program
+
+    for target in ("keras", "loop"):
+        program = import_program(FIXTURES / "wrapped_tf1_hook" / f"{target}.py")
+        program.main(str(tmp_path / target), verbose=False)
+        assert tf.train.latest_checkpoint(str(tmp_path / target)).endswith("-10")
+        with pytest.raises(TypeError, match="hook PrintLossHook is not a Keras callback"):
+            program.main(str(tmp_path / f"{target}_verbose"), verbose=True)

@@ -9,6 +9,7 @@ and the migrated loop honour after the current step, as MonitoredSession did. Th
 
 import libcst as cst
 
+from codemods.api import dotted_name
 from codemods.hook_facts import HOOK_BASE_APIS, HOOK_METHODS
 from codemods.registry import Rule, register
 
@@ -47,6 +48,48 @@ class _RequestStop(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
 
+# The session-run API a kept hook class uses, which TensorFlow 2 has under tf.compat.v1.train only
+_SESSION_RUN_NAMES = ("SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues")
+_SESSION_RUN_APIS = {f"{namespace}.{name}" for namespace in ("train", "estimator") for name in _SESSION_RUN_NAMES}
+
+
+class _Renamed(cst.CSTTransformer):
+    """Attributes spelled as one of `names` (dotted) -> `names[spelling]`."""
+
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def leave_Attribute(self, original, updated):
+        spelling = dotted_name(updated)
+        return cst.parse_expression(self.names[spelling]) if spelling in self.names else updated
+
+
+def _with_compat_v1_names(original: cst.ClassDef, updated: cst.ClassDef, ctx) -> cst.ClassDef:
+    """A hook kept as a SessionRunHook, its `tf.train.SessionRunHook` / `tf.estimator.SessionRunArgs` (gone from
+    TensorFlow 2's API, the estimator ones with TensorFlow 2.16) spelled `tf.compat.v1.train.*`, the same
+    classes: the module imports and the hook runs wherever a TF1 session still does."""
+    found = {}
+    for node in _attributes(original):
+        api = ctx.resolver.api(node)
+        if api is not None and not api.v1 and api.path in _SESSION_RUN_APIS and dotted_name(node):
+            found[dotted_name(node)] = api.path.rsplit(".", 1)[1]
+    if not found:
+        return updated
+    tf = ctx.need_tensorflow()
+    return updated.visit(_Renamed({spelling: f"{tf}.compat.v1.train.{name}" for spelling, name in found.items()}))
+
+
+def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
+    found = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Attribute(self, attribute):
+            found.append(attribute)
+
+    node.visit(Collect())
+    return found
+
+
 @register
 class SessionRunHookRule(Rule):
     rule_id = "session-run-hook"
@@ -59,7 +102,7 @@ class SessionRunHookRule(Rule):
         if hook.problems:
             for problem in hook.problems:
                 ctx.todo(original, self.rule_id, problem, statement=original)
-            return updated
+            return _with_compat_v1_names(original, updated, ctx)
         blocked = ctx.facts.hook_blocked_by(hook.name)
         if blocked:
             ctx.todo(
@@ -68,7 +111,7 @@ class SessionRunHookRule(Rule):
                 f"kept as a SessionRunHook: used by {', '.join(blocked)} (not migrated)",
                 statement=original,
             )
-            return updated
+            return _with_compat_v1_names(original, updated, ctx)
 
         bases = []
         for original_base, base in zip(original.bases, updated.bases):
