@@ -38,7 +38,9 @@ log = logging.getLogger(__name__)
 def _train_step(model):
     """One optimizer step (DNNLinearCombined: the DNN's optimizer for the DNN, the linear one for the rest)."""
     if hasattr(model, "tf1_variables"):  # a wrapped model_fn: its own train_op is the step
-        return tf.function(lambda batch: model.train_step(batch)["loss"])  # features only, or (features, labels)
+        compiled = tf.function(lambda batch: model.train_step(batch)["loss"])  # features only, or (features, labels)
+        # with SessionRunHooks running (compat.wrapped_hooks) each step runs eagerly: they choose its fetches
+        return lambda batch: compiled(batch) if model.session_hooks is None else model.train_step(batch)["loss"]
     linear_optimizer = getattr(model, "linear_optimizer", None)
 
     @tf.function
@@ -63,10 +65,10 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     check_limits(steps, max_steps)
     check_no_listeners(saving_listeners)
     config = config_of(model)
-    callbacks = tf_keras.callbacks.CallbackList(callbacks_of(hooks, "train"), model=model)
+    made = made_from_input(model, input_fn, TRAIN)
+    callbacks = tf_keras.callbacks.CallbackList(callbacks_of(hooks, "train", model), model=model)
     step = model.optimizer.iterations
     kind, every = config.cadence
-    made = made_from_input(model, input_fn, TRAIN)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
     interval = {"checkpoint_interval": every} if kind == "steps" else {}
     manager = manager_for(checkpoint, config, step_counter=step, **interval)
@@ -108,6 +110,6 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
 def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec):
     """`tf.estimator.train_and_evaluate` (local mode) as a custom loop; returns what it returned."""
     evaluation = periodic_evaluation(model, train_spec, eval_spec)
-    hooks = [evaluation, *callbacks_of(train_spec.hooks, "TrainSpec")]
+    hooks = [evaluation, *train_spec.hooks]
     train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps)
     return evaluation.result

@@ -37,6 +37,7 @@ from compat.exact import ExactBackupAndRestore, random_generators
 from compat.timed_backup import TimedBackupAndRestore
 
 log = logging.getLogger(__name__)
+SessionRunHook = tf.compat.v1.train.SessionRunHook
 
 # Estimator's ModeKeys values, as input_fns and model_fns received them.
 TRAIN, EVAL, PREDICT = "train", "eval", "infer"
@@ -248,16 +249,28 @@ def _name(function) -> str:
     return getattr(function, "__qualname__", repr(function))
 
 
-def callbacks_of(hooks, what: str) -> list[tf_keras.callbacks.Callback]:
-    """The hooks as Keras callbacks; a hook that is still a SessionRunHook is one clear error."""
+def callbacks_of(hooks, what: str, model=None) -> list[tf_keras.callbacks.Callback]:
+    """The hooks as Keras callbacks; a hook that is still a SessionRunHook is one clear error, except in the
+    training of a wrapped model_fn (`model`, its variables made): one callback then runs those and its spec's
+    training hooks against its TF1 graph (compat.wrapped_hooks)."""
     hooks = list(hooks or ())
-    for hook in hooks:
+    runs_session_hooks = hasattr(model, "hooks_callback")
+    session_hooks = [hook for hook in hooks if runs_session_hooks and isinstance(hook, SessionRunHook)]
+    callbacks = [hook for hook in hooks if not any(hook is session_hook for session_hook in session_hooks)]
+    for hook in callbacks:
         if not isinstance(hook, tf_keras.callbacks.Callback):
             raise TypeError(
-                f"{what}: hook {type(hook).__name__} is not a Keras callback; SessionRunHooks do not run in TF2 "
-                "(migrate its class with `migrate rewrite`, or write a tf_keras.callbacks.Callback)"
+                f"{what}: hook {type(hook).__name__} is not a Keras callback; SessionRunHooks run only with a model_fn "
+                "kept as written (compat.wrapped_model_fns): migrate its class with `migrate rewrite`, or write a "
+                "tf_keras.callbacks.Callback"
             )
-    return hooks
+    runner = model.hooks_callback(session_hooks) if runs_session_hooks else None
+    return callbacks if runner is None else [*callbacks, runner]
+
+
+def steps_eagerly(callbacks) -> bool:
+    """Whether a callback needs the training's steps run one by one, eagerly (SessionRunHooks: see above)."""
+    return any(getattr(callback, "steps_eagerly", False) for callback in callbacks)
 
 
 def check_limits(steps, max_steps) -> None:
@@ -299,8 +312,8 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     check_limits(steps, max_steps)
     check_no_listeners(saving_listeners)
     config = config_of(model)
-    callbacks = callbacks_of(hooks, "train")
     dataset = made_from_input(model, input_fn, TRAIN)
+    callbacks = callbacks_of(hooks, "train", model)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
     manager = manager_for(checkpoint, config)
     resume.restore_latest(checkpoint, manager)
@@ -318,17 +331,24 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         backup = tf_keras.callbacks.BackupAndRestore(backup_dir, save_freq=every)
     else:
         backup = TimedBackupAndRestore(backup_dir, save_secs=every)
-    model.fit(
-        dataset if dataset is not None else input_dataset(input_fn, TRAIN, model),
-        epochs=1,
-        steps_per_epoch=max_steps - done if max_steps is not None else steps,
-        callbacks=[
-            estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
-            backup,  # before the user's hooks: Estimator saved before they ran
-            tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
-            *callbacks,
-        ],
-    )
+    eagerly = model.run_eagerly
+    if steps_eagerly(callbacks):
+        model.run_eagerly, model.train_function = True, None
+    try:
+        model.fit(
+            dataset if dataset is not None else input_dataset(input_fn, TRAIN, model),
+            epochs=1,
+            steps_per_epoch=max_steps - done if max_steps is not None else steps,
+            callbacks=[
+                estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
+                backup,  # before the user's hooks: Estimator saved before they ran
+                tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
+                *callbacks,
+            ],
+        )
+    finally:
+        if model.run_eagerly != eagerly:
+            model.run_eagerly, model.train_function = eagerly, None
     manager.save(checkpoint_number=model.optimizer.iterations)
     return model
 
@@ -376,7 +396,7 @@ def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec, *, exa
     """`tf.estimator.train_and_evaluate` (local mode) with `fit`: returns (metrics, export results) of the
     last evaluation, or (None, None) when max_steps was already reached. `exact`: as in `train`."""
     evaluation = periodic_evaluation(model, train_spec, eval_spec)
-    hooks = [evaluation, *callbacks_of(train_spec.hooks, "TrainSpec")]
+    hooks = [evaluation, *train_spec.hooks]
     train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps, exact=exact)
     return evaluation.result
 
@@ -397,13 +417,15 @@ def _restore_for_inference(model, checkpoint_path, what: str) -> None:
 def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None) -> dict[str, float]:
     """`estimator.evaluate(...)`: the canned head's metrics (same keys) on the latest checkpoint, written to
     model_dir/eval (eval_<name> with a name), with `global_step`."""
-    if hooks:
-        raise ValueError("evaluate(hooks=...) is not migrated: compute what the hook did from the returned metrics")
+    wrapped = hasattr(model, "estimator_evaluate")  # a wrapped model_fn: its own EVAL spec, SessionRunHooks run
+    if hooks and not (wrapped and all(isinstance(hook, SessionRunHook) for hook in hooks)):
+        raise ValueError("evaluate(hooks=...) is not migrated but for the SessionRunHooks of a model_fn kept as "
+                         "written: compute what the hook did from the returned metrics")
     dataset = made_from_input(model, input_fn, EVAL)
     _restore_for_inference(model, checkpoint_path, "evaluate")
     summary_dir = os.path.join(model_dir_of(model), "eval" if name is None else f"eval_{name}")
-    if hasattr(model, "estimator_evaluate"):  # a wrapped model_fn: its own EVAL spec
-        return model.estimator_evaluate(dataset, steps, summary_dir)
+    if wrapped:
+        return model.estimator_evaluate(dataset, steps, summary_dir, hooks or ())
     return estimator_evaluation.evaluate(model, input_dataset(input_fn, EVAL, model), steps, summary_dir)
 
 

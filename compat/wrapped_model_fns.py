@@ -40,6 +40,7 @@ from compat.estimator_evaluation import finish_evaluation
 from compat.estimator_prediction import as_estimator_yields, features_of
 from compat.estimator_training import ModeKeys
 from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from compat.wrapped_hooks import ModeGraph, SessionHooks
 
 
 def _use_tf_keras() -> None:
@@ -83,9 +84,12 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             raise ValueError("Missing loss: EstimatorSpec in EVAL mode needs it.")
         if mode == ModeKeys.PREDICT and predictions is None:
             raise ValueError("Missing predictions: EstimatorSpec in PREDICT mode needs them.")
+        hooks = [tuple(h or ()) for h in (training_chief_hooks, training_hooks, evaluation_hooks, prediction_hooks)]
+        for hook in (hook for group in hooks for hook in group):
+            if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+                raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops or {}, export_outputs,
-                               tuple(training_chief_hooks or ()), tuple(training_hooks or ()), scaffold,
-                               tuple(evaluation_hooks or ()), tuple(prediction_hooks or ()))
+                               hooks[0], hooks[1], scaffold, hooks[2], hooks[3])
 
 
 class _ExportOutput:
@@ -128,7 +132,7 @@ class Tf1Graph:
         # context (so names would go `dense_1`, `dense_2` trace after trace); each model_fn call gets its own,
         # as each Estimator graph had.
         saved = self.graph._collections  # noqa: SLF001  (FuncGraph keeps no public way to swap them)
-        self.graph._collections = {}  # noqa: SLF001
+        self.collections = self.graph._collections = {}  # noqa: SLF001  (kept: the mode's hooks run in them)
         self._exit.callback(setattr, self.graph, "_collections", saved)
         self._exit.enter_context(tf.variable_creator_scope(self._variable))
         self._created = set()  # ids of the variables this trace made
@@ -175,6 +179,24 @@ class Tf1Graph:
             variable.assign(tf.train.load_checkpoint(ckpt_file).get_tensor(tensor_name))
 
 
+class _RunSessionHooks(tf_keras.callbacks.Callback):
+    """A training's SessionRunHooks, begun and ended with it; WrappedModelFn.train_step runs them per step."""
+
+    steps_eagerly = True  # fit must run the steps eagerly (run_eagerly) for the hooks to choose their fetches
+
+    def __init__(self, model, hooks):
+        super().__init__()
+        self.running = SessionHooks(hooks, model._train_graph)  # noqa: SLF001
+
+    def on_train_begin(self, logs=None):
+        self.running.begin()
+        self.model.session_hooks = self.running
+
+    def on_train_end(self, logs=None):
+        self.model.session_hooks = None
+        self.running.end()
+
+
 class _StepCounter(tf_keras.optimizers.SGD):
     """The compiled optimizer of a wrapped model_fn: only its `iterations` are used (the global step after
     each step); the model_fn's own TF1 optimizer updates the weights."""
@@ -210,6 +232,7 @@ class WrappedModelFn(tf_keras.Model):
         self.trained_graph = True  # False when only a PREDICT graph made the variables (no optimizer's)
         self.stateful_random_ops = []  # the op types of the TRAIN graph drawing from the global RNG
         self._train_graph = None  # tf1_graph(TRAIN), made with the variables
+        self.session_hooks = None  # the SessionHooks of the training under way, if it has any
         self.compile(optimizer=_StepCounter())
 
     def _call_model_fn(self, features, labels, mode: str) -> EstimatorSpec:
@@ -227,13 +250,9 @@ class WrappedModelFn(tf_keras.Model):
         tf.compat.v1.train.get_or_create_global_step()
         spec = self.estimator_spec(tf.autograph.experimental.do_not_convert(self.model_fn)(features=features, **kwargs))
         _check_scaffold(spec.scaffold)
-        hooks = spec.training_hooks + spec.training_chief_hooks if mode == ModeKeys.TRAIN else ()
-        hooks += spec.evaluation_hooks if mode == ModeKeys.EVAL else ()
-        if hooks:
-            raise ValueError(
-                f"model_fn returns {mode} hooks ({', '.join(type(h).__name__ for h in hooks)}); SessionRunHooks "
-                "do not run in TF2: pass a tf_keras callback to train(hooks=...) instead"
-            )
+        if mode == ModeKeys.PREDICT and spec.prediction_hooks:
+            raise ValueError(f"model_fn returns prediction_hooks ({', '.join(type(h).__name__ for h in spec.prediction_hooks)}): "
+                             "hooks of predict() are not migrated")
         return spec
 
     def params_for_model_fn(self, mode: str) -> dict:
@@ -254,10 +273,11 @@ class WrappedModelFn(tf_keras.Model):
             )
         return spec
 
-    def tf1_graph(self, mode: str, element_spec, local_variables: dict | None = None):
-        """The model_fn's graph for `mode` over inputs of `element_spec`, as a function of the input's
-        flattened tensors returning what Estimator fetched: TRAIN {"loss", "step"} after the train_op, PREDICT
-        the predictions; for EVAL two functions, the metrics' updates (of a batch) and their values (no input).
+    def tf1_graph(self, mode: str, element_spec, local_variables: dict | None = None) -> ModeGraph:
+        """The model_fn's graph for `mode` over inputs of `element_spec`. Its `step` is a function of the
+        input's flattened tensors returning what Estimator fetched: TRAIN {"loss", "step"} after the train_op,
+        EVAL the metrics' updates (of a batch), PREDICT the predictions; EVAL's `values` reads the metrics
+        (no input). Its `hooks` are the EstimatorSpec's training (chief included) or evaluation hooks.
 
         Built with `tf.compat.v1.wrap_function` and pruned to those fetches, so that, as in Estimator's
         session, an op runs only when a fetch needs it (a train_op a model_fn builds in every mode does not
@@ -268,8 +288,11 @@ class WrappedModelFn(tf_keras.Model):
         built = {}
 
         def graph(features, labels=None):
-            with Tf1Graph(self.tf1_variables, local_variables):
+            with Tf1Graph(self.tf1_variables, local_variables) as tf1:
                 spec = self._call_model_fn(features, labels, mode)
+                built["collections"] = tf1.collections
+                built["hooks"] = (spec.training_hooks + spec.training_chief_hooks if mode == ModeKeys.TRAIN
+                                  else spec.evaluation_hooks if mode == ModeKeys.EVAL else ())
                 if mode == ModeKeys.TRAIN:
                     with tf.control_dependencies([spec.train_op]):
                         built["fetches"] = {"loss": tf.identity(spec.loss),
@@ -282,19 +305,26 @@ class WrappedModelFn(tf_keras.Model):
 
         wrapped = tf.compat.v1.wrap_function(graph, [features_spec] if labels_spec is None else [features_spec, labels_spec])
         if mode == ModeKeys.EVAL:  # as Estimator: the updates at each batch, the values read once at the end
-            return wrapped.prune(built["feeds"], built["updates"]), wrapped.prune([], built["values"])
-        return wrapped.prune(built["feeds"], built["fetches"])
+            built["fetches"] = built["updates"]
+        made = ModeGraph(wrapped, built["feeds"], built["fetches"], built["collections"], built["hooks"])
+        if mode == ModeKeys.EVAL:
+            made.values = wrapped.prune([], built["values"])
+        return made
 
     def call(self, features, training=False):
         """The PREDICT-mode predictions (Keras's forward pass)."""
         specs = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), features)
-        return self.tf1_graph(ModeKeys.PREDICT, specs)(*tf.nest.flatten(features))
+        return self.tf1_graph(ModeKeys.PREDICT, specs).step(*tf.nest.flatten(features))
 
     def train_step(self, data):
         features, labels = _features_and_labels(data)
         if self._train_graph is None:
             self.make_variables(tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), data), ModeKeys.TRAIN)
-        fetched = self._train_graph(*_flat_input(features, labels))
+        if self.session_hooks is None:
+            fetched = self._train_graph.step(*_flat_input(features, labels))
+        else:  # hooks choose their fetches at each step: the step runs eagerly (fit(run_eagerly), the plain loop)
+            fetched, stop = self.session_hooks.step(_flat_input(features, labels))
+            self.stop_training = self.stop_training or stop
         self.optimizer.iterations.assign(tf.cast(fetched["step"], self.optimizer.iterations.dtype))
         return {"loss": fetched["loss"]}
 
@@ -319,25 +349,42 @@ class WrappedModelFn(tf_keras.Model):
         self.built = True
 
     def estimator_evaluate(self, dataset: tf.data.Dataset, steps: int | None = None,
-                           summary_dir: str | None = None) -> dict[str, float]:
-        """Estimator.evaluate: the EVAL spec's eval_metric_ops over every batch (or the first `steps`), `loss`
-        as the mean of the batch losses (Estimator's `metrics.mean(loss)`), `global_step`."""
+                           summary_dir: str | None = None, hooks=()) -> dict[str, float]:
+        """Estimator.evaluate: the EVAL spec's eval_metric_ops over every batch (or the first `steps`, or until
+        a hook requests a stop), `loss` as the mean of the batch losses (Estimator's `metrics.mean(loss)`),
+        `global_step`. `hooks` (SessionRunHooks) and the spec's evaluation_hooks run around each batch."""
         # A graph of its own per evaluation: the streaming metrics' accumulators start at zero
-        update, values = self.tf1_graph(ModeKeys.EVAL, dataset.element_spec, local_variables={})
+        graph = self.tf1_graph(ModeKeys.EVAL, dataset.element_spec, local_variables={})
+        running = SessionHooks([*hooks, *graph.hooks], graph) if [*hooks, *graph.hooks] else None
+        if running is not None:
+            running.begin()
         batches = 0
         for batch in dataset if steps is None else dataset.take(steps):
-            update(*tf.nest.flatten(batch))
             batches += 1
+            if running is None:
+                graph.step(*tf.nest.flatten(batch))
+            elif running.step(tf.nest.flatten(batch))[1]:
+                break
+        if running is not None:
+            running.end()
         if not batches:
             raise ValueError("evaluate: the input_fn's dataset gave no batch")
-        return finish_evaluation({name: _python_value(value) for name, value in values().items()}, self, summary_dir)
+        values = graph.values()
+        return finish_evaluation({name: _python_value(value) for name, value in values.items()}, self, summary_dir)
 
     def estimator_predict(self, dataset: tf.data.Dataset, predict_keys=None, yield_single_examples: bool = True):
         """Estimator.predict: the PREDICT spec's predictions, per example (or per batch)."""
-        prediction_step = self.tf1_graph(ModeKeys.PREDICT, dataset.element_spec)
+        prediction_step = self.tf1_graph(ModeKeys.PREDICT, dataset.element_spec).step
         batches = (tf.nest.map_structure(np.asarray, prediction_step(*tf.nest.flatten(features_of(batch))))
                    for batch in dataset)
         return as_estimator_yields(batches, predict_keys, yield_single_examples)
+
+    def hooks_callback(self, hooks) -> tf_keras.callbacks.Callback | None:
+        """The callback that runs `hooks` (SessionRunHooks given to train) and the TRAIN spec's training hooks
+        around the steps of a training (made with `make_variables`), or None when there are none. The steps
+        then run one by one, eagerly (each hook chooses its fetches at every step)."""
+        hooks = [*hooks, *self._train_graph.hooks]
+        return _RunSessionHooks(self, hooks) if hooks else None
 
     def load_estimator_checkpoint(self, prefix: str | os.PathLike) -> int:
         """An Estimator's `model.ckpt-N` (a model_dir or a prefix) of this model_fn, once its variables exist

@@ -110,13 +110,15 @@ def test_an_estimator_checkpoint_of_another_model_fn_is_refused_naming_the_varia
         model.load_estimator_checkpoint(prefix)
 
 
-def test_hooks_in_the_spec_and_other_return_values_are_one_error():
+def test_prediction_hooks_and_other_return_values_are_one_error():
     def hooked(features, labels, mode):
         spec = model_fn(features, labels, mode, {"learning_rate": 0.1})
-        return spec._replace(training_hooks=(object(),))
+        return spec._replace(prediction_hooks=(tf.compat.v1.train.StopAtStepHook(last_step=1),))
 
-    with pytest.raises(ValueError, match="model_fn returns train hooks"):
-        WrappedModelFn(hooked).make_variables(_dataset().element_spec)
+    with pytest.raises(ValueError, match=r"model_fn returns prediction_hooks \(StopAtStepHook\)"):
+        WrappedModelFn(hooked).make_variables(_dataset().element_spec[0])
+    with pytest.raises(TypeError, match="All hooks must be SessionRunHook instances"):
+        EstimatorSpec(ModeKeys.TRAIN, loss=1.0, train_op=tf.constant(0), training_hooks=[object()])
     with pytest.raises(TypeError, match="must return compat.wrapped_model_fns.EstimatorSpec"):
         WrappedModelFn(lambda features, labels, mode: None).make_variables(_dataset().element_spec)
 
@@ -165,15 +167,16 @@ def test_init_from_checkpoint_warm_starts_once_when_the_variables_are_made(tmp_p
     np.testing.assert_array_equal(model.tf1_variables["hidden/w"].numpy(), trained)
 
 
-def test_a_hook_kept_tf1_fails_only_the_training_given_it(tmp_path):
+def test_a_hook_kept_tf1_runs_against_the_wrapped_graph(tmp_path):
     """tests/codemods/fixtures/wrapped_tf1_hook, migrated: the module imports (its kept hook class is
-    tf.compat.v1.train's), the training without the hook runs, the one given it stops with one error."""
+    tf.compat.v1.train's), and the hook, given to the training of the wrapped model_fn, fetches the graph's
+    `loss:0` by name at every step, as under Estimator (compat.wrapped_hooks)."""
     from tests.codemods.test_fixtures import FIXTURES
     from tests.conftest import import_program
 
     for target in ("keras", "loop"):
         program = import_program(FIXTURES / "wrapped_tf1_hook" / f"{target}.py")
-        program.main(str(tmp_path / target), verbose=False)
+        assert program.main(str(tmp_path / target), history=False) is None
         assert tf.train.latest_checkpoint(str(tmp_path / target)).endswith("-10")
-        with pytest.raises(TypeError, match="hook PrintLossHook is not a Keras callback"):
-            program.main(str(tmp_path / f"{target}_verbose"), verbose=True)
+        losses = program.main(str(tmp_path / f"{target}_history"), history=True)
+        assert len(losses) == 10 and all(np.ndim(loss) == 0 for loss in losses) and losses[-1] < losses[0], losses

@@ -48,6 +48,11 @@ class _RequestStop(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
 
+KEPT_HOOK_RUNS = (
+    "kept as a SessionRunHook: it runs as it is with a model_fn kept as written (in its train(hooks=...), "
+    "evaluate(hooks=...) or EstimatorSpec hooks: compat.wrapped_hooks runs it against the model_fn's graph); with "
+    "a canned or class-migrated estimator it is one error when the program runs"
+)
 # The session-run API a kept hook class uses, which TensorFlow 2 has under tf.compat.v1.train only
 _SESSION_RUN_NAMES = ("SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues")
 _SESSION_RUN_APIS = {f"{namespace}.{name}" for namespace in ("train", "estimator") for name in _SESSION_RUN_NAMES}
@@ -102,6 +107,7 @@ class SessionRunHookRule(Rule):
         if hook.problems:
             for problem in hook.problems:
                 ctx.todo(original, self.rule_id, problem, statement=original)
+            ctx.todo(original, self.rule_id, KEPT_HOOK_RUNS, statement=original)
             return _with_compat_v1_names(original, updated, ctx)
         blocked = ctx.facts.hook_blocked_by(hook.name)
         if blocked:

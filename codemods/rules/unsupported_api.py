@@ -106,9 +106,15 @@ GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
     "of a migrated train call of the estimator it names; otherwise call should_stop_fn from a callback's "
     "on_train_batch_end and set self.model.stop_training"
 )
+# Built-in hooks that run as they are (tf.compat.v1.train's) among the hooks of a model_fn kept as written
+# (compat.wrapped_hooks): they fetch tensors and read the global step, without feeds, options or summaries.
+_RUN_WITH_WRAPPED = ("StopAtStepHook", "LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook")
+_WRAPPED = ("runs as it is (tf.compat.v1.train.{name}) in the training_hooks of a model_fn kept as written or in "
+            "its train(hooks=...) (compat.wrapped_hooks); otherwise ")
 for _name, _what in _HOOKS.items():
     for _namespace in ("train", "estimator"):
-        GUIDANCE[f"{_namespace}.{_name}"] = f"{_name}: not migrated yet; {_what}"
+        GUIDANCE[f"{_namespace}.{_name}"] = (
+            f"{_name}: not migrated yet; " + _WRAPPED.format(name=_name) * (_name in _RUN_WITH_WRAPPED) + _what)
 
 
 @register
@@ -137,6 +143,10 @@ class UnsupportedApiRule(Rule):
             return updated
         if api is not None and api.path in GUIDANCE:
             message = GUIDANCE[api.path]
+            namespace, _, name = api.path.partition(".")
+            if name in _HOOKS and namespace in ("train", "estimator") and not api.v1:
+                # TensorFlow 2 has TF1's hook classes under tf.compat.v1.train only (tf.estimator's were aliases)
+                updated = updated.with_changes(func=cst.parse_expression(f"{ctx.need_tensorflow()}.compat.v1.train.{name}"))
             why = ctx.facts.sessions.get(id(original))  # a MonitoredTrainingSession's reasons
             if why is not None:
                 message = f"MonitoredTrainingSession: {'; '.join(why)}; {SESSION_HOW}"

@@ -539,6 +539,18 @@ ROWS = [
         ("wrapped_model_fns.WrappedModelFn(batch_norm_model_fn)", "estimator_loop.train(normalized"),
     ),
     Row(
+        "A `SessionRunHook` class reading the graph (`SessionRunArgs` fetches, `run_values`, the session) given to "
+        "the train call of a custom model_fn kept as written (or in its EstimatorSpec's hooks)",
+        "kept as a SessionRunHook, `tf.train`/`tf.estimator` names -> `tf.compat.v1.train.*`, TODOs saying where it "
+        "runs; the estimator migrates, and `compat.wrapped_hooks` runs the hook against the model_fn's graph",
+        "same",
+        "wrapped_tf1_hook",
+        ("class LossHistoryHook(tf.compat.v1.train.SessionRunHook):", "return tf.compat.v1.train.SessionRunArgs(",
+         "estimator_training.train(estimator, input_fn=input_fn, max_steps=10, hooks=[hook])"),
+        ("class LossHistoryHook(tf.compat.v1.train.SessionRunHook):",
+         "estimator_loop.train(estimator, input_fn=input_fn, max_steps=10, hooks=[hook])"),
+    ),
+    Row(
         "`TPUEstimator(model_fn=f, config=tpu_run_config, use_tpu=..., train_batch_size=..., ...)` "
         "(`tf.estimator.tpu`, `tf.contrib.tpu`), its `tpu.RunConfig(tpu_config=TPUConfig(...), ...)`, "
         "`TPUEstimatorSpec(..., eval_metrics=(metric_fn, tensors), scaffold_fn=...)`",

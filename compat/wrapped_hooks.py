@@ -1,0 +1,137 @@
+"""SessionRunHooks of a wrapped model_fn, run against its TF1 graph as Estimator's MonitoredSession ran them.
+
+A wrapped model_fn (compat.wrapped_model_fns) builds each mode's graph as Estimator did, so the hooks written
+for it still find what they look for: the tensors their `before_run` asks for (by object or by name), the
+global step, the graph's collections. `SessionHooks` drives them through a run of steps with MonitoredSession's
+protocol: `begin()` in the graph (which they may extend with their own ops), `after_create_session(session,
+coord)`, `before_run(run_context)` / `after_run(run_context, run_values)` around every step, whose fetches run
+in the same call as the step's own (one pruned function per set of fetches, as one `session.run`), and
+`end(session)`. `run_context.request_stop()` ends the training (or evaluation) after that step. The `session`
+a hook is given runs fetches that need no input (`session.run(global_step)`); feeding is not supported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import tensorflow as tf
+
+SessionRunHook = tf.compat.v1.train.SessionRunHook
+
+
+class ModeGraph:
+    """One mode's graph of a wrapped model_fn: the `tf.compat.v1.wrap_function` it was built in, its input
+    placeholders (`feeds`), what Estimator fetched at each step (`fetches`), the collections the model_fn
+    filled and the hooks its EstimatorSpec returned."""
+
+    def __init__(self, wrapped, feeds: list, fetches, collections: dict, hooks: tuple = ()):
+        self.wrapped, self.feeds, self.fetches = wrapped, feeds, fetches
+        self.collections, self.hooks = collections, tuple(hooks)
+        self.step = wrapped.prune(feeds, fetches)  # the step without hooks
+        self._pruned = {}
+        self._variable_reads = {}
+
+    @property
+    def graph(self):
+        return self.wrapped.graph
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """The graph as the default graph, with the collections the model_fn left in it (a hook's begin()
+        finds the global step, the summaries, its own ops' inputs)."""
+        saved = self.graph._collections  # noqa: SLF001  (see compat.wrapped_model_fns.Tf1Graph)
+        self.graph._collections = self.collections  # noqa: SLF001
+        try:
+            with self.graph.as_default():
+                yield self.graph
+        finally:
+            self.graph._collections = saved  # noqa: SLF001
+
+    def with_fetches(self, extra, inputs: bool = True):
+        """The step's function also returning `extra` (a hook's fetches: tensors, ops, names, variables,
+        nested), as {"estimator": ..., "extra": ...}; without `inputs`, only `extra`, from no input."""
+        resolved = tf.nest.map_structure(self._element, extra)
+        key = (inputs, repr(tf.nest.map_structure(id, resolved)))  # the fetches, and how they are laid out
+        if key not in self._pruned:
+            fetches = {"estimator": self.fetches, "extra": resolved} if inputs else {"extra": resolved}
+            self._pruned[key] = self.wrapped.prune(self.feeds if inputs else [], fetches)
+        return self._pruned[key]
+
+    def _element(self, fetch):
+        if isinstance(fetch, tf.Variable):  # a session fetched a variable's value
+            if id(fetch) not in self._variable_reads:
+                with self.as_default():
+                    self._variable_reads[id(fetch)] = tf.identity(fetch)
+            return self._variable_reads[id(fetch)]
+        if isinstance(fetch, str | tf.Tensor | tf.Operation):
+            return self.graph.as_graph_element(fetch)
+        raise TypeError(f"a hook fetches {type(fetch).__name__} ({fetch!r}): fetch tensors, ops, names or variables")
+
+
+def _numpy(structure):
+    """Fetched values as a session returned them: numpy values, None for an op."""
+    return tf.nest.map_structure(lambda value: None if value is None else np.asarray(value), structure)
+
+
+class HookSession:
+    """The `session` a hook gets: `run(fetches)` evaluates them in the model_fn's graph, from no input."""
+
+    def __init__(self, graph: ModeGraph):
+        self._graph = graph
+
+    @property
+    def graph(self):
+        return self._graph.graph
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if feed_dict:
+            raise ValueError("a hook's session.run(feed_dict=...) is not migrated: a wrapped model_fn's graph is fed "
+                             "by its input_fn only")
+        function = self._graph.with_fetches(fetches, inputs=False)
+        with tf.init_scope():  # hooks call it with the graph as the default one: run it, do not trace it there
+            return _numpy(function()["extra"])
+
+
+class SessionHooks:
+    """`hooks` run around the steps of one mode's graph, as MonitoredSession ran them."""
+
+    def __init__(self, hooks, graph: ModeGraph):
+        self.hooks = list(hooks)
+        for hook in self.hooks:
+            if not isinstance(hook, SessionRunHook):
+                raise TypeError(f"{type(hook).__name__} is not a SessionRunHook")
+        self.graph = graph
+        self.session = HookSession(graph)
+
+    def begin(self) -> None:
+        """Each hook's begin() in the graph, then after_create_session (the variables restored by then)."""
+        with self.graph.as_default():
+            for hook in self.hooks:
+                hook.begin()
+            for hook in self.hooks:
+                hook.after_create_session(self.session, None)
+
+    def step(self, flat_inputs: list):
+        """One step with the hooks' fetches: (what Estimator fetched, whether a hook requested a stop)."""
+        context = tf.compat.v1.train.SessionRunContext(
+            original_args=tf.compat.v1.train.SessionRunArgs(self.graph.fetches), session=self.session)
+        with self.graph.as_default():
+            requests = [hook.before_run(context) for hook in self.hooks]
+        for hook, request in zip(self.hooks, requests, strict=True):
+            if request is not None and (request.feed_dict or request.options):
+                raise ValueError(f"{type(hook).__name__}.before_run: SessionRunArgs(feed_dict=..., options=...) "
+                                 "is not migrated")
+        extra = [() if request is None else request.fetches for request in requests]
+        fetched = self.graph.with_fetches(extra)(*flat_inputs)
+        values = [None if request is None else _numpy(value) for request, value in zip(requests, fetched["extra"])]
+        with self.graph.as_default():
+            for hook, value in zip(self.hooks, values, strict=True):
+                hook.after_run(context, tf.compat.v1.train.SessionRunValues(results=value, options=None,
+                                                                            run_metadata=None))
+        return fetched["estimator"], context.stop_requested
+
+    def end(self) -> None:
+        with self.graph.as_default():
+            for hook in self.hooks:
+                hook.end(self.session)

@@ -1,0 +1,82 @@
+"""SessionRunHooks of a custom model_fn, for tests/test_session_hooks.py: the input of `migrate rewrite` (the
+model_fn is kept as written and its hooks run against its graph: compat.wrapped_hooks) and, unchanged, the
+legacy reference run.
+
+The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the EstimatorSpec's training_hooks; a
+hook of the program's own in train(hooks=...) that fetches the loss by object and the logits by name in
+before_run, reads the global step with `run_context.session.run` after each step, and requests a stop at
+step 12 (of max_steps 20); an evaluation hook fetching the batch loss by name. What the hooks saw is written
+as JSON (--record) to compare with the migrated program's.
+"""
+
+import argparse
+import json
+
+import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+
+def input_fn():
+    digits = load_digits()
+    x, y = (digits.data / 16.0).astype(np.float32), digits.target.astype(np.int32)
+    return tf.data.Dataset.from_tensor_slices(({"pixels": x}, y)).batch(64)
+
+
+class RecordingHook(tf.compat.v1.train.SessionRunHook):
+    """Records the loss, the mean logit and the global step after every step; stops at `stop_at`."""
+
+    def __init__(self, stop_at=None):
+        self.stop_at = stop_at
+        self.records = []
+
+    def begin(self):
+        self.global_step = tf.compat.v1.train.get_global_step()
+        self.loss = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.LOSSES)[0]
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs({"loss": self.loss, "logits": "logits/BiasAdd:0"})
+
+    def after_run(self, run_context, run_values):
+        step = int(run_context.session.run(self.global_step))
+        self.records.append({"step": step, "loss": float(run_values.results["loss"]),
+                             "mean_logit": float(np.mean(run_values.results["logits"]))})
+        if self.stop_at is not None and step >= self.stop_at:
+            run_context.request_stop()
+
+
+EVAL_RECORDS = RecordingHook()
+
+
+def model_fn(features, labels, mode):
+    with tf.compat.v1.variable_scope("hidden"):
+        w = tf.compat.v1.get_variable("w", [64, 16], initializer=tf.compat.v1.glorot_uniform_initializer(seed=1))
+        hidden = tf.nn.relu(tf.matmul(features["pixels"], w))
+    logits = tf.compat.v1.layers.dense(hidden, 10, name="logits",
+                                       kernel_initializer=tf.compat.v1.glorot_uniform_initializer(seed=2))
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        return tf.estimator.EstimatorSpec(mode, loss=loss, evaluation_hooks=[EVAL_RECORDS], eval_metric_ops={
+            "accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))})
+    train_op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss, tf.compat.v1.train.get_global_step())
+    logging_hook = tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=5)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[logging_hook])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--record", required=True)
+    args = parser.parse_args()
+
+    estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir)
+    recording = RecordingHook(stop_at=12)
+    estimator.train(input_fn=lambda: input_fn().repeat(), max_steps=20, hooks=[recording])
+    metrics = estimator.evaluate(input_fn=input_fn)
+    with open(args.record, "w") as out:
+        json.dump({"train": recording.records, "eval": [r["loss"] for r in EVAL_RECORDS.records],
+                   "metrics": {key: float(value) for key, value in metrics.items()}}, out)
+
+
+if __name__ == "__main__":
+    main()
