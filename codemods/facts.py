@@ -34,7 +34,7 @@ from codemods.hook_facts import (
     builtin_hook_problems,
     saver_hook_cadence,
 )
-from codemods.input_fns import callable_input_fn_problems
+from codemods.input_fns import callable_input_fn_problems, iterator_input_fns
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
@@ -255,6 +255,8 @@ class ProgramFacts:
     # SessionRunHook classes also named where no estimator's hooks list is followed (they stay hooks)
     hooks_used_elsewhere: set[str] = field(default_factory=set)
     functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)  # every def, by name
+    # input_fns returning a one-shot iterator's get_next(), which return their dataset instead (rules/input_fn_iterator.py)
+    iterator_input_fns: dict = field(default_factory=dict)
     builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
     # name -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
     hook_lists: dict[str, cst.List] = field(default_factory=dict)
@@ -622,6 +624,7 @@ def collect_facts(
     )
     collector = _Collector(resolver, facts)
     fast_visit(module, collector)
+    facts.iterator_input_fns = iterator_input_fns(module, facts.functions, resolver)
     checker = _UseChecker(facts, resolver, collector.lists)
     fast_visit(module, checker)
     _check_sessions(facts, checker.hook_references)
@@ -979,7 +982,8 @@ def _input_fn_problems(
     if inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS):
         estimator.input_fn_calls.append(input_fn)
         return numpy_input_fn_problems(input_fn)
-    problems = callable_input_fn_problems(input_fn, facts.functions, resolver) if input_fn is not None else None
+    problems = callable_input_fn_problems(input_fn, facts.functions, resolver, facts.iterator_input_fns) \
+        if input_fn is not None else None
     if problems is not None:
         return problems
     return [RunTimeChecked("input_fn= is not a numpy_input_fn, or a function returning a tf.data.Dataset, of this module")]

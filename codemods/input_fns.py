@@ -14,6 +14,8 @@ iterate the same dataset eagerly, so such an input_fn needs no rewrite, only the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from codemods.api import ApiResolver, dotted_name
@@ -67,9 +69,108 @@ class _Body(cst.CSTVisitor):
             self.tf1_iterator = True
 
 
-def dataset_function_problems(function: cst.FunctionDef, resolver: ApiResolver) -> list[str]:
-    """Why `function` is not an input_fn returning a tf.data.Dataset (empty when it is)."""
+@dataclass
+class IteratorReturn:
+    """An input_fn that ends by returning a TF1 one-shot iterator's `get_next()` over a dataset (Estimator
+    iterated a returned dataset the same way): `return <dataset>` replaces its last `dropped` statements."""
+
+    function: cst.FunctionDef
+    dataset: cst.BaseExpression
+    dropped: int  # how many statements at the end of the body (the return included) the new return replaces
+
+
+def iterator_return(function: cst.FunctionDef, resolver: ApiResolver) -> IteratorReturn | None:
+    """The iterator form of `function`, when it is one of:
+        return <dataset>.make_one_shot_iterator().get_next()   (or tf.compat.v1.data.make_one_shot_iterator(d))
+        iterator = <one-shot iterator of a dataset>; return iterator.get_next()
+        [iterator = ...;] features, labels = <iterator>.get_next(); return features, labels   (or one name)
+    where the names it binds are used nowhere else in the function. None otherwise."""
+    if not isinstance(function.body, cst.IndentedBlock):
+        return None
+    body = list(function.body.body)
+    small = [s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None for s in body]
+    if not small or not isinstance(small[-1], cst.Return) or small[-1].value is None:
+        return None
+    returned, dropped, iterator = small[-1].value, 1, None
+    names = _returned_names(returned)
+    if names and len(small) >= 2 and _assigns(small[-2], names):  # features, labels = ....get_next()
+        returned, dropped = small[-2].value, 2
+    if _get_next_of(returned) is None:
+        return None
+    source = _get_next_of(returned)
+    if isinstance(source, cst.Name) and len(small) > dropped and _assigns(small[-dropped - 1], [source.value]):
+        iterator, source = source.value, _one_shot_of(small[-dropped - 1].value, resolver)
+        dropped += 1
+    else:
+        source = _one_shot_of(source, resolver)
+    kept = _Body(resolver)
+    for statement in body[:-dropped]:
+        statement.visit(kept)
+    if source is None or not is_dataset(source, kept.datasets, resolver):
+        return None
+    bound = [*(names or []), *([iterator] if iterator else [])]
+    if any(_name_uses(statement, bound) for statement in body[:-dropped]):
+        return None
+    return IteratorReturn(function, source, dropped)
+
+
+def _returned_names(value: cst.BaseExpression) -> list[str] | None:
+    if isinstance(value, cst.Name):
+        return [value.value]
+    if isinstance(value, cst.Tuple) and all(isinstance(e.value, cst.Name) for e in value.elements):
+        return [e.value.value for e in value.elements]
+    return None
+
+
+def _assigns(statement, names: list[str]) -> bool:
+    """Whether `statement` is `<names> = ...` (one target: a name, or a tuple of exactly these names)."""
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return False
+    return _returned_names(statement.targets[0].target) == names
+
+
+def _get_next_of(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`x` of `x.get_next()`."""
+    if (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "get_next"):
+        return value.func.value
+    return None
+
+
+def _one_shot_of(value: cst.BaseExpression, resolver: ApiResolver) -> cst.BaseExpression | None:
+    """`d` of `d.make_one_shot_iterator()` or `tf.compat.v1.data.make_one_shot_iterator(d)`."""
+    if not isinstance(value, cst.Call):
+        return None
+    api = resolver.call_api(value)
+    if api is not None and api.path == "data.make_one_shot_iterator" and len(value.args) == 1 \
+            and value.args[0].keyword is None:
+        return value.args[0].value
+    if isinstance(value.func, cst.Attribute) and value.func.attr.value == "make_one_shot_iterator" and not value.args:
+        return value.func.value
+    return None
+
+
+def _name_uses(node: cst.CSTNode, names: list[str]) -> bool:
+    found = []
+
+    class Uses(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            if name.value in names:
+                found.append(name)
+
+    node.visit(Uses())
+    return bool(found)
+
+
+def dataset_function_problems(function: cst.FunctionDef, resolver: ApiResolver,
+                              iterator_forms: dict | None = None) -> list[str]:
+    """Why `function` is not an input_fn returning a tf.data.Dataset (empty when it is). An input_fn in
+    `iterator_forms` (name -> IteratorReturn: its one-shot iterator becomes the dataset) is taken as returning
+    its dataset."""
     name = function.name.value
+    form = (iterator_forms or {}).get(name)
+    if form is not None and form.function is not function:
+        form = None
     # The run-time tier calls an input_fn as Estimator did (mode, params, config) and checks what it returns.
     problems = [
         RunTimeChecked(f"input_fn {name}({param.name.value}) would be given `{param.name.value}` by Estimator")
@@ -77,8 +178,10 @@ def dataset_function_problems(function: cst.FunctionDef, resolver: ApiResolver) 
         if param.name.value in ESTIMATOR_FILLED_PARAMETERS
     ]
     body = _Body(resolver)
-    for statement in function.body.body:
+    for statement in function.body.body[: -form.dropped] if form else function.body.body:
         statement.visit(body)
+    if form is not None:
+        body.returns.append(form.dataset)
     if body.tf1_iterator:
         problems.append(f"input_fn {name}() makes a TF1 iterator; return the tf.data.Dataset itself")
     if not body.returns or not all(
@@ -89,16 +192,17 @@ def dataset_function_problems(function: cst.FunctionDef, resolver: ApiResolver) 
 
 
 def callable_input_fn_problems(
-    input_fn: cst.BaseExpression, functions: dict[str, list[cst.FunctionDef]], resolver: ApiResolver
+    input_fn: cst.BaseExpression, functions: dict[str, list[cst.FunctionDef]], resolver: ApiResolver,
+    iterator_forms: dict | None = None,
 ) -> list[str] | None:
     """Problems of an input_fn that is a dataset function, a lambda or a partial of one; None if it is
-    none of these shapes."""
+    none of these shapes (`iterator_forms`: see dataset_function_problems)."""
 
     def function_problems(name: str) -> list[str]:
         defined = functions.get(name, [])
         if len(defined) != 1:
             return [f"input_fn {name} is not one function defined in this module"]
-        return dataset_function_problems(defined[0], resolver)
+        return dataset_function_problems(defined[0], resolver, iterator_forms)
 
     if isinstance(input_fn, cst.Name) and input_fn.value in functions:
         problems = function_problems(input_fn.value)
@@ -139,3 +243,62 @@ def _made_function(factory: cst.FunctionDef, resolver: ApiResolver) -> cst.Funct
         statement.visit(body)
     names = {value.value if isinstance(value, cst.Name) else None for value in body.returns}
     return nested.get(names.pop()) if len(names) == 1 and None not in names else None
+
+
+_INPUT_FN_METHODS = ("train", "evaluate", "predict")  # Estimator methods taking input_fn first
+_SPECS = ("TrainSpec", "EvalSpec")
+
+
+def iterator_input_fns(module: cst.Module, functions: dict[str, list[cst.FunctionDef]], resolver: ApiResolver
+                       ) -> dict[str, IteratorReturn]:
+    """The module's top-level functions in iterator form (`iterator_return`) that it uses only as input_fns
+    (given as `input_fn=`, first to train/evaluate/predict or a Train/EvalSpec, or called by such a lambda):
+    returning the dataset instead changes nothing for Estimator and gives the migration its dataset."""
+    top_level = {id(statement) for statement in module.body}
+    candidates = {}
+    for name, defined in functions.items():
+        if len(defined) == 1 and id(defined[0]) in top_level:
+            form = iterator_return(defined[0], resolver)
+            if form is not None:
+                candidates[name] = form
+    if not candidates:
+        return {}
+    uses = _InputFnUses(set(candidates))
+    module.visit(uses)
+    return {name: form for name, form in candidates.items() if name not in uses.other}
+
+
+class _InputFnUses(cst.CSTVisitor):
+    """Names of `names` referred to other than as an input_fn (`other`)."""
+
+    def __init__(self, names: set[str]):
+        self.names, self.other, self.stack = names, set(), []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name) and node.value in self.names and not self._as_input_fn(node):
+            self.other.add(node.value)
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+    def _as_input_fn(self, name: cst.Name) -> bool:
+        parents = self.stack[::-1]
+        if isinstance(parents[0], cst.FunctionDef) and parents[0].name is name:
+            return True  # its own def
+        if isinstance(parents[0], cst.Call) and parents[0].func is name and len(parents) > 2 \
+                and isinstance(parents[1], cst.Lambda) and parents[1].body is parents[0]:
+            parents = parents[2:]  # lambda: input_fn(...)
+        elif not (isinstance(parents[0], cst.Arg) and parents[0].value is name):
+            return False
+        arg = parents[0]
+        if not isinstance(arg, cst.Arg) or len(parents) < 2 or not isinstance(parents[1], cst.Call):
+            return False
+        if arg.keyword is not None:
+            return arg.keyword.value == "input_fn"
+        call = parents[1]
+        function = dotted_name(call.func) or ""
+        first = call.args[0] is arg
+        return first and (function.rsplit(".", 1)[-1] in _SPECS or (
+            isinstance(call.func, cst.Attribute) and call.func.attr.value in _INPUT_FN_METHODS))

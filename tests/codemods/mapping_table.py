@@ -296,12 +296,25 @@ ROWS = [
         ("iter(train_input_fn())", "iter(make_input_fn({\"x\": x}, y, None)())"),
     ),
     Row(
-        "input_fn taking `params`/`mode`/`config`, making a TF1 iterator, or returning tensors",
-        "the estimator is kept, with a `TODO(migrate)` naming the reason",
+        "input_fn ending `return <dataset>.make_one_shot_iterator().get_next()` (or `tf.compat.v1.data."
+        "make_one_shot_iterator(d)`, through an iterator variable, unpacked into names returned as they are), "
+        "used by the module only as an input_fn",
+        "`return <dataset>` (Estimator iterated both the same way); the estimator then migrates as for any "
+        "dataset input_fn",
+        "same",
+        "input_fn_one_shot_iterator",
+        ("    dataset = dataset.shuffle(64).repeat().batch(16)\n    return dataset\n", "    return dataset.batch(16)\n"),
+        ("    dataset = dataset.shuffle(64).repeat().batch(16)\n    return dataset\n", "    return dataset.batch(16)\n"),
+    ),
+    Row(
+        "input_fn changing the batch a TF1 iterator's `get_next()` gave (in the same module, input_fns taking "
+        "`params`/`mode`/`config` or returning tensors)",
+        "the estimator is kept, with a `TODO(migrate)` naming the reason (and with it the module's other "
+        "estimators, each with what the source does not prove about its input_fn)",
         "same",
         "todo_input_fns_unfaithful",
-        ("would be given `params` by Estimator", "makes a TF1 iterator"),
-        ("would be given `params` by Estimator", "makes a TF1 iterator"),
+        ("makes a TF1 iterator", "would be given `params` by Estimator"),
+        ("makes a TF1 iterator", "would be given `params` by Estimator"),
     ),
     Row(
         "`est.train(input_fn)` with neither steps nor max_steps (until the input ends or a hook stops it)",

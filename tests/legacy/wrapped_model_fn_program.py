@@ -5,7 +5,8 @@ unchanged, the legacy reference run. Fixed batch order, a checkpoint every 10 st
 The model_fn is TF1 graph code as research projects wrote it: a variable scope with `get_variable`, TF1
 layers with batch normalization (train_op depending on the UPDATE_OPS), an L2 penalty summed over
 `tf.trainable_variables()`, a training summary, TF1 Adam at an exponentially decaying rate, gradients
-clipped by global norm between `compute_gradients` and `apply_gradients`. With --results, the estimator
+clipped by global norm between `compute_gradients` and `apply_gradients`. The input_fns return a one-shot
+iterator's `get_next()`, as TensorFlow 1.4-1.12 code did (the rewrite returns the dataset). With --results, the estimator
 is evaluated on all of digits and predicts its first 20 examples (written as JSON).
 """
 
@@ -25,12 +26,15 @@ def input_fn(mode, params):
     dataset = tf.data.Dataset.from_tensor_slices(({"pixels": x}, y))
     if mode == tf.estimator.ModeKeys.TRAIN:
         dataset = dataset.repeat()
-    return dataset.batch(params["batch_size"])
+    iterator = tf.compat.v1.data.make_one_shot_iterator(dataset.batch(params["batch_size"]))
+    features, labels = iterator.get_next()
+    return features, labels
 
 
 def predict_input_fn():
     digits = load_digits()
-    return tf.data.Dataset.from_tensor_slices({"pixels": (digits.data[:20] / 16.0).astype(np.float32)}).batch(8)
+    dataset = tf.data.Dataset.from_tensor_slices({"pixels": (digits.data[:20] / 16.0).astype(np.float32)})
+    return tf.compat.v1.data.make_one_shot_iterator(dataset.batch(8)).get_next()
 
 
 def model_fn(features, labels, mode, params):
