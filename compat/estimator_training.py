@@ -183,6 +183,11 @@ def _tf1_checkpoint_values(model) -> dict[str, str]:
     prefix = latest_checkpoint(model)
     if prefix is None:
         raise ValueError(f"Couldn't find a checkpoint in {model_dir_of(model)}")
+    return tf1_checkpoint_keys(prefix)
+
+
+def tf1_checkpoint_keys(prefix: str) -> dict[str, str]:
+    """TF1 name -> checkpoint key of the wrapped model_fn variables in the migrated checkpoint `prefix`."""
     keys = {}
     for key in tf.train.load_checkpoint(prefix).get_variable_to_shape_map():
         if key.startswith(_TF1_VARIABLE_KEY) and key.endswith(_VALUE_SUFFIX):

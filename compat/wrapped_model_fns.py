@@ -355,7 +355,8 @@ class WrappedModelFn(tf_keras.Model):
         `global_step`. `hooks` (SessionRunHooks) and the spec's evaluation_hooks run around each batch."""
         # A graph of its own per evaluation: the streaming metrics' accumulators start at zero
         graph = self.tf1_graph(ModeKeys.EVAL, dataset.element_spec, local_variables={})
-        running = SessionHooks([*hooks, *graph.hooks], graph) if [*hooks, *graph.hooks] else None
+        hooks = [*hooks, *graph.hooks]
+        running = SessionHooks(hooks, graph) if hooks else None
         if running is not None:
             running.begin()
         batches = 0

@@ -85,13 +85,10 @@ def tf1_variables_in(prefix: str) -> dict:
     """A migrated TF2 checkpoint's wrapped-model_fn variables (compat.wrapped_model_fns), by their TF1 names."""
     import tensorflow as tf
 
+    from compat.estimator_training import tf1_checkpoint_keys
+
     reader = tf.train.load_checkpoint(prefix)
-    found = {}
-    for key in reader.get_variable_to_shape_map():
-        if key.startswith("model/tf1_variables/") and key.endswith("/.ATTRIBUTES/VARIABLE_VALUE"):
-            escaped = key.removeprefix("model/tf1_variables/").removesuffix("/.ATTRIBUTES/VARIABLE_VALUE")
-            found[escaped.replace(".S", "/").replace("..", ".")] = reader.get_tensor(key)
-    return found
+    return {name: reader.get_tensor(key) for name, key in tf1_checkpoint_keys(prefix).items()}
 
 
 def estimator_start(estimator_dir: Path, model_dir: Path) -> Path:
