@@ -8,10 +8,12 @@ is caught here: before anything is restored, every tensor of the newest checkpoi
 checks the index, the presence and length of the data files and every tensor's CRC32C. A checkpoint that
 fails is skipped with one warning naming it and the error, and the next newest is used.
 
-An Estimator's model_dir names its `model.ckpt-N` in the `checkpoint` state file, so a migrated program
-started on it unconverted would find that name-based checkpoint as its latest: `tf.train.Checkpoint`
-restores nothing from it without a word, training starts over at step 0, and the `CheckpointManager`,
-which sweeps what its state file lists, would delete the Estimator's checkpoints as it saves new ones.
+Carry-over. An Estimator's model_dir names its `model.ckpt-N` in the `checkpoint` state file, so a migrated
+program started on it finds that name-based checkpoint as its latest. `tf.train.Checkpoint` would restore
+nothing from it without a word, so it is loaded by name instead (weights, optimizer slots, the step) into
+whatever model the rewrite emitted: a `compat.canned` model, a migrated model_fn class or a wrapped model_fn.
+Training continues at N + 1 and says so in one log line. The Estimator's files are never written or deleted;
+its state file, which the manager's first save replaces, is first copied to `checkpoint.estimator`.
 """
 
 from __future__ import annotations
@@ -19,17 +21,22 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shutil
+import tempfile
 import warnings
 
 import tensorflow as tf
 
+from compat.legacy_checkpoint import STATE_FILE
+
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+ESTIMATOR_STATE_BACKUP = "checkpoint.estimator"  # the Estimator's state file, kept when a TF2 one replaces it
 
 
 log = logging.getLogger(__name__)
 
 class EstimatorCheckpointError(RuntimeError):
-    """The model_dir holds an Estimator checkpoint that must be converted before training resumes."""
+    """The model_dir holds an Estimator checkpoint that this model cannot continue from."""
 
 
 class CorruptCheckpointWarning(UserWarning):
@@ -90,51 +97,70 @@ def _warn_skipped(skipped: list[str], outcome: str) -> None:
 
 
 def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.CheckpointManager):
-    """Restore the newest readable checkpoint into `checkpoint`; an Estimator's name-based one only into a
-    wrapped model_fn (compat.wrapped_model_fns, whose variables exist), refused otherwise.
+    """Restore the newest readable checkpoint into `checkpoint`; an Estimator's name-based one is carried
+    over into `checkpoint.model` (`carry_over`).
 
-    Returns the restore status, or None when there is nothing to restore (a fresh model_dir).
+    Returns the restore status (the step, for a carried-over checkpoint), or None when there is nothing to
+    restore (a fresh model_dir).
     """
     latest = latest_valid_checkpoint(manager)
     if latest is None:
         return None
     if not tf.train.load_checkpoint(latest).has_tensor(OBJECT_GRAPH_KEY):
-        model = getattr(checkpoint, "model", None)
-        if hasattr(model, "load_estimator_checkpoint"):  # a wrapped model_fn keeps the TF1 names: by name
-            step = model.load_estimator_checkpoint(latest)
-            log.info("Continuing the Estimator's checkpoint %s at step %d", latest, step + 1)
-            return step
-        how = _how_to_convert(model, manager.directory)
-        raise EstimatorCheckpointError(
-            f"{latest} is an Estimator checkpoint; convert it first with {how} (restoring it here would "
-            "silently start over at step 0 and later delete the Estimator's checkpoints)"
-        )
+        step = carry_over(getattr(checkpoint, "model", None), latest)
+        _keep_estimator_state_file(manager.directory)
+        # A warning, so that it shows without logging configured: the model_dir's state file changes hands.
+        log.warning("Continuing the Estimator's checkpoint %s at step %d", latest, step + 1)
+        return step
     return checkpoint.restore(latest)
+
+
+def carry_over(model, prefix: str) -> int:
+    """Load the Estimator (or TF1 Saver) checkpoint at `prefix` into `model` by its TF1 names: weights,
+    optimizer slots and step, all or nothing. Returns the step. `CheckpointError` names what does not map."""
+    if hasattr(model, "load_estimator_checkpoint"):  # a wrapped model_fn (compat.wrapped_model_fns)
+        return model.load_estimator_checkpoint(prefix)
+    from compat import canned, model_fns  # only here: migrated custom loops need no feature-column code
+
+    if isinstance(model, model_fns.EstimatorModel):
+        if not model.built:
+            raise EstimatorCheckpointError(
+                f"{prefix} is an Estimator checkpoint; the model's variables must exist to load it by name: "
+                "call model.make_variables(...) before restoring"
+            )
+        return model_fns.load_estimator_checkpoint(model, prefix).global_step or 0
+    if isinstance(model, canned.CannedModel):
+        from compat import canned_checkpoint
+
+        return canned_checkpoint.load_estimator_checkpoint(model, prefix).global_step or 0
+    raise EstimatorCheckpointError(
+        f"{prefix} is a TF1 name-based checkpoint and {type(model).__name__} is not a model `migrate rewrite` "
+        "emits (compat.canned, compat.model_fns, compat.wrapped_model_fns): load it with "
+        "compat.load.load_legacy_checkpoint(prefix, model, optimizer, name_map)"
+    )
+
+
+def _keep_estimator_state_file(directory: str) -> None:
+    """Copy the Estimator's state file to `checkpoint.estimator` (atomically, once): the manager's first save
+    replaces `checkpoint` with its own, which lists only TF2 checkpoints. (The manager deletes none of the
+    Estimator's checkpoints: it sweeps only those its state file stamps newer than its last preserved time,
+    and a TF1 Saver's state file stamps none.)"""
+    backup = os.path.join(directory, ESTIMATOR_STATE_BACKUP)
+    if os.path.exists(backup):
+        return
+    staged = tempfile.NamedTemporaryFile(dir=directory, prefix=".checkpoint.estimator.", delete=False)
+    staged.close()
+    shutil.copyfile(os.path.join(directory, STATE_FILE), staged.name)
+    os.replace(staged.name, backup)
 
 
 def restore(checkpoint: tf.train.Checkpoint, prefix: str):
     """Restore the checkpoint at `prefix`, as a migrated `tf.compat.v1.train.Saver.restore(sess, prefix)`:
-    every variable of the model and its optimizer must be in it (Saver.restore failed otherwise). Refuses a
-    TF1 name-based checkpoint (the Saver's own, before migration), which `tf.train.Checkpoint` would not
-    restore. Returns the restore status."""
+    every variable of the model and its optimizer must be in it (Saver.restore failed otherwise). A TF1
+    name-based checkpoint (the Saver's own, before migration) is loaded by name (`carry_over`). Returns the
+    restore status (the step, for a name-based checkpoint)."""
     if prefix is None:
         raise ValueError("Can't load save_path when it is None.")  # Saver.restore's error
     if not tf.train.load_checkpoint(prefix).has_tensor(OBJECT_GRAPH_KEY):
-        how = _how_to_convert(getattr(checkpoint, "model", None), os.path.dirname(prefix) or ".")
-        raise EstimatorCheckpointError(
-            f"{prefix} is a TF1 checkpoint written by a tf.compat.v1.train.Saver; convert it first with {how}"
-        )
+        return carry_over(getattr(checkpoint, "model", None), prefix)
     return checkpoint.restore(prefix).assert_existing_objects_matched()
-
-
-def _how_to_convert(model, model_dir: str) -> str:
-    """What converts an Estimator checkpoint for this model: the command, or a call with the program's model."""
-    if hasattr(model, "make_variables"):  # a migrated model_fn
-        module = "model_fns"
-    else:
-        from compat import canned  # only here: migrated custom loops need no tf_keras feature-column code
-
-        if not canned.has_categorical_features(model):
-            return f"`migrate convert-checkpoint {model_dir}`"
-        module = "canned_checkpoint"
-    return f"compat.{module}.convert_estimator_checkpoint(model, estimator_dir, new_model_dir) and train in new_model_dir"

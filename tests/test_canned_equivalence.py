@@ -5,8 +5,9 @@ same unshuffled batches, 20 migrated steps give the Estimator's `model.ckpt-20` 
 predictions, key for key (predictions: dtypes too). Programs that export (`export=` in canned_programs) serve
 the same examples through SavedModels with the Estimator's signatures: same names, inputs and outputs.
 
-Programs with categorical, bucketized, indicator and embedding columns (`CATEGORICAL`) start from the
-Estimator's step 0 by compat.canned_checkpoint, on the model the migrated program itself builds (its
+Programs with categorical, bucketized, indicator and embedding columns (`CATEGORICAL`) start on a model_dir
+holding the Estimator's model.ckpt-0, which the migrated program carries over by itself (compat.resume,
+compat.canned_checkpoint); the final checkpoint is read back into the model the migrated program builds (its
 `model = canned.<builder>(...)` statement, evaluated here with the program's feature columns)."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 from compat.convert import convert_checkpoint
-from tests.conftest import MODERN_PYTHON, assert_matches_estimator_checkpoint, migrate_file, run
+from tests.conftest import MODERN_PYTHON, assert_matches_estimator_checkpoint, estimator_start, migrate_file, run
 from tests.legacy.canned_programs import CATEGORICAL, CATEGORICAL_COLUMNS, PROGRAMS
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
@@ -61,15 +62,13 @@ def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, esti
 @pytest.mark.parametrize("target", ["keras", "loop"])
 @pytest.mark.parametrize("name", sorted(CATEGORICAL))
 def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
-    from compat import canned_checkpoint
-
     program, estimator_dir, estimator_outputs = estimator_runs[name]
     migrated = migrate_file(program, tmp_path / "migrated", target)
-    model_dir = tmp_path / "model"
-    start = _migrated_programs_model(migrated)
-    canned_checkpoint.convert_estimator_checkpoint(start, estimator_dir / "model.ckpt-0", model_dir)
+    model_dir = estimator_start(estimator_dir, tmp_path / "model")
     metrics_out = tmp_path / "metrics.json"
-    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
+    completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS,
+                     "--metrics_out", metrics_out])
+    assert f"Continuing the Estimator's checkpoint {model_dir / 'model.ckpt-0'} at step 1" in completed.stderr
 
     final = _migrated_programs_model(migrated)
     _assert_holds_estimator_weights(final, model_dir, estimator_dir)

@@ -3,14 +3,17 @@ tests/legacy/custom_model_fn_program.py trains two model_fn Estimators (TF1 laye
 layers + gradient descent) under TensorFlow 2.15; rewritten, the same program trains the migrated classes
 under both targets from the Estimators' own step 0 (loaded by name with
 compat.model_fns.convert_estimator_checkpoint). After 20 steps on the same batches every weight is the
-Estimator's within 1e-5, evaluate() returns its metrics (rtol 1e-4) and predict() its predictions; stopped at step 10 and re-run to 20 (a restart, as after a crash: the checkpoint is
-restored into the migrated model, the input starts over), they match the Estimator restarted the same way.
+Estimator's within 1e-5, evaluate() returns its metrics (rtol 1e-4) and predict() its predictions. Started on
+the model_dir of an Estimator stopped at step 10, the migrated program carries its checkpoint over by itself
+and ends at 20 where the Estimator re-run on it ended (the input starts over in both), leaving every
+Estimator file as it was.
 With --exact, SIGKILLed after a save of step >= 50 and re-run, both targets end with the weights of an
 uninterrupted run from the same start, bit for bit."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import time
@@ -41,13 +44,16 @@ MODELS = {"layers": ("LayersModelFn", "LAYERS_PARAMS"), "keras": ("KerasModelFn"
 
 @pytest.fixture(scope="module")
 def estimator_dirs(legacy_python, tmp_path_factory):
-    """(uninterrupted to 20, stopped at 10 and re-run to 20) Estimator model_dirs."""
+    """(uninterrupted to 20, stopped at 10 and re-run to 20, a copy of that one as it was at 10) Estimator
+    model_dirs."""
     straight = tmp_path_factory.mktemp("estimator") / "model"
     run([legacy_python, PROGRAM, "--model_dir", straight, "--max_steps", STEPS, "--results", straight / "results.json"])
     restarted = tmp_path_factory.mktemp("estimator_restarted") / "model"
-    for steps in (STEPS // 2, STEPS):
-        run([legacy_python, PROGRAM, "--model_dir", restarted, "--max_steps", steps])
-    return straight, restarted
+    stopped = tmp_path_factory.mktemp("estimator_stopped") / "model"
+    run([legacy_python, PROGRAM, "--model_dir", restarted, "--max_steps", STEPS // 2])
+    shutil.copytree(restarted, stopped)
+    run([legacy_python, PROGRAM, "--model_dir", restarted, "--max_steps", STEPS])
+    return straight, restarted, stopped
 
 
 def _model(module, name):
@@ -116,7 +122,7 @@ def _assert_same_results(migrated: dict, estimator: dict) -> None:
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_migrated_model_fns_take_the_estimators_steps(target, estimator_dirs, tmp_path):
-    straight, restarted = estimator_dirs
+    straight, restarted, _ = estimator_dirs
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     code = migrated.read_text()
     assert "class LayersModelFn(model_fns.EstimatorModel)" in code and "tf.estimator" not in code
@@ -128,10 +134,27 @@ def test_migrated_model_fns_take_the_estimators_steps(target, estimator_dirs, tm
     _assert_matches(module, tmp_path / "straight", straight)
     _assert_same_results(json.loads(results.read_text()), json.loads((straight / "results.json").read_text()))
 
-    _start_from_estimator(module, restarted, tmp_path / "restarted")
-    for steps in (STEPS // 2, STEPS):
-        run([MODERN_PYTHON, migrated, "--model_dir", tmp_path / "restarted", "--max_steps", steps])
-    _assert_matches(module, tmp_path / "restarted", restarted)
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_model_fns_continue_the_estimators_own_model_dir(target, estimator_dirs, tmp_path):
+    """Started on the model_dir an Estimator left at step 10, the migrated program carries its model.ckpt-10
+    over by itself (weights, Adagrad/SGD state, step) and ends at 20 where the Estimator restarted on the same
+    model_dir ended; every file the Estimator wrote is still there unchanged (its state file as
+    checkpoint.estimator, the `checkpoint` file now naming the TF2 checkpoint)."""
+    _, restarted, stopped = estimator_dirs
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    module = import_program(migrated)
+    model_dir = tmp_path / "model"
+    shutil.copytree(stopped, model_dir)
+    estimator_files = {path: path.read_bytes() for path in model_dir.rglob("*") if path.is_file()}
+    completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS])
+
+    _assert_matches(module, model_dir, restarted)
+    for name in MODELS:
+        assert f"Continuing the Estimator's checkpoint {model_dir / name / 'model.ckpt-10'} at step 11" in completed.stderr
+    for path, content in estimator_files.items():
+        kept = path.with_name("checkpoint.estimator") if path.name == "checkpoint" else path
+        assert kept.read_bytes() == content, path
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])

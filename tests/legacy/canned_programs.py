@@ -437,8 +437,8 @@ PROGRAMS = {
 }
 
 # Categorical, bucketized, indicator and embedding columns. convert-checkpoint cannot rebuild these
-# models (vocabularies and buckets are in the program); the test starts them with
-# compat.canned_checkpoint.convert_estimator_checkpoint on the model the migrated program builds.
+# models (vocabularies and buckets are in the program); the migrated program carries the Estimator's
+# model.ckpt-0 over into the model it builds, by itself (compat.resume).
 CATEGORICAL = {
     "linear_classifier_categorical": _program(
         labels="digits.target.astype(np.int32)",
