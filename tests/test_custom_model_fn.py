@@ -135,14 +135,15 @@ def test_migrated_model_fns_take_the_estimators_steps(target, estimator_dirs, tm
     _assert_same_results(json.loads(results.read_text()), json.loads((straight / "results.json").read_text()))
 
 
+@pytest.mark.parametrize("flags", [(), ("--exact",)], ids=["plain", "exact"])
 @pytest.mark.parametrize("target", ["keras", "loop"])
-def test_migrated_model_fns_continue_the_estimators_own_model_dir(target, estimator_dirs, tmp_path):
+def test_migrated_model_fns_continue_the_estimators_own_model_dir(target, flags, estimator_dirs, tmp_path):
     """Started on the model_dir an Estimator left at step 10, the migrated program carries its model.ckpt-10
     over by itself (weights, Adagrad/SGD state, step) and ends at 20 where the Estimator restarted on the same
     model_dir ended; every file the Estimator wrote is still there unchanged (its state file as
     checkpoint.estimator, the `checkpoint` file now naming the TF2 checkpoint)."""
     _, restarted, stopped = estimator_dirs
-    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target, *flags)
     module = import_program(migrated)
     model_dir = tmp_path / "model"
     shutil.copytree(stopped, model_dir)
