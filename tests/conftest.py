@@ -69,6 +69,33 @@ def assert_matches_estimator_checkpoint(model_dir: Path, estimator_dir: Path, st
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=atol, err_msg=str(names))
 
 
+def assert_canned_model_holds_estimator_weights(model, model_dir: Path, estimator_dir: Path, step: int) -> None:
+    """The latest TF2 checkpoint in model_dir, restored into `model` (a `compat.canned` model built as the
+    migrated program builds it), is at `step` and holds the Estimator's model.ckpt-<step> within 1e-5, every
+    weight by its name, which differs from model.ckpt-0 (the comparison shows training)."""
+    import numpy as np
+    import tensorflow as tf
+
+    from compat.canned_checkpoint import model_variable_name
+    from compat.legacy_checkpoint import LegacyCheckpoint
+    from compat.load import legacy_weights
+
+    tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
+        tf.train.latest_checkpoint(str(model_dir))
+    ).assert_existing_objects_matched()
+    assert int(model.optimizer.iterations) == step
+    reference = LegacyCheckpoint(estimator_dir / f"model.ckpt-{step}")
+    initial = LegacyCheckpoint(estimator_dir / "model.ckpt-0")
+    variables = {v.name.removesuffix(":0"): v for v in model.variables}
+    names = legacy_weights(reference)
+    assert len(names) == len(model.trainable_variables) >= 5
+    for name in names:
+        expected = reference.read(name)
+        assert not np.allclose(expected, initial.read(name)), name
+        np.testing.assert_allclose(variables[model_variable_name(name)].numpy(), expected, rtol=0, atol=1e-5,
+                                   err_msg=name)
+
+
 def run_migrated_from_estimator_start(program: Path, estimator_dir: Path, target: str, work: Path, *arguments):
     """Convert the Estimator's model.ckpt-0 into work/model, rewrite `program` for `target` and run it there
     with --model_dir work/model and `arguments`: (the migrated program, work/model)."""

@@ -20,7 +20,14 @@ import numpy as np
 import pytest
 
 from compat.convert import convert_checkpoint
-from tests.conftest import MODERN_PYTHON, assert_matches_estimator_checkpoint, estimator_start, migrate_file, run
+from tests.conftest import (
+    MODERN_PYTHON,
+    assert_canned_model_holds_estimator_weights,
+    assert_matches_estimator_checkpoint,
+    estimator_start,
+    migrate_file,
+    run,
+)
 from tests.legacy.canned_programs import CATEGORICAL, CATEGORICAL_COLUMNS, PROGRAMS
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
@@ -71,7 +78,7 @@ def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, 
     assert f"Continuing the Estimator's checkpoint {model_dir / 'model.ckpt-0'} at step 1" in completed.stderr
 
     final = _migrated_programs_model(migrated)
-    _assert_holds_estimator_weights(final, model_dir, estimator_dir)
+    assert_canned_model_holds_estimator_weights(final, model_dir, estimator_dir, STEPS)
     _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
 
 
@@ -90,31 +97,6 @@ def _migrated_programs_model(migrated):
         and ast.unparse(node.value.func).startswith("canned.")
     ]
     return eval(compile(ast.Expression(call), str(migrated), "eval"), namespace)
-
-
-def _assert_holds_estimator_weights(model, model_dir, estimator_dir):
-    """The latest TF2 checkpoint in model_dir, restored into `model`, holds the Estimator's model.ckpt-STEPS
-    within 1e-5, every weight by its name, and differs from model.ckpt-0."""
-    import tensorflow as tf
-
-    from compat.canned_checkpoint import model_variable_name
-    from compat.legacy_checkpoint import LegacyCheckpoint
-    from compat.load import legacy_weights
-
-    tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
-        tf.train.latest_checkpoint(str(model_dir))
-    ).assert_existing_objects_matched()
-    assert int(model.optimizer.iterations) == STEPS
-    reference = LegacyCheckpoint(estimator_dir / f"model.ckpt-{STEPS}")
-    initial = LegacyCheckpoint(estimator_dir / "model.ckpt-0")
-    variables = {v.name.removesuffix(":0"): v for v in model.variables}
-    names = legacy_weights(reference)
-    assert len(names) == len(model.trainable_variables) >= 5
-    for name in names:
-        expected = reference.read(name)
-        assert not np.allclose(expected, initial.read(name)), name
-        np.testing.assert_allclose(variables[model_variable_name(name)].numpy(), expected, rtol=0, atol=1e-5,
-                                   err_msg=name)
 
 
 def _assert_same_outputs(migrated_outputs, estimator_outputs):

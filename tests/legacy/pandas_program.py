@@ -1,10 +1,12 @@
 """An Estimator program fed by pandas_input_fn, for tests/test_pandas_input.py: both the input of
 `migrate rewrite` and, unchanged, the legacy reference run. Fixed batch order (shuffle=False), a checkpoint
-at step 0 and at --max_steps.
+at step 0 and at --max_steps. One column holds strings ("shade", read through a vocabulary), as in the
+DataFrames Estimator users fed.
 """
 
 import argparse
 
+import numpy as np
 import pandas as pd
 import tensorflow as tf
 from sklearn.datasets import load_digits
@@ -24,10 +26,14 @@ def main():
             "ink": digits.images.mean(axis=(1, 2)) / 16.0 + 0.05,
             "left": digits.images[:, :, :4].mean(axis=(1, 2)) / 16.0 + 0.05,
             "top": digits.images[:, :4, :].mean(axis=(1, 2)) / 16.0 + 0.05,
+            "shade": np.array(["light", "mid", "dark"])[np.digitize(digits.images.mean(axis=(1, 2)), [4.0, 5.0])],
         }
     )
     targets = pd.Series(digits.target / 10.0)
     columns = [tf1.feature_column.numeric_column(name) for name in ("ink", "left", "top")]
+    columns.append(tf1.feature_column.indicator_column(
+        tf1.feature_column.categorical_column_with_vocabulary_list("shade", ["light", "mid", "dark"])
+    ))
     config = tf1.estimator.RunConfig(
         save_checkpoints_steps=args.max_steps, keep_checkpoint_max=10, tf_random_seed=7
     )
