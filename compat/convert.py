@@ -28,9 +28,9 @@ import tf_keras
 from compat import canned
 from compat.legacy_checkpoint import STATE_FILE, CheckpointError, LegacyCheckpoint
 from compat.optimizer_state import assign_slot
-from compat.resume import ESTIMATOR_STATE_BACKUP
 from compat.rebuild import DEFAULT_LEARNING_RATE, build_model, read_concatenated, slot_sources, weight_sources
 from compat.recognise import CannedEstimator, OptimizerState, part_of, recognise
+from compat.resume import ESTIMATOR_STATE_BACKUP
 from compat.streaming import write_model_file, write_training_checkpoint
 
 MODEL_FILE = "model.keras"

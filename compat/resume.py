@@ -148,9 +148,9 @@ def _keep_estimator_state_file(directory: str) -> None:
     backup = os.path.join(directory, ESTIMATOR_STATE_BACKUP)
     if os.path.exists(backup):
         return
-    staged = tempfile.NamedTemporaryFile(dir=directory, prefix=".checkpoint.estimator.", delete=False)
-    staged.close()
-    shutil.copyfile(os.path.join(directory, STATE_FILE), staged.name)
+    with (open(os.path.join(directory, STATE_FILE), "rb") as state,
+          tempfile.NamedTemporaryFile(dir=directory, prefix=".checkpoint.estimator.", delete=False) as staged):
+        shutil.copyfileobj(state, staged)
     os.replace(staged.name, backup)
 
 
