@@ -132,13 +132,22 @@ def test_migrated_program_continues_after_in_place_conversion(target, interrupte
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
-def test_migrated_program_refuses_an_unconverted_estimator_model_dir(target, interrupted_estimator_dir, tmp_path):
-    """Unconverted, the program would silently start over and its CheckpointManager would later delete
-    the Estimator's checkpoints: it stops at once, says what to run, and leaves every file as it was."""
+def test_migrated_program_continues_an_unconverted_estimator_model_dir(target, interrupted_estimator_dir, tmp_path):
+    """No conversion step: the migrated program started on the Estimator's model_dir carries model.ckpt-6 over
+    by itself and continues at step 7 (killed after its 2nd step, it has saved step 8; a program that started
+    over would have saved step 2), and run again it ends at 10. Every Estimator file stays as it was (its
+    state file as checkpoint.estimator)."""
     model_dir = tmp_path / "model"
     shutil.copytree(interrupted_estimator_dir, model_dir)
     files = {p.name: p.read_bytes() for p in model_dir.iterdir() if p.is_file()}
     program = migrate_file(EXAMPLE, tmp_path / "migrated", target)
-    completed = run([MODERN_PYTHON, program, "--model_dir", model_dir, "--max_steps", "10"], check_codes=(1,))
-    assert f"convert it first with `migrate convert-checkpoint {model_dir}`" in completed.stderr
-    assert {p.name: p.read_bytes() for p in model_dir.iterdir() if p.is_file()} == files
+    flags = ["--model_dir", model_dir, "--max_steps", "10"]
+    killed = run([MODERN_PYTHON, program, *flags, "--interrupt_at", "1"], check_codes=(KILLED,))
+    assert f"Continuing the Estimator's checkpoint {model_dir / 'model.ckpt-6'} at step 7" in killed.stderr
+    step_dir = model_dir / "backup" / "chief" if target == "keras" else model_dir
+    assert checkpoint_step(step_dir) == 8
+    run([MODERN_PYTHON, program, *flags])
+    assert checkpoint_step(model_dir) == 10
+    for name, content in files.items():
+        kept = "checkpoint.estimator" if name == "checkpoint" else name
+        assert (model_dir / kept).read_bytes() == content, name
