@@ -314,6 +314,7 @@ def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None
     return model
 
 
+@tf_keras.saving.register_keras_serializable(package="compat.canned")
 class CannedModel(tf_keras.Model):
     """A functional model with the canned head's handling of labels and weights, in `fit` and in custom
     loops (`compute_loss`) alike:
@@ -322,18 +323,43 @@ class CannedModel(tf_keras.Model):
     - `weight_column` (a feature name or `numeric_column`): each example's loss and metrics are weighted by
       that feature, as the Estimator's head weighted them (v1 heads: weighted sum; v2: weighted sum over
       the batch size).
-    Save it with `inference_model(model).save(...)`: Keras cannot re-create a functional subclass from its
-    config, and the training state belongs in a TF2 checkpoint anyway.
+    `model.save("m.keras")` keeps all of that, and loads where `compat.canned` is imported. To serve the
+    model where only tf_keras is, save `inference_model(model)` instead: built-in layers only.
     """
 
-    def __init__(self, *args, label_vocabulary: Sequence[str] | None = None, weight_column=None, **kwargs):
-        super().__init__(*args, **kwargs)
+    # Functional's own positional arguments, the head's keyword-only: Keras then saves and re-creates the
+    # graph as a functional model's (`get_config`, `from_config`).
+    def __init__(self, inputs, outputs, name=None, trainable=True, *,
+                 label_vocabulary: Sequence[str] | None = None, weight_column=None, **kwargs):
+        super().__init__(inputs, outputs, name=name, trainable=trainable, **kwargs)
+        self._set_head(label_vocabulary, weight_column)
+
+    def _set_head(self, label_vocabulary, weight_column) -> None:
         self.label_vocabulary = None if label_vocabulary is None else tuple(label_vocabulary)
         if isinstance(weight_column, str):
             weight_column = tf.feature_column.numeric_column(weight_column, shape=(1,))
         if weight_column is not None and type(weight_column).__name__ != "NumericColumn":
             raise TypeError(f"weight_column must be a feature name or a numeric_column, got {weight_column!r}")
         self.weight_column = weight_column
+
+    def get_config(self):
+        weight_column = self.weight_column
+        return {
+            **super().get_config(),  # the functional graph
+            "label_vocabulary": None if self.label_vocabulary is None else list(self.label_vocabulary),
+            "weight_column": None if weight_column is None
+            else tf.__internal__.feature_column.serialize_feature_column(weight_column),
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        label_vocabulary, weight_column = config.pop("label_vocabulary", None), config.pop("weight_column", None)
+        model = super().from_config(config, custom_objects)  # the graph, as a cls with the default head
+        if weight_column is not None:
+            weight_column = tf.__internal__.feature_column.deserialize_feature_column(weight_column)
+        model._set_head(label_vocabulary, weight_column)
+        return model
 
     def example_weights(self, features):
         """Each example's weight ([batch, 1], float32) from the features; None without a weight_column."""
@@ -455,16 +481,30 @@ def linear_regressor(
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
 
+@tf_keras.saving.register_keras_serializable(package="compat.canned")
 class DNNLinearCombinedModel(CannedModel):
     """A canned model trained by two optimizers, as `DNNLinearCombined*` estimators are.
 
     `optimizer` (from `compile`) trains the DNN; `linear_optimizer` trains the `linear_model` layer. Both
     are tracked by the model, so `tf.train.Checkpoint(model=model, optimizer=model.optimizer)` holds both.
+    `model.save` keeps the linear optimizer's settings, not its state (that is the checkpoint's).
     """
 
-    def __init__(self, *args, linear_optimizer=None, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, inputs, outputs, name=None, trainable=True, *, linear_optimizer=None, **kwargs):
+        super().__init__(inputs, outputs, name, trainable, **kwargs)
         self.linear_optimizer = linear_optimizer
+
+    def get_config(self):
+        return {**super().get_config(), "linear_optimizer": tf_keras.optimizers.serialize(self.linear_optimizer)}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        linear_optimizer = config.pop("linear_optimizer", None)
+        model = super().from_config(config, custom_objects)
+        if linear_optimizer is not None:
+            model.linear_optimizer = tf_keras.optimizers.deserialize(linear_optimizer, custom_objects)
+        return model
 
     @property
     def linear_variables(self) -> list[tf.Variable]:
@@ -564,9 +604,64 @@ def has_categorical_features(model) -> bool:
 
 
 def inference_model(model: tf_keras.Model) -> tf_keras.Model:
-    """A plain functional model on the same layers (features dict -> logits), without optimizer: what
-    `convert-checkpoint` saves as model.keras, which `tf_keras.models.load_model` re-creates as is."""
-    return tf_keras.Model(model.inputs, model.outputs, name=model.name)
+    """A functional model of built-in tf_keras layers only (features dict -> the same logits), holding the
+    model's current weights, without optimizer: `inference_model(model).save("m.keras")` gives a file that
+    `tf_keras.models.load_model` re-creates in a process that never imports this package. What
+    `convert-checkpoint` writes as model.keras.
+
+    The DNN layers are shared as they are. The linear part (`LinearModel`, the Estimator's one weight per
+    column) becomes `DenseFeatures` + `Dense` holding the same numbers (`_plain_linear_logits`).
+    """
+    try:
+        linear = model.get_layer("linear_model")
+    except ValueError:
+        return tf_keras.Model(model.inputs, model.outputs, name=model.name)
+    logits = _plain_linear_logits(linear, model.input)
+    if isinstance(model, DNNLinearCombinedModel):
+        dnn_logits, _ = model.get_layer("add_logits").input  # built as Add([dnn, linear])
+        logits = tf_keras.layers.Add(name="add_logits")([dnn_logits, logits])
+    return tf_keras.Model(model.inputs, logits, name=model.name)
+
+
+def _plain_linear_logits(linear: LinearModel, inputs):
+    """The linear model's logits through built-in layers, on `inputs`, holding `linear`'s current weights.
+
+    A categorical column's weights summed over its ids are an `embedding_column` of the same table with
+    combiner "sum" (the same `safe_embedding_lookup_sparse`); a dense column's weights multiply it. So one
+    `DenseFeatures` gives the dense columns ("linear_model"), another each categorical column's sum
+    ("linear_model_sums": an embedding of a column may sit beside the column itself, under the same name),
+    and one `Dense` layer applies the dense columns' weights, adds the sums through identity blocks, and
+    adds the bias.
+    """
+    dense_columns = [c for c in linear.feature_columns if not _is_categorical(c)]
+    sums = {  # the embedding column -> the linear model's categorical column it sums the weights of
+        tf.feature_column.embedding_column(
+            column, dimension=linear.units, combiner="sum", initializer=tf_keras.initializers.Zeros()
+        ): column
+        for column in linear.feature_columns if _is_categorical(column)
+    }
+    parts, blocks = [], []
+    if dense_columns:
+        dense_features = tf_keras.layers.DenseFeatures(dense_columns, name="linear_model")
+        parts.append(dense_features(inputs))
+        own = {variable.name: variable for variable in linear.variables}
+        for variable in dense_features.variables:  # a dense column's own state (an embedding_column's table)
+            variable.assign(own[variable.name])
+        # DenseFeatures concatenates its columns in name order
+        blocks += [linear.column_weights(c) for c in sorted(dense_columns, key=lambda c: c.name)]
+    if sums:
+        sum_features = tf_keras.layers.DenseFeatures(list(sums), name="linear_model_sums")
+        parts.append(sum_features(inputs))
+        for embedding in sorted(sums, key=lambda c: c.name):
+            weights = linear.column_weights(sums[embedding])
+            sum_features._state_manager.get_variable(embedding, "embedding_weights").assign(weights)
+            blocks.append(tf.eye(linear.units, dtype=weights.dtype))
+    net = parts[0] if len(parts) == 1 else tf_keras.layers.Concatenate(name="linear_inputs")(parts)
+    dense = tf_keras.layers.Dense(linear.units, name="linear_logits")
+    logits = dense(net)
+    dense.kernel.assign(tf.concat(blocks, axis=0))
+    dense.bias.assign(linear.bias)
+    return logits
 
 
 def model_optimizers(model: tf_keras.Model) -> dict[str, tf_keras.optimizers.Optimizer]:

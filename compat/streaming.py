@@ -126,9 +126,9 @@ def write_model_file(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, p
                 if isinstance(item, h5py.Group):
                     target.require_group(name).attrs.update(item.attrs)
                     return
-                recipe = recipes.get(float(np.ravel(item[()])[0])) if item.size else None
                 # Real weights are read straight into NumPy: one copy, not a TF tensor plus a NumPy copy.
-                value = item[()] if recipe is None else read_parts(checkpoint, recipe.names)
+                layout = item[()]
+                value = read_parts(checkpoint, _legacy_names(name, layout, recipes)) if layout.size else layout
                 target.create_dataset(name, data=value).attrs.update(item.attrs)
                 del value
 
@@ -142,6 +142,23 @@ def write_model_file(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, p
         staged.rename(path)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _legacy_names(name: str, small_value: np.ndarray, recipes: dict[float, _Recipe]) -> tuple[str, ...]:
+    """The legacy weights a model.keras dataset is made of, from the markers its miniature holds: one
+    weight's marker throughout, or runs of rows with one marker each (the plain linear kernel, which
+    stacks every dense column's weights: `canned.inference_model`)."""
+    rows = small_value.reshape(small_value.shape[0], -1) if small_value.ndim else small_value.reshape(1, 1)
+    names: list[str] = []
+    previous = None
+    for row in rows:
+        recipe = recipes.get(float(row[0]))
+        if recipe is None or not np.all(row == row[0]):
+            raise RuntimeError(f"model.keras weight {name}: no Estimator weight fills it (markers {np.unique(rows)})")
+        if recipe is not previous:
+            names += recipe.names
+            previous = recipe
+    return tuple(names)
 
 
 def write_training_checkpoint(checkpoint: LegacyCheckpoint, estimator: CannedEstimator, prefix: Path) -> str:

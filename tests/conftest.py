@@ -96,6 +96,49 @@ def assert_canned_model_holds_estimator_weights(model, model_dir: Path, estimato
                                    err_msg=name)
 
 
+# Loads each model.keras given as it would be served: plain tf_keras, this project not importable at all.
+_PLAIN_KERAS_PROGRAM = """
+import sys
+
+
+class NotThisProject:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("compat", "migrate", "codemods", "tests"):
+            raise ImportError(f"{name}: this project is not installed where the model is served")
+
+
+sys.meta_path.insert(0, NotThisProject())
+import numpy as np
+import tf_keras
+
+for model_file, features_file, logits_file in zip(*[iter(sys.argv[1:])] * 3):
+    model = tf_keras.models.load_model(model_file)
+    np.save(logits_file, model(dict(np.load(features_file))).numpy())
+"""
+
+
+def plain_keras_run(arguments: list, work: Path) -> subprocess.CompletedProcess:
+    """Run the plain-Keras loader on (model.keras, features.npz, logits.npy) triples, in `work`."""
+    environment = {key: value for key, value in QUIET_TF.items() if key != "PYTHONPATH"}
+    return subprocess.run([str(MODERN_PYTHON), "-c", _PLAIN_KERAS_PROGRAM, *map(str, arguments)],
+                          capture_output=True, text=True, env=environment, cwd=work)
+
+
+def plain_keras_logits(models: list[tuple[Path, dict]], work: Path) -> list:
+    """The logits of each (model.keras, features dict), loaded with `tf_keras.models.load_model` in one
+    fresh process where this project cannot be imported (a model that needs compat fails there)."""
+    import numpy as np
+
+    arguments = []
+    for index, (model_file, features) in enumerate(models):
+        np.savez(work / f"features-{index}.npz", **features)
+        arguments += [model_file, work / f"features-{index}.npz", work / f"logits-{index}.npy"]
+    completed = plain_keras_run(arguments, work)
+    if completed.returncode:
+        pytest.fail(f"tf_keras.models.load_model failed without this project:\n{completed.stderr[-4000:]}")
+    return [np.load(work / f"logits-{index}.npy") for index in range(len(models))]
+
+
 def run_migrated_from_estimator_start(program: Path, estimator_dir: Path, target: str, work: Path, *arguments):
     """Convert the Estimator's model.ckpt-0 into work/model, rewrite `program` for `target` and run it there
     with --model_dir work/model and `arguments`: (the migrated program, work/model)."""

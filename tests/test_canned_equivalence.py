@@ -8,7 +8,8 @@ the same examples through SavedModels with the Estimator's signatures: same name
 Programs with categorical, bucketized, indicator and embedding columns (`CATEGORICAL`) start on a model_dir
 holding the Estimator's model.ckpt-0, which the migrated program carries over by itself (compat.resume,
 compat.canned_checkpoint); the final checkpoint is read back into the model the migrated program builds (its
-`model = canned.<builder>(...)` statement, evaluated here with the program's feature columns)."""
+`model = canned.<builder>(...)` statement, evaluated here with the program's feature columns); that model's
+`canned.inference_model`, saved and loaded where only tf_keras is, gives the Estimator's predict() logits."""
 
 from __future__ import annotations
 
@@ -26,9 +27,10 @@ from tests.conftest import (
     assert_matches_estimator_checkpoint,
     estimator_start,
     migrate_file,
+    plain_keras_logits,
     run,
 )
-from tests.legacy.canned_programs import CATEGORICAL, CATEGORICAL_COLUMNS, PROGRAMS
+from tests.legacy.canned_programs import CATEGORICAL, CATEGORICAL_COLUMNS, PROGRAMS, categorical_features
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 STEPS = 20
@@ -80,6 +82,22 @@ def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, 
     final = _migrated_programs_model(migrated)
     assert_canned_model_holds_estimator_weights(final, model_dir, estimator_dir, STEPS)
     _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
+    if target == "keras":  # the same model either way
+        _assert_plain_model_gives_estimator_logits(final, estimator_outputs, tmp_path)
+
+
+def _assert_plain_model_gives_estimator_logits(model, estimator_outputs, work):
+    """`inference_model(model).save(...)`, loaded where only tf_keras is, gives the Estimator's predict()
+    logits for the same examples (a regressor's logits are its predictions)."""
+    from compat import canned
+
+    canned.inference_model(model).save(work / "model.keras")
+    examples = {name: values[:100] for name, values in categorical_features().items()}
+    (logits,) = plain_keras_logits([(work / "model.keras", examples)], work)
+    predictions = estimator_outputs["predictions"]
+    key = "logits" if "logits" in predictions[0] else "predictions"
+    expected = np.array([np.array(example[key][1], float) for example in predictions])
+    np.testing.assert_allclose(logits.reshape(expected.shape), expected, rtol=0, atol=1e-5)
 
 
 def _migrated_programs_model(migrated):

@@ -1,7 +1,7 @@
 """`migrate convert-checkpoint` on real canned-Estimator checkpoints (made in the legacy environment).
 
 For every family x optimizer x head version: the converted `model.keras` gives the logits the Estimator's
-`predict()` gave, and one training step from the converted TF2 checkpoint (weights, slots, step) on the
+`predict()` gave (also loaded where only tf_keras is installed), and one training step from the converted TF2 checkpoint (weights, slots, step) on the
 same batch gives the weights of the Estimator's own next step.
 """
 
@@ -19,7 +19,7 @@ from compat.convert import convert_checkpoint
 from compat.legacy_checkpoint import LegacyCheckpoint
 from compat.rebuild import build_model, weight_sources
 from compat.recognise import recognise
-from tests.conftest import MIGRATE, run
+from tests.conftest import MIGRATE, plain_keras_logits, run
 from tests.legacy.make_canned_checkpoints import case_names
 
 pytestmark = pytest.mark.legacy
@@ -66,6 +66,25 @@ def test_converted_model_gives_estimator_logits_and_next_step(case, canned_check
         changed.append(np.abs(expected - previous).max() > 10 * TOLERANCE)
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=TOLERANCE, err_msg=str(names))
     assert sum(changed) >= 2, "the Estimator's step barely moved the weights: the comparison would prove nothing"
+
+
+# One case per family x task x model shape (binary or 3 classes / 1-d or 2-d labels, one or two features):
+# what the model.keras holds does not depend on the optimizer or the head.
+PLAIN_CASES = [f"{family}_{task}_{optimizer}_v1" for family in ("dnn", "linear", "dnn_linear_combined")
+               for task in ("classifier", "regressor") for optimizer in ("adagrad", "adam", "sgd")]
+
+
+def test_converted_model_loads_with_plain_tf_keras(canned_checkpoints, tmp_path):
+    """model.keras is plain Keras: loaded in a process where this project cannot be imported, it gives the
+    logits of the Estimator's predict()."""
+    models, expected = [], []
+    for case in PLAIN_CASES:
+        features, _, estimator_logits = load_batch(canned_checkpoints / case)
+        convert_checkpoint(canned_checkpoints / case / "before", tmp_path / case)
+        models.append((tmp_path / case / "model.keras", features))
+        expected.append(estimator_logits)
+    for case, logits, estimator_logits in zip(PLAIN_CASES, plain_keras_logits(models, tmp_path), expected):
+        np.testing.assert_allclose(logits, estimator_logits, rtol=0, atol=TOLERANCE, err_msg=case)
 
 
 # --- bad input: one line naming the file, exit 1, nothing written -------------------------------------

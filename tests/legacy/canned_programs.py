@@ -64,12 +64,7 @@ def main():
     parser.add_argument("--metrics_out", required=True)
     args = parser.parse_args()
 
-    digits = load_digits()
-    images = (digits.images / 16.0 + 0.05).astype(np.float32)
-    labels = {labels}
-    ink = images.sum(axis=(1, 2)).astype(np.float32)
-    shade = np.array(["dark", "mid", "light", "blank"])[np.digitize(ink, np.quantile(ink, [0.3, 0.6, 0.9]))]
-    stroke = np.char.add("s", digits.images[:, 2, 3].astype(int).astype(str))
+{data}    labels = {labels}
     features = {features}
 
 {columns}
@@ -166,13 +161,37 @@ def _export(export: str | None, categorical: bool) -> str:
     return ""
 
 
+# The examples every program reads (`categorical_features` evaluates the same lines in the tests).
+DATA = """\
+    digits = load_digits()
+    images = (digits.images / 16.0 + 0.05).astype(np.float32)
+    ink = images.sum(axis=(1, 2)).astype(np.float32)
+    shade = np.array(["dark", "mid", "light", "blank"])[np.digitize(ink, np.quantile(ink, [0.3, 0.6, 0.9]))]
+    stroke = np.char.add("s", digits.images[:, 2, 3].astype(int).astype(str))
+"""
+CATEGORICAL_FEATURES = '{"x": images, "shade": shade, "stroke": stroke, "ink": ink}'
+
+
+def categorical_features() -> dict:
+    """The features dict the categorical programs train, evaluate and predict on (every example)."""
+    import textwrap
+
+    import numpy as np
+    from sklearn.datasets import load_digits
+
+    namespace = {"np": np, "load_digits": load_digits}
+    exec(textwrap.dedent(DATA), namespace)
+    return eval(CATEGORICAL_FEATURES, namespace)
+
+
 def _program(
     labels: str, constructor: str, categorical: bool = False, weighted: bool = False, export: str | None = None
 ) -> str:
-    features = '{"x": images, "shade": shade, "stroke": stroke, "ink": ink}' if categorical else '{"x": images}'
+    features = CATEGORICAL_FEATURES if categorical else '{"x": images}'
     if weighted:  # example weights 0.5, 1.0 and 1.5
         features = features[:-1] + ', "weight": ((1 + digits.target % 3) / 2).astype(np.float32)}'
     return TEMPLATE.format(
+        data=DATA,
         labels=labels,
         constructor=constructor,
         features=features,
