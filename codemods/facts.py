@@ -882,11 +882,20 @@ def _check_custom_estimator(estimator: EstimatorFacts, facts: ProgramFacts, reso
     estimator.model_fn = shape
 
 
+# Their parameters, in order (tensorflow_estimator's inputs/numpy_io.py; pandas_io.py adds target_column).
+NUMPY_INPUT_FN_PARAMS = ("x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads")
+
+
+def numpy_input_fn_arguments(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[str]]:
+    """A numpy_input_fn or pandas_input_fn call's arguments by name (positional ones too), and problems."""
+    return call_arguments(call, (*NUMPY_INPUT_FN_PARAMS, "target_column"))
+
+
 def numpy_input_fn_problems(call: cst.Call) -> list[str]:
     """Why a numpy_input_fn or pandas_input_fn call cannot become a tf.data pipeline (empty when it can)."""
     name = cst.helpers.get_full_name_for_node(call.func).rsplit(".", 1)[-1]
-    kwargs, problems = keyword_args(call)
-    supported = ("x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads")
+    kwargs, problems = numpy_input_fn_arguments(call)
+    supported = NUMPY_INPUT_FN_PARAMS
     problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs if key not in supported]
     if "x" not in kwargs:
         problems.append(f"{name} needs x=")

@@ -12,9 +12,9 @@ and neither order is "the" order.
 
 import libcst as cst
 
-from codemods.facts import NUMPY_INPUT_FN_APIS, numpy_input_fn_problems
+from codemods.facts import NUMPY_INPUT_FN_APIS, numpy_input_fn_arguments, numpy_input_fn_problems
 from codemods.registry import Rule, register
-from codemods.syntax import is_none, keyword_args
+from codemods.syntax import is_none
 from codemods.templates import source
 
 _DEFAULT_BATCH_SIZE = "128"
@@ -37,7 +37,7 @@ class NumpyInputFnRule(Rule):
             for problem in problems:
                 ctx.todo(original, self.rule_id, problem)
             return updated
-        kwargs, _ = keyword_args(updated)
+        kwargs, _ = numpy_input_fn_arguments(updated)
         pandas = api.path.endswith("pandas_input_fn")
         x, y = source(kwargs["x"]), kwargs.get("y")
         if pandas:  # a DataFrame's columns become the features dict; its index is not a feature
