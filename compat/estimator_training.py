@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import tensorflow as tf
 import tf_keras
 
-from compat import estimator_evaluation, estimator_export, estimator_hooks, estimator_prediction, resume
+from compat import estimator_evaluation, estimator_export, estimator_hooks, estimator_prediction, resume, seeding
 from compat.exact import ExactBackupAndRestore, random_generators
 from compat.timed_backup import TimedBackupAndRestore
 
@@ -77,7 +77,7 @@ class TrainingConfig:
         if self.model_dir is not None:
             object.__setattr__(self, "model_dir", os.fspath(self.model_dir))
         if self.tf_random_seed is not None:
-            tf.random.set_seed(self.tf_random_seed)  # the graph-level seed the Estimator set
+            seeding.set_graph_seed(self.tf_random_seed)  # the graph-level seed the Estimator set
 
     def replace(self, **changes) -> TrainingConfig:
         """A copy with `changes`, as RunConfig.replace."""

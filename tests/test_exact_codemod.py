@@ -1,7 +1,7 @@
 """`migrate rewrite --exact`, end to end: the migrated programs resume bit-exactly after real kills.
 
-tests/runtime/seeded_estimator.py (DNNClassifier with dropout, shuffled numpy_input_fn, seeded) is
-rewritten for each target with and without `--exact`, and run in the modern environment: killed with
+tests/runtime/seeded_estimator.py (DNNClassifier with dropout, shuffled numpy_input_fn, seeded by
+RunConfig(tf_random_seed=...) only, as Estimator programs were) is rewritten for each target with and without `--exact`, and run in the modern environment: killed with
 SIGKILL after seeded random numbers of steps, run again, and compared with an uninterrupted run of the
 same migrated program. Exact: bit-identical weights and optimizer slots. Without --exact the difference
 is what BackupAndRestore / re-reading the input gives (kept as a test that documents it). SIGTERM: the
@@ -54,6 +54,30 @@ def test_exact_migration_resumes_bit_identically(target, tmp_path):
         train(program, tmp_path / "interrupted", "--interrupt_at", steps, code=KILLED)
     train(program, tmp_path / "interrupted")
     assert max_difference(final_state(tmp_path / "interrupted"), final_state(tmp_path / "uninterrupted")) == 0.0
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_tf_random_seed_makes_two_runs_identical(target, exact, tmp_path):
+    """RunConfig(tf_random_seed=7) alone (Python's `random` never seeded): two uninterrupted runs of the
+    migrated program from empty model_dirs end bit-identical, as two runs of the Estimator did."""
+    program = migrated(tmp_path, target, exact)
+    train(program, tmp_path / "first")
+    train(program, tmp_path / "second")
+    assert max_difference(final_state(tmp_path / "first"), final_state(tmp_path / "second")) == 0.0
+
+
+def test_without_tf_random_seed_two_runs_differ(tmp_path):
+    """The control: the same program without tf_random_seed is not reproducible (nor was the Estimator)."""
+    unseeded = tmp_path / PROGRAM.name
+    source = PROGRAM.read_text()
+    assert "tf_random_seed=7, " in source
+    unseeded.write_text(source.replace("tf_random_seed=7, ", ""))
+    out = tmp_path / "migrated"
+    run([MIGRATE, "rewrite", unseeded, "--target", "keras", "--out", out])
+    train(out / PROGRAM.name, tmp_path / "first")
+    train(out / PROGRAM.name, tmp_path / "second")
+    assert max_difference(final_state(tmp_path / "first"), final_state(tmp_path / "second")) > 1e-3
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])

@@ -3,9 +3,9 @@
 The RunConfig's values live on where they act: `model_dir`, `save_checkpoints_steps`/`_secs`,
 `keep_checkpoint_max`, `keep_checkpoint_every_n_hours` and `save_summary_steps` go into the checkpointing
 code that the train rule writes for each estimator using this config (the expressions are carried over as
-written, so flags keep working), and `tf_random_seed` becomes `tf.random.set_seed(seed)` here: TensorFlow's
-global seed, as the Estimator's graph-level seed was (numpy and Python's `random` stay untouched, as they
-were). What has no TF2 counterpart and does not change what training computes is dropped, said in the
+written, so flags keep working), and `tf_random_seed` becomes `seeding.set_graph_seed(seed)` here: TensorFlow's
+global seed and the one tf_keras draws its layers' seeds from, so the run is reproducible as the Estimator's
+was (numpy and Python's `random` stay untouched, as they were: compat/seeding.py). What has no TF2 counterpart and does not change what training computes is dropped, said in the
 report (DROPPED).
 """
 
@@ -62,11 +62,11 @@ class RunConfigRule(Rule):
             self.rule_id,
             True,
             f"RunConfig `{name}` -> checkpoint settings of {', '.join(e.variable for e in users)}"
-            + ("; tf_random_seed -> tf.random.set_seed" if seed is not None else "")
+            + ("; tf_random_seed -> seeding.set_graph_seed" if seed is not None else "")
             + "".join(f"; {note}" for key, note in DROPPED.items() if key in config.kwargs),
         )
         if seed is None:
             return cst.RemovalSentinel.REMOVE
-        tf = ctx.need_tensorflow()
-        call = cst.Expr(cst.Call(func=cst.parse_expression(f"{tf}.random.set_seed"), args=[cst.Arg(seed)]))
+        ctx.need_import("compat", "seeding")
+        call = cst.Expr(cst.Call(func=cst.parse_expression("seeding.set_graph_seed"), args=[cst.Arg(seed)]))
         return updated.with_changes(body=[call])

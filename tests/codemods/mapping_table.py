@@ -33,11 +33,11 @@ class Row:
 ROWS = [
     Row(
         "`RunConfig(save_checkpoints_steps=N, keep_checkpoint_max=K, save_summary_steps=S, model_dir, tf_random_seed)`",
-        "removed; N/K/S/model_dir move to the train code; seed -> `tf.random.set_seed`",
+        "removed; N/K/S/model_dir move to the train code; seed -> `seeding.set_graph_seed` (TensorFlow's and tf_keras's seeds)",
         "same",
         "runconfig_every_field",
-        ("tf.random.set_seed(42)", "save_freq=200", "update_freq=50", "max_to_keep=3"),
-        ("tf.random.set_seed(42)", "checkpoint_interval=200", "% 50 == 0", "max_to_keep=3"),
+        ("seeding.set_graph_seed(42)", "save_freq=200", "update_freq=50", "max_to_keep=3"),
+        ("seeding.set_graph_seed(42)", "checkpoint_interval=200", "% 50 == 0", "max_to_keep=3"),
     ),
     Row(
         "`RunConfig(keep_checkpoint_every_n_hours=H)`",
@@ -286,6 +286,14 @@ ROWS = [
         "pandas_input_fn",
         ("from_tensor_slices((dict(frame), prices))", ".shuffle(4 * len(frame))"),
         ("from_tensor_slices((dict(frame), prices))", ".shuffle(4 * len(frame))"),
+    ),
+    Row(
+        "`numpy_input_fn(x, y, batch_size, ...)` / `pandas_input_fn(frame, series, ...)` with arguments by position",
+        "the same pipelines, each argument read by its place in the signature",
+        "same",
+        "input_fns_positional",
+        ('from_tensor_slices(({"feature": images}, digits))', ".batch(32)", "from_tensor_slices((dict(frame), prices))"),
+        ('from_tensor_slices(({"feature": images}, digits))', ".batch(32)", "from_tensor_slices((dict(frame), prices))"),
     ),
     Row(
         "input_fn returning a `tf.data.Dataset`: a function of the module (no `mode`/`params`/`config` parameter, no TF1 iterator), a lambda or `functools.partial` of one, or a `make_input_fn(...)` factory",

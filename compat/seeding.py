@@ -1,0 +1,30 @@
+"""`RunConfig(tf_random_seed=N)` in TensorFlow 2: the same run every time, as the Estimator's was.
+
+The Estimator set N as the graph-level seed of every graph it built, so every random op without a seed of its
+own (initializers, dropout, shuffles) drew the same numbers on every run. In TensorFlow 2 the global seed
+(`tf.random.set_seed`) covers TensorFlow's own ops and `tf.data` shuffles, but tf_keras gives each unseeded
+initializer, dropout layer and random generator a seed drawn from Python's `random` module: the migrated
+program's initial weights and dropout masks changed from run to run. tf_keras draws those seeds from a
+generator of its own when one is set (what `tf_keras.utils.set_random_seed` sets, besides seeding Python's
+`random` and NumPy). Only that generator is set here: the program's own use of `random` and NumPy stays
+as it was under the Estimator, which did not seed them.
+"""
+
+from __future__ import annotations
+
+import random
+
+import tensorflow as tf
+
+
+def set_graph_seed(seed: int) -> None:
+    """Make the rest of the program's TensorFlow and tf_keras randomness depend on `seed` alone."""
+    from tf_keras.src import backend
+
+    if not hasattr(backend, "_SEED_GENERATOR"):
+        raise RuntimeError(
+            "tf_random_seed: this tf_keras has no seed generator for its layers (tf_keras.src.backend."
+            "_SEED_GENERATOR); its initializers and dropout would not be reproducible. Use tf_keras 2.x."
+        )
+    tf.random.set_seed(seed)
+    backend._SEED_GENERATOR.generator = random.Random(seed)
