@@ -32,7 +32,14 @@ from typing import Any, NamedTuple
 import tensorflow as tf
 import tf_keras
 
-from compat import estimator_evaluation, estimator_export, estimator_hooks, estimator_prediction, resume, seeding
+from compat import (
+    estimator_evaluation,
+    estimator_export,
+    estimator_hooks,
+    estimator_prediction,
+    resume,
+    seeding,
+)
 from compat.exact import ExactBackupAndRestore, random_generators
 from compat.timed_backup import TimedBackupAndRestore
 
