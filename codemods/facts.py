@@ -762,7 +762,7 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         if config.variable and (config.variable in misused or assigned[config.variable] != 1):
             estimator.problems.append(RunTimeChecked(f"RunConfig `{config.variable}` is used or assigned elsewhere"))
         if config.variable is None and "tf_random_seed" in config.kwargs:
-            estimator.problems.append("assign the RunConfig to a variable to carry tf_random_seed over")
+            estimator.problems.append(RunTimeChecked("assign the RunConfig to a variable to carry tf_random_seed over"))
     if estimator.model_dir is None:
         estimator.problems.append(
             RunTimeChecked("no model_dir: checkpoints would go to a temporary directory; set model_dir")

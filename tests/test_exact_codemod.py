@@ -26,10 +26,10 @@ MAX_STEPS = 60
 KILLED = -signal.SIGKILL
 
 
-def migrated(tmp_path: Path, target: str, exact: bool) -> Path:
+def migrated(tmp_path: Path, target: str, exact: bool, program: Path = PROGRAM) -> Path:
     out = tmp_path / f"{target}{'-exact' if exact else ''}"
-    run([MIGRATE, "rewrite", PROGRAM, "--target", target, "--out", out, *(["--exact"] if exact else [])])
-    return out / PROGRAM.name
+    run([MIGRATE, "rewrite", program, "--target", target, "--out", out, *(["--exact"] if exact else [])])
+    return out / program.name
 
 
 def train(program: Path, model_dir: Path, *flags, code=0):
@@ -56,12 +56,17 @@ def test_exact_migration_resumes_bit_identically(target, tmp_path):
     assert max_difference(final_state(tmp_path / "interrupted"), final_state(tmp_path / "uninterrupted")) == 0.0
 
 
+# The RunConfig inline in the constructor, input_fns chaining dataset methods: the run-time tier.
+INLINE_SEED_PROGRAM = ROOT / "tests" / "runtime" / "inline_seed_estimator.py"
+
+
+@pytest.mark.parametrize("program", [PROGRAM, INLINE_SEED_PROGRAM], ids=["tier1", "runtime_tier"])
 @pytest.mark.parametrize("exact", [False, True])
 @pytest.mark.parametrize("target", ["keras", "loop"])
-def test_tf_random_seed_makes_two_runs_identical(target, exact, tmp_path):
-    """RunConfig(tf_random_seed=7) alone (Python's `random` never seeded): two uninterrupted runs of the
+def test_tf_random_seed_makes_two_runs_identical(target, exact, program, tmp_path):
+    """RunConfig(tf_random_seed=...) alone (Python's `random` never seeded): two uninterrupted runs of the
     migrated program from empty model_dirs end bit-identical, as two runs of the Estimator did."""
-    program = migrated(tmp_path, target, exact)
+    program = migrated(tmp_path, target, exact, program)
     train(program, tmp_path / "first")
     train(program, tmp_path / "second")
     assert max_difference(final_state(tmp_path / "first"), final_state(tmp_path / "second")) == 0.0

@@ -4,8 +4,8 @@ Each call is rewritten on its own, its arguments carried over as written (positi
 functions take the Estimator methods' parameters in the same order, the estimator first):
 
     tf.estimator.DNNClassifier(feature_columns=c, hidden_units=h, config=cfg)
-        -> estimator_training.configure(canned.dnn_classifier(feature_columns=c, hidden_units=h,
-                                        loss_reduction="sum_over_batch_size"), config=cfg)
+        -> estimator_training.configure(config=cfg, model=canned.dnn_classifier(feature_columns=c,
+                                        hidden_units=h, loss_reduction="sum_over_batch_size"))
     tf.estimator.Estimator(model_fn=f, params=p, config=cfg)   (a model_fn tier 1 does not rewrite)
         -> estimator_training.configure(wrapped_model_fns.WrappedModelFn(f, params=p), config=cfg)
     tf.estimator.RunConfig(model_dir=d, save_checkpoints_steps=n) -> estimator_training.TrainingConfig(...)
@@ -125,10 +125,14 @@ class EstimatorRuntimeRule(Rule):
             f"{api.path} -> compat.canned.{spec.builder} ({head}), model_dir and config attached by "
             "compat.estimator_training.configure",
         )
-        configure = cst.parse_expression(f"estimator_training.configure(None, {', '.join(moved)})" if moved
-                                         else "estimator_training.configure(None)")
-        first = configure.args[0].with_changes(value=built)
-        return configure.with_changes(args=[first, *configure.args[1:]])
+        if not moved:
+            configure = cst.parse_expression("estimator_training.configure(None)")
+            return configure.with_changes(args=[configure.args[0].with_changes(value=built)])
+        # The model last: its config, which may set tf_random_seed (compat.seeding), is evaluated before the
+        # model's weights and dropout layers are made, as the Estimator seeded its graph before building it.
+        configure = cst.parse_expression(f"estimator_training.configure({', '.join(moved)}, model=None)")
+        *settings, model = configure.args
+        return configure.with_changes(args=[*settings, model.with_changes(value=built)])
 
     @staticmethod
     def _wrapped(original: cst.Call, updated: cst.Call, ctx, tpu: bool) -> cst.BaseExpression:
