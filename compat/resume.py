@@ -27,7 +27,7 @@ import warnings
 
 import tensorflow as tf
 
-from compat.legacy_checkpoint import STATE_FILE
+from compat.legacy_checkpoint import STATE_FILE, CheckpointError
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 ESTIMATOR_STATE_BACKUP = "checkpoint.estimator"  # the Estimator's state file, kept when a TF2 one replaces it
@@ -103,7 +103,7 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
     Returns the restore status (the step, for a carried-over checkpoint), or None when there is nothing to
     restore (a fresh model_dir).
     """
-    latest = latest_valid_checkpoint(manager)
+    latest = _taken_over_checkpoint(manager.directory) or latest_valid_checkpoint(manager)
     if latest is None:
         return None
     if not tf.train.load_checkpoint(latest).has_tensor(OBJECT_GRAPH_KEY):
@@ -113,6 +113,29 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
         log.warning("Continuing the Estimator's checkpoint %s at step %d", latest, step + 1)
         return step
     return checkpoint.restore(latest)
+
+
+def _taken_over_checkpoint(directory: str) -> str | None:
+    """The newest checkpoint of a model_dir whose state file no migrated program has written yet (an
+    Estimator's, a TF1 Saver's, or convert-checkpoint's: only a CheckpointManager stamps times), once every
+    tensor of it reads back; None for a model_dir the program has saved in (or an empty one).
+
+    Such a checkpoint is the Estimator's work: when it does not read, the program stops with one
+    `CheckpointError` rather than fall back to an older one or start over, and no file is changed.
+    """
+    state = tf.train.get_checkpoint_state(directory)
+    if state is None or not state.model_checkpoint_path or state.all_model_checkpoint_timestamps:
+        return None
+    prefix = state.model_checkpoint_path
+    try:
+        verify_checkpoint(prefix)
+    except tf.errors.OpError as error:
+        raise CheckpointError(
+            f"{prefix}: the Estimator's newest checkpoint cannot be read ({type(error).__name__}: "
+            f"{_first_line(error.message)}); nothing was loaded and no file was changed: restore it, or name an "
+            f"earlier model.ckpt-N in {os.path.join(directory, STATE_FILE)}"
+        ) from None
+    return prefix
 
 
 def carry_over(model, prefix: str) -> int:

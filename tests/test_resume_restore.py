@@ -116,6 +116,28 @@ def test_an_estimator_model_dir_is_carried_over_and_its_files_kept(tmp_path):
     assert int(restarted.optimizer.iterations) == 9
 
 
+@pytest.mark.parametrize("damage", ["truncated_data", "garbled_index"])
+def test_a_damaged_estimator_checkpoint_stops_with_one_line_and_changes_nothing(damage, tmp_path):
+    """The Estimator's newest checkpoint does not read: no fall back to an older one (nor a fresh start),
+    one error naming it, and every file of the model_dir as it was."""
+    paths = _saver_checkpoints(tmp_path, steps=(2, 4))
+    if damage == "truncated_data":
+        data = next(tmp_path.glob("model.ckpt-4.data-*"))
+        data.write_bytes(data.read_bytes()[:40])
+    else:
+        (tmp_path / "model.ckpt-4.index").write_bytes(b"\x00garbage" * 40)
+    files = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    model = _model()
+    checkpoint = _checkpoint(model)
+    manager = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=1)
+    with pytest.raises(CheckpointError) as raised:
+        resume.restore_latest(checkpoint, manager)
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith(f"{paths[-1]}: the Estimator's newest checkpoint cannot be read")
+    assert int(model.optimizer.iterations) == 0
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == files
+
+
 def test_a_model_that_is_not_migrated_code_is_refused_with_how_to_load(tmp_path):
     (path,) = _saver_checkpoints(tmp_path)
     plain = tf_keras.Sequential([tf_keras.layers.Dense(2)])
