@@ -324,6 +324,9 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     check_limits(steps, max_steps)
     check_no_listeners(saving_listeners)
     config = config_of(model)
+    if exact and config.tf_random_seed is None:
+        # the input's shuffles draw from a seed kept in model_dir, so the epochs after a resume are the same
+        tf.random.set_seed(seeding.model_dir_seed(config.model_dir))
     dataset = made_from_input(model, input_fn, TRAIN)
     callbacks = callbacks_of(hooks, "train", model)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)

@@ -12,7 +12,9 @@ as it was under the Estimator, which did not seed them.
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
 
 import tensorflow as tf
 
@@ -28,3 +30,33 @@ def set_graph_seed(seed: int) -> None:
         )
     tf.random.set_seed(seed)
     backend._SEED_GENERATOR.generator = random.Random(seed)
+
+
+MODEL_DIR_SEED_FILE = "exact_seed"
+
+
+def model_dir_seed(model_dir) -> int:
+    """A seed drawn once for `model_dir` and kept in it (file `exact_seed`): every run on that model_dir gets
+    the same one. `--exact` programs without tf_random_seed give it to `tf.random.set_seed` before making their
+    input, so the shuffles of the epochs after a resume draw the orders the interrupted run would have drawn
+    (a tf.data iterator's checkpoint holds its epoch in progress, not the seeds of the next ones)."""
+    path = os.path.join(os.fspath(model_dir), MODEL_DIR_SEED_FILE)
+    try:
+        with open(path) as kept:
+            return int(kept.read())
+    except FileNotFoundError:
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    seed = random.SystemRandom().randrange(1, 2**31)  # not the program's `random`, whose state is its own
+    with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), prefix=".exact_seed.", delete=False) as staged:
+        staged.write(f"{seed}\n")
+        staged.flush()
+        os.fsync(staged.fileno())
+    try:
+        os.link(staged.name, path)  # the first process to get here wins; the others read its seed
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(staged.name)
+    with open(path) as kept:
+        return int(kept.read())

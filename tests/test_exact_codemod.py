@@ -10,18 +10,25 @@ program saves the finished step and exits with 75; the re-run ends bit-identical
 
 from __future__ import annotations
 
+import math
 import random
+import re
+import shutil
 import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 import tensorflow as tf
 
 from compat.preemption import PREEMPTED_EXIT_CODE
-from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, max_difference, run
+from tests.conftest import MIGRATE, MODERN_PYTHON, QUIET_TF, ROOT, latest_saved_step, max_difference, run
 
 pytestmark = pytest.mark.slow
 PROGRAM = ROOT / "tests" / "runtime" / "seeded_estimator.py"
+# The RunConfig inline in the constructor, input_fns chaining dataset methods: the run-time tier.
+INLINE_SEED_PROGRAM = ROOT / "tests" / "runtime" / "inline_seed_estimator.py"
 MAX_STEPS = 60
 KILLED = -signal.SIGKILL
 
@@ -56,10 +63,6 @@ def test_exact_migration_resumes_bit_identically(target, tmp_path):
     assert max_difference(final_state(tmp_path / "interrupted"), final_state(tmp_path / "uninterrupted")) == 0.0
 
 
-# The RunConfig inline in the constructor, input_fns chaining dataset methods: the run-time tier.
-INLINE_SEED_PROGRAM = ROOT / "tests" / "runtime" / "inline_seed_estimator.py"
-
-
 @pytest.mark.parametrize("program", [PROGRAM, INLINE_SEED_PROGRAM], ids=["tier1", "runtime_tier"])
 @pytest.mark.parametrize("exact", [False, True])
 @pytest.mark.parametrize("target", ["keras", "loop"])
@@ -74,15 +77,57 @@ def test_tf_random_seed_makes_two_runs_identical(target, exact, program, tmp_pat
 
 def test_without_tf_random_seed_two_runs_differ(tmp_path):
     """The control: the same program without tf_random_seed is not reproducible (nor was the Estimator)."""
-    unseeded = tmp_path / PROGRAM.name
-    source = PROGRAM.read_text()
-    assert "tf_random_seed=7, " in source
-    unseeded.write_text(source.replace("tf_random_seed=7, ", ""))
-    out = tmp_path / "migrated"
-    run([MIGRATE, "rewrite", unseeded, "--target", "keras", "--out", out])
-    train(out / PROGRAM.name, tmp_path / "first")
-    train(out / PROGRAM.name, tmp_path / "second")
+    program = migrated(tmp_path, "keras", exact=False, program=_unseeded_program(tmp_path))
+    train(program, tmp_path / "first")
+    train(program, tmp_path / "second")
     assert max_difference(final_state(tmp_path / "first"), final_state(tmp_path / "second")) > 1e-3
+
+
+def _unseeded_program(tmp_path: Path, program: Path = PROGRAM) -> Path:
+    """The program without its tf_random_seed: each run draws its own random numbers."""
+    unseeded = tmp_path / "unseeded" / program.name
+    unseeded.parent.mkdir()
+    source = program.read_text()
+    seed = re.search(r"tf_random_seed=\d+, ", source)
+    assert seed is not None
+    unseeded.write_text(source.replace(seed[0], ""))
+    return unseeded
+
+
+def _fork_after_save(command: list, model_dir: Path, state_dir: Path, at_least: int, fork: Path) -> None:
+    """Run `command` to its end; once it has saved a checkpoint of step >= at_least in `state_dir`, pause
+    it (SIGSTOP), copy `model_dir` to `fork`, and let it go on (SIGCONT)."""
+    process = subprocess.Popen([str(c) for c in command], env=QUIET_TF, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        while process.poll() is None and latest_saved_step(state_dir) < at_least:
+            time.sleep(0.01)
+        assert process.poll() is None, "the run ended before the fork point: raise --max_steps"
+        process.send_signal(signal.SIGSTOP)
+        shutil.copytree(model_dir, fork)
+        process.send_signal(signal.SIGCONT)
+        _, stderr = process.communicate(timeout=600)
+        assert process.returncode == 0, stderr[-3000:]
+    finally:
+        process.kill()
+
+
+@pytest.mark.parametrize(("target", "program"), [("keras", PROGRAM), ("loop", PROGRAM), ("keras", INLINE_SEED_PROGRAM)],
+                         ids=["tier1-keras", "tier1-loop", "runtime_tier-keras"])
+def test_exact_migration_without_tf_random_seed_continues_its_own_run(target, program, tmp_path):
+    """Without tf_random_seed no two runs are alike, but a resumed run still continues the run it resumes:
+    the uninterrupted run is forked (its model_dir copied while paused) after a save in its second epoch,
+    and the fork, resumed in a new process through the third epoch's shuffle, ends bit-identical to it."""
+    program = migrated(tmp_path, target, exact=True, program=_unseeded_program(tmp_path, program))
+    run_dir, fork = tmp_path / "run", tmp_path / "fork"
+    state_dir = run_dir / "backup" if target == "keras" else run_dir
+    steps_per_epoch = 1797 / 64
+    _fork_after_save([MODERN_PYTHON, program, "--model_dir", run_dir], run_dir, state_dir,
+                     math.ceil(steps_per_epoch), fork)
+    forked_at = latest_saved_step(fork / "backup" if target == "keras" else fork)
+    assert steps_per_epoch < forked_at < 2 * steps_per_epoch < MAX_STEPS, forked_at
+    train(program, fork)
+    assert max_difference(final_state(fork), final_state(run_dir)) == 0.0
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])

@@ -64,8 +64,13 @@ _TWO_OPTIMIZERS = """\
 _MAX_STEPS_GUARD = """if int({iterations}) < {limit}:  # max_steps is a total across restarts
 """
 
+# --exact without tf_random_seed: unseeded shuffles would draw the epochs after a resume anew.
+_INPUT_SEED = """# Exact resume: the input's shuffles draw from a seed kept in model_dir (no tf_random_seed was given).
+{tf}.random.set_seed(seeding.model_dir_seed({model_dir}))
+"""
+
 _KERAS_FIT = """
-{steps_per_call}{est}.fit(
+{input_seed}{steps_per_call}{est}.fit(
     {dataset},
     epochs=1,
     steps_per_epoch={steps_per_epoch},
@@ -178,11 +183,11 @@ while {more_steps}:
 _EXACT_LOOP = (
     """
 # Estimator.train as an exact custom loop: the checkpoint holds the weights, the optimizer, the step, the
-# input iterator (position, shuffle buffer, the seeds of later epochs) and dropout's random generators, so a
-# resumed run takes the same steps as an uninterrupted one. SIGTERM/SIGINT: the step in flight finishes,
-# the state is saved, the program exits with preemption.PREEMPTED_EXIT_CODE (75).
+# input iterator (position, shuffle buffer; later epochs are shuffled from the global seed) and dropout's
+# random generators, so a resumed run takes the same steps as an uninterrupted one. SIGTERM/SIGINT: the
+# step in flight finishes, the state is saved, the program exits with preemption.PREEMPTED_EXIT_CODE (75).
 {est}_step = {est}.optimizer.iterations
-{est}_dataset = {dataset}
+{input_seed}{est}_dataset = {dataset}
 {est}_iterator = iter({est}_dataset)
 {est}_checkpoint = {tf}.train.Checkpoint(
     model={est},
@@ -364,6 +369,10 @@ class EstimatorTrainRule(Rule):
             "iterations": f"{estimator.variable}.optimizer.iterations" + (".numpy()" if estimator.train_strategy else ""),
             "limit": operand(kwargs[limit]) if limit else "",
         }
+        values["input_seed"] = ""
+        if ctx.exact and estimator.run_config_value("tf_random_seed") is None:
+            ctx.need_import("compat", "seeding")
+            values["input_seed"] = _INPUT_SEED.format(**values)
         kind, every = estimator.checkpoint_cadence()
         values["every"] = operand(every)  # these three go into arithmetic too
         hours = estimator.run_config_value("keep_checkpoint_every_n_hours")
