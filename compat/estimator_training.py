@@ -238,12 +238,14 @@ def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
     return dataset
 
 
-def made_from_input(model, input_fn, mode: str) -> tf.data.Dataset | None:
+def made_from_input(model, input_fn, mode: str, dataset: tf.data.Dataset | None = None) -> tf.data.Dataset | None:
     """For a model whose variables come from its input (a wrapped model_fn: `make_variables`), the input_fn's
-    dataset, after making them: a checkpoint then restores into them, an Estimator's too. None otherwise."""
+    dataset (`dataset` if already made), after making them: a checkpoint then restores into them, an
+    Estimator's too. Otherwise `dataset`."""
     if not hasattr(model, "make_variables"):
-        return None
-    dataset = input_dataset(input_fn, mode, model)
+        return dataset
+    if dataset is None:
+        dataset = input_dataset(input_fn, mode, model)
     model.make_variables(dataset.element_spec, mode)
     return dataset
 
@@ -324,10 +326,12 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     check_limits(steps, max_steps)
     check_no_listeners(saving_listeners)
     config = config_of(model)
+    dataset = None
     if exact and config.tf_random_seed is None:
         # the input's shuffles draw from a seed kept in model_dir, so the epochs after a resume are the same
-        tf.random.set_seed(seeding.model_dir_seed(config.model_dir))
-    dataset = made_from_input(model, input_fn, TRAIN)
+        with seeding.input_seeded(config.model_dir):
+            dataset = input_dataset(input_fn, TRAIN, model)
+    dataset = made_from_input(model, input_fn, TRAIN, dataset)
     callbacks = callbacks_of(hooks, "train", model)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
     manager = manager_for(checkpoint, config)

@@ -12,6 +12,7 @@ as it was under the Estimator, which did not seed them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import tempfile
@@ -60,3 +61,18 @@ def model_dir_seed(model_dir) -> int:
         os.unlink(staged.name)
     with open(path) as kept:
         return int(kept.read())
+
+
+@contextlib.contextmanager
+def input_seeded(model_dir):
+    """While the input is made: TensorFlow's global seed from `model_dir_seed(model_dir)`; afterwards the
+    global seed as it was (none: a model's random ops with seeds of their own keep TensorFlow's default graph
+    seed, as under the Estimator, so the model_dir's seed changes nothing but the input)."""
+    from tensorflow.python.eager import context
+
+    previous = context.global_seed()
+    tf.random.set_seed(model_dir_seed(model_dir))
+    try:
+        yield
+    finally:
+        tf.random.set_seed(previous)

@@ -54,9 +54,13 @@ def final_state(model_dir: Path, steps: int = MAX_STEPS) -> dict:
     return {name: reader.get_tensor(name) for name in names}
 
 
-@pytest.mark.parametrize("program", [PROGRAM, INLINE_SEED_PROGRAM], ids=["tier1", "runtime_tier"])
-@pytest.mark.parametrize("exact", [False, True])
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize(
+    ("target", "exact", "program"),
+    [("keras", False, PROGRAM), ("loop", False, PROGRAM), ("keras", True, PROGRAM), ("loop", True, PROGRAM),
+     ("keras", True, INLINE_SEED_PROGRAM), ("loop", False, INLINE_SEED_PROGRAM)],
+    ids=["tier1-keras", "tier1-loop", "tier1-keras-exact", "tier1-loop-exact", "runtime_tier-keras-exact",
+         "runtime_tier-loop"],
+)
 def test_tf_random_seed_makes_two_runs_identical(target, exact, program, tmp_path):
     """RunConfig(tf_random_seed=...) alone (Python's `random` never seeded): two uninterrupted runs of the
     migrated program from empty model_dirs end bit-identical, as two runs of the Estimator did."""
