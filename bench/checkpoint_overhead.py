@@ -23,7 +23,7 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from compat.exact import ExactBackupAndRestore
+from estimator_migrate.compat.exact import ExactBackupAndRestore
 
 BATCH = 32
 

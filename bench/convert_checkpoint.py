@@ -35,7 +35,7 @@ def timed(command: list) -> tuple[float, int]:
 
 def largest_tensor(model_dir: Path) -> int:
     sys.path.insert(0, str(ROOT))
-    from compat.legacy_checkpoint import LegacyCheckpoint
+    from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
 
     checkpoint = LegacyCheckpoint(model_dir)
     return max(checkpoint.nbytes(name) for name in checkpoint.shapes)

@@ -34,7 +34,7 @@ def worker(args) -> None:
     import tf_keras
     from sklearn.datasets import load_digits
 
-    from compat.exact import ExactBackupAndRestore
+    from estimator_migrate.compat.exact import ExactBackupAndRestore
 
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     tf_keras.backend.experimental.enable_tf_random_generator()

@@ -20,6 +20,11 @@ import libcst as cst
 
 from codemods.syntax import name_counts
 
+# The package migrated programs import the runtime from. This project's `compat/` directory, installed under
+# the distribution's own name (pyproject.toml's package-dir): `compat` alone is one of the most common module
+# names in Python projects, and a program next to its own compat.py would import that one.
+RUNTIME_PACKAGE = "estimator_migrate.compat"
+
 
 @dataclass(frozen=True)
 class NeededImport:

@@ -174,7 +174,7 @@ def need_optimizer_module(ctx, module: str) -> None:
     if module == "tf_keras":
         ctx.need_import("tf_keras")
     else:
-        ctx.need_import("compat", module)
+        ctx.need_compat(module)
 
 
 def keras_optimizer_by_name(

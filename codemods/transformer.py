@@ -20,7 +20,7 @@ from codemods.api import ApiResolver
 from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
 from codemods.findings import Finding, todo_comment
-from codemods.imports import NeededImport, add_imports, names_used, remove_unused_imports
+from codemods.imports import RUNTIME_PACKAGE, NeededImport, add_imports, names_used, remove_unused_imports
 from codemods.registry import Rule, load_rules
 from codemods.rules.unsupported_api import GUIDANCE
 from codemods.runtime_tier import ProjectFacts, estimator_mentions, kept_estimators
@@ -81,6 +81,10 @@ class RuleContext:
         if needed not in self.needed_imports:
             self.needed_imports.append(needed)
         self.imported_names[asname or obj or module.split(".")[0]] = module
+
+    def need_compat(self, name: str) -> None:
+        """`from estimator_migrate.compat import name`: the runtime module the migrated code calls."""
+        self.need_import(RUNTIME_PACKAGE, name)
 
     def need_tensorflow(self) -> str:
         self.need_import("tensorflow", asname=None if self.tf == "tensorflow" else self.tf)
@@ -244,7 +248,7 @@ def _clashing_names(
     wrapper: cst.MetadataWrapper, bindings: ModuleBindings, imported: dict[str, str]
 ) -> list[Finding]:
     """The module's own bindings of a name the migrated code would import (`for prediction in ...` against
-    `from compat import prediction`): the migrated code would call the user's object. Such a module is
+    `from estimator_migrate.compat import prediction`): the migrated code would call the user's object. Such a module is
     left as it is, with one finding per clash."""
     positions = wrapper.resolve(PositionProvider)
     clashes = []
@@ -260,7 +264,7 @@ def _clashing_names(
                     start.column,
                     False,
                     f"not migrated: the module binds `{name}`, the name under which the migrated code imports "
-                    f"{module}{'.' + name if module == 'compat' else ''}; rename it and run again",
+                    f"{module}{'.' + name if module == RUNTIME_PACKAGE else ''}; rename it and run again",
                 )
             )
             break

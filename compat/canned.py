@@ -176,7 +176,7 @@ _KERAS_DEFAULT_LEARNING_RATE = {"Adagrad": 0.001, "Adam": 0.001, "Ftrl": 0.001, 
 
 def _by_name(name: str, v1: bool, learning_rate: float | None):
     """The class a canned estimator made of an optimizer name (v1: TF1's, v2: Keras 2 legacy's), as its twin."""
-    from compat import rmsprop
+    from . import rmsprop
 
     lr = learning_rate if learning_rate is not None else _KERAS_DEFAULT_LEARNING_RATE[name]
     if name == "Adagrad":
@@ -214,7 +214,7 @@ def estimator_optimizer(given, loss_reduction: str, name_learning_rate: float | 
 def _tf1_twin(optimizer):
     """The tf_keras twin of a `tf.compat.v1.train` optimizer instance (the same steps), None for other objects.
     Read from the instance's settings, which TF1's optimizer classes keep as they were given."""
-    from compat import proximal_adagrad, rmsprop
+    from . import proximal_adagrad, rmsprop
 
     train = tf.compat.v1.train
     kind = type(optimizer)

@@ -20,10 +20,10 @@ import re
 
 import tf_keras
 
-from compat import canned
-from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.load import LoadResult, load_legacy_checkpoint, save_starting_checkpoint
-from compat.optimizer_state import (
+from . import canned
+from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .load import LoadResult, load_legacy_checkpoint, save_starting_checkpoint
+from .optimizer_state import (
     V1_SLOT,
     V1_SLOTS,
     V2_KINDS,
@@ -33,7 +33,7 @@ from compat.optimizer_state import (
     describe,
     legacy_slots,
 )
-from compat.recognise import part_of
+from .recognise import part_of
 
 _DNN_INPUT_SCOPE = "dnn/input_from_feature_columns/"
 _BATCH_NORM = re.compile(r"^dnn/hiddenlayer_(\d+)/(?P<rest>batchnorm_\1/.+)$")

@@ -25,13 +25,13 @@ from pathlib import Path
 import tensorflow as tf
 import tf_keras
 
-from compat import canned
-from compat.legacy_checkpoint import STATE_FILE, CheckpointError, LegacyCheckpoint
-from compat.optimizer_state import assign_slot
-from compat.rebuild import DEFAULT_LEARNING_RATE, build_model, read_concatenated, slot_sources, weight_sources
-from compat.recognise import CannedEstimator, OptimizerState, part_of, recognise
-from compat.resume import ESTIMATOR_STATE_BACKUP
-from compat.streaming import write_model_file, write_training_checkpoint
+from . import canned
+from .legacy_checkpoint import STATE_FILE, CheckpointError, LegacyCheckpoint
+from .optimizer_state import assign_slot
+from .rebuild import DEFAULT_LEARNING_RATE, build_model, read_concatenated, slot_sources, weight_sources
+from .recognise import CannedEstimator, OptimizerState, part_of, recognise
+from .resume import ESTIMATOR_STATE_BACKUP
+from .streaming import write_model_file, write_training_checkpoint
 
 MODEL_FILE = "model.keras"
 PROVENANCE_FILE = "conversion.json"

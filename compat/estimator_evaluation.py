@@ -30,7 +30,7 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from compat.canned import head_of
+from .canned import head_of
 
 _AUC_THRESHOLDS = 200
 _AUC_EPSILON = 1e-6  # tf.compat.v1.metrics.auc's smoothing of recall, precision and the false-positive rate

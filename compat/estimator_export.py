@@ -30,8 +30,8 @@ from typing import NamedTuple
 import tensorflow as tf
 import tf_keras
 
-from compat.canned import head_of
-from compat.estimator_prediction import head_predictions
+from .canned import head_of
+from .estimator_prediction import head_predictions
 
 # A categorical feature parsed as a VarLenFeature is densified with the value feature columns ignore, so
 # the columns see the same ids as from the parsed SparseTensor (tf.feature_column's default ignore_value).

@@ -17,8 +17,8 @@ import time
 import tensorflow as tf
 import tf_keras
 
-from compat import estimator_hooks, resume
-from compat.estimator_training import (
+from . import estimator_hooks, resume
+from .estimator_training import (
     TRAIN,
     EvalSpec,
     TrainSpec,

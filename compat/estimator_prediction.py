@@ -17,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from compat.canned import Head, head_of
+from .canned import Head, head_of
 
 
 def _class_predictions(class_logits: tf.Tensor, vocabulary) -> dict[str, tf.Tensor]:

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import tensorflow as tf
 import tf_keras
 
-from compat import (
+from . import (
     estimator_evaluation,
     estimator_export,
     estimator_hooks,
@@ -40,8 +40,8 @@ from compat import (
     resume,
     seeding,
 )
-from compat.exact import ExactBackupAndRestore, random_generators
-from compat.timed_backup import TimedBackupAndRestore
+from .exact import ExactBackupAndRestore, random_generators
+from .timed_backup import TimedBackupAndRestore
 
 log = logging.getLogger(__name__)
 SessionRunHook = tf.compat.v1.train.SessionRunHook

@@ -37,7 +37,7 @@ import time
 import tensorflow as tf
 import tf_keras
 
-from compat import preemption, resume, timed_backup, workers
+from . import preemption, resume, timed_backup, workers
 
 
 class ExactBackupAndRestore(tf_keras.callbacks.Callback):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tensorflow.core.protobuf import meta_graph_pb2
 
-from compat.legacy_checkpoint import CheckpointError
+from .legacy_checkpoint import CheckpointError
 
 # Feature columns reshape each feature under their layer's scope: `.../input_layer/<key>/Reshape` (DNN) or
 # `.../linear_model/<key>/Reshape` (linear).

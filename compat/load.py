@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import tensorflow as tf
 
-from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.optimizer_state import (
+from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .optimizer_state import (
     V1_SLOT,
     assign_slot,
     continues,

@@ -22,9 +22,9 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from compat.estimator_evaluation import finish_evaluation
-from compat.estimator_prediction import as_estimator_yields, features_of
-from compat.load import LoadResult, load_legacy_checkpoint, save_starting_checkpoint
+from .estimator_evaluation import finish_evaluation
+from .estimator_prediction import as_estimator_yields, features_of
+from .load import LoadResult, load_legacy_checkpoint, save_starting_checkpoint
 
 
 def _snake_case(name: str) -> str:

@@ -14,8 +14,8 @@ import re
 
 import numpy as np
 
-from compat.legacy_checkpoint import CheckpointError
-from compat.rmsprop import KERAS_LEGACY, TF1, EstimatorRMSProp
+from .legacy_checkpoint import CheckpointError
+from .rmsprop import KERAS_LEGACY, TF1, EstimatorRMSProp
 
 # TF1 slot name -> (optimizer kind, the tf_keras slot it becomes).
 V1_SLOTS = {

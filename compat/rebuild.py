@@ -11,9 +11,9 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from compat import canned, rmsprop
-from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.recognise import CannedEstimator, OptimizerState, part_of
+from . import canned, rmsprop
+from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .recognise import CannedEstimator, OptimizerState, part_of
 
 # Optimizer defaults the checkpoint cannot tell: TF1 Adam's epsilon is 1e-8, Keras's 1e-7; a Keras RMSprop's
 # epsilon is not saved either (TF1's is a constant in the graph).

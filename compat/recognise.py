@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.legacy_graph import GraphFacts, read_graph_facts
-from compat.optimizer_state import V1_SLOT, V1_SLOTS, V2_KINDS, V2_VARIABLE, v1_keras_slot, v2_keras_slot
+from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .legacy_graph import GraphFacts, read_graph_facts
+from .optimizer_state import V1_SLOT, V1_SLOTS, V2_KINDS, V2_VARIABLE, v1_keras_slot, v2_keras_slot
 
 HYPERPARAMETERS = {"learning_rate", "beta1", "beta2", "epsilon", "momentum", "learning_rate_power", "beta",
                    "l1_regularization_strength", "l2_regularization_strength",

@@ -27,7 +27,7 @@ import warnings
 
 import tensorflow as tf
 
-from compat.legacy_checkpoint import STATE_FILE, CheckpointError
+from .legacy_checkpoint import STATE_FILE, CheckpointError
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 ESTIMATOR_STATE_BACKUP = "checkpoint.estimator"  # the Estimator's state file, kept when a TF2 one replaces it
@@ -143,7 +143,7 @@ def carry_over(model, prefix: str) -> int:
     optimizer slots and step, all or nothing. Returns the step. `CheckpointError` names what does not map."""
     if hasattr(model, "load_estimator_checkpoint"):  # a wrapped model_fn (compat.wrapped_model_fns)
         return model.load_estimator_checkpoint(prefix)
-    from compat import canned, model_fns  # only here: migrated custom loops need no feature-column code
+    from . import canned, model_fns  # only here: migrated custom loops need no feature-column code
 
     if isinstance(model, model_fns.EstimatorModel):
         if not model.built:
@@ -153,7 +153,7 @@ def carry_over(model, prefix: str) -> int:
             )
         return model_fns.load_estimator_checkpoint(model, prefix).global_step or 0
     if isinstance(model, canned.CannedModel):
-        from compat import canned_checkpoint
+        from . import canned_checkpoint
 
         return canned_checkpoint.load_estimator_checkpoint(model, prefix).global_step or 0
     raise EstimatorCheckpointError(

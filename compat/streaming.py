@@ -24,11 +24,11 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from compat import canned
-from compat.legacy_checkpoint import LegacyCheckpoint
-from compat.optimizer_state import keras_momentum, keras_slot
-from compat.rebuild import build_model, build_optimizer, read_parts, slot_sources, weight_sources
-from compat.recognise import CannedEstimator, part_of
+from . import canned
+from .legacy_checkpoint import LegacyCheckpoint
+from .optimizer_state import keras_momentum, keras_slot
+from .rebuild import build_model, build_optimizer, read_parts, slot_sources, weight_sources
+from .recognise import CannedEstimator, part_of
 
 SHARD_BYTES = 64 * 1024**2  # smallest group of tensors per data file
 _FIRST_MARKER = 1000.5  # marker values are far from any learning rate or step a checkpoint holds

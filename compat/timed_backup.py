@@ -15,7 +15,7 @@ import time
 
 import tf_keras
 
-from compat import workers
+from . import workers
 
 
 class TimedBackupAndRestore(tf_keras.callbacks.BackupAndRestore):

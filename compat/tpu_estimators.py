@@ -21,8 +21,8 @@ import inspect
 import logging
 from typing import Any
 
-from compat.estimator_training import EVAL, PREDICT, TRAIN, TrainingConfig
-from compat.wrapped_model_fns import EstimatorSpec, WrappedModelFn
+from .estimator_training import EVAL, PREDICT, TRAIN, TrainingConfig
+from .wrapped_model_fns import EstimatorSpec, WrappedModelFn
 
 log = logging.getLogger(__name__)
 

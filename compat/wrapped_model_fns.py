@@ -36,11 +36,11 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.training import checkpoint_utils  # init_from_checkpoint's initializer
 
-from compat.estimator_evaluation import finish_evaluation
-from compat.estimator_prediction import as_estimator_yields, features_of
-from compat.estimator_training import ModeKeys
-from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.wrapped_hooks import ModeGraph, SessionHooks
+from .estimator_evaluation import finish_evaluation
+from .estimator_prediction import as_estimator_yields, features_of
+from .estimator_training import ModeKeys
+from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .wrapped_hooks import ModeGraph, SessionHooks
 
 
 def _use_tf_keras() -> None:

@@ -12,8 +12,8 @@ from dataclasses import asdict
 
 def inspection(path: str) -> dict:
     """Everything `inspect-checkpoint` reports about a model_dir or a checkpoint prefix, as plain data."""
-    from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint, read_state
-    from compat.recognise import recognise
+    from estimator_migrate.compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint, read_state
+    from estimator_migrate.compat.recognise import recognise
 
     checkpoint = LegacyCheckpoint(path)
     model_dir = checkpoint.prefix.parent
@@ -88,7 +88,7 @@ def inspect_command(path: str, as_json: bool) -> int:
 
 
 def convert_command(path: str, out: str | None) -> int:
-    from compat.convert import convert_checkpoint
+    from estimator_migrate.compat.convert import convert_checkpoint
 
     conversion, written = convert_checkpoint(path, out)
     estimator = conversion.estimator

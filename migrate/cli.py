@@ -156,7 +156,7 @@ def run(argv: list[str] | None = None) -> int:
 
 def _checkpoint_command(args: argparse.Namespace) -> int:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from compat.legacy_checkpoint import CheckpointError
+    from estimator_migrate.compat.legacy_checkpoint import CheckpointError
     from migrate.checkpoints import convert_command, inspect_command
 
     try:

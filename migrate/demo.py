@@ -53,7 +53,7 @@ def accuracy_of_final_checkpoint(model_dir: Path) -> tuple[int, float]:
     import tf_keras
     from sklearn.datasets import load_digits
 
-    from compat import canned
+    from estimator_migrate.compat import canned
 
     digits = load_digits()
     columns = [tf.compat.v1.feature_column.numeric_column("x", shape=[8, 8])]

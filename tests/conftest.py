@@ -50,9 +50,9 @@ def assert_matches_estimator_checkpoint(model_dir: Path, estimator_dir: Path, st
     import numpy as np
     import tensorflow as tf
 
-    from compat.legacy_checkpoint import LegacyCheckpoint
-    from compat.rebuild import build_model, weight_sources
-    from compat.recognise import recognise
+    from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
+    from estimator_migrate.compat.rebuild import build_model, weight_sources
+    from estimator_migrate.compat.recognise import recognise
 
     reference = LegacyCheckpoint(estimator_dir / f"model.ckpt-{step}")
     estimator = recognise(reference)
@@ -76,9 +76,9 @@ def assert_canned_model_holds_estimator_weights(model, model_dir: Path, estimato
     import numpy as np
     import tensorflow as tf
 
-    from compat.canned_checkpoint import model_variable_name
-    from compat.legacy_checkpoint import LegacyCheckpoint
-    from compat.load import legacy_weights
+    from estimator_migrate.compat.canned_checkpoint import model_variable_name
+    from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
+    from estimator_migrate.compat.load import legacy_weights
 
     tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
         tf.train.latest_checkpoint(str(model_dir))
@@ -103,7 +103,7 @@ import sys
 
 class NotThisProject:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("compat", "migrate", "codemods", "tests"):
+        if name.split(".")[0] in ("estimator_migrate", "compat", "migrate", "codemods", "tests"):
             raise ImportError(f"{name}: this project is not installed where the model is served")
 
 
@@ -142,7 +142,7 @@ def plain_keras_logits(models: list[tuple[Path, dict]], work: Path) -> list:
 def run_migrated_from_estimator_start(program: Path, estimator_dir: Path, target: str, work: Path, *arguments):
     """Convert the Estimator's model.ckpt-0 into work/model, rewrite `program` for `target` and run it there
     with --model_dir work/model and `arguments`: (the migrated program, work/model)."""
-    from compat.convert import convert_checkpoint
+    from estimator_migrate.compat.convert import convert_checkpoint
 
     model_dir = work / "model"
     convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
@@ -155,7 +155,7 @@ def tf1_variables_in(prefix: str) -> dict:
     """A migrated TF2 checkpoint's wrapped-model_fn variables (compat.wrapped_model_fns), by their TF1 names."""
     import tensorflow as tf
 
-    from compat.estimator_training import tf1_checkpoint_keys
+    from estimator_migrate.compat.estimator_training import tf1_checkpoint_keys
 
     reader = tf.train.load_checkpoint(prefix)
     return {name: reader.get_tensor(key) for name, key in tf1_checkpoint_keys(prefix).items()}
@@ -183,7 +183,7 @@ def assert_wrapped_run_matches_estimator(model_dir: Path, estimator_dir: Path, s
     import numpy as np
     import tensorflow as tf
 
-    from compat.legacy_checkpoint import LegacyCheckpoint
+    from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
 
     reference, initial = (LegacyCheckpoint(estimator_dir / f"model.ckpt-{n}") for n in (step, 0))
     migrated = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
@@ -216,7 +216,7 @@ def assert_weights_match_tf1(model, reference_prefix, initial_prefix, what: str)
     from `initial_prefix`'s (so the comparison shows training, not two copies of the starting point)."""
     import numpy as np
 
-    from compat.legacy_checkpoint import LegacyCheckpoint
+    from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
 
     reference, initial = LegacyCheckpoint(reference_prefix), LegacyCheckpoint(initial_prefix)
     for variable in model.trainable_variables:

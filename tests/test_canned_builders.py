@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat import canned
+from estimator_migrate.compat import canned
 
 fc = tf.feature_column
 

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat import canned, canned_checkpoint
-from compat.convert import load_canned
-from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from compat.optimizer_state import legacy_slots
-from compat.rebuild import build_model
-from compat.recognise import recognise
+from estimator_migrate.compat import canned, canned_checkpoint
+from estimator_migrate.compat.convert import load_canned
+from estimator_migrate.compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from estimator_migrate.compat.optimizer_state import legacy_slots
+from estimator_migrate.compat.rebuild import build_model
+from estimator_migrate.compat.recognise import recognise
 from tests.legacy.make_canned_checkpoints import case_names
 
 pytestmark = pytest.mark.legacy
@@ -95,8 +95,8 @@ def test_convert_writes_a_checkpoint_the_program_restores_and_refuses_to_overwri
 def test_rmsprop_of_the_other_flavour_is_refused(head, wrong, canned_checkpoints):
     """TF1 RMSProp state continues only in the "tf1" EstimatorRMSProp, Keras 2's only in "keras_legacy":
     their updates differ. Both loaders refuse the other flavour before assigning anything."""
-    from compat.load import load_legacy_checkpoint
-    from compat.rmsprop import EstimatorRMSProp
+    from estimator_migrate.compat.load import load_legacy_checkpoint
+    from estimator_migrate.compat.rmsprop import EstimatorRMSProp
 
     before = canned_checkpoints / f"dnn_classifier_rmsprop_{head}" / "before"
     estimator = recognise(LegacyCheckpoint(before))

@@ -20,7 +20,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from compat.convert import convert_checkpoint
+from estimator_migrate.compat.convert import convert_checkpoint
 from tests.conftest import (
     MODERN_PYTHON,
     assert_canned_model_holds_estimator_weights,
@@ -89,7 +89,7 @@ def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, 
 def _assert_plain_model_gives_estimator_logits(model, estimator_outputs, work):
     """`inference_model(model).save(...)`, loaded where only tf_keras is, gives the Estimator's predict()
     logits for the same examples (a regressor's logits are its predictions)."""
-    from compat import canned
+    from estimator_migrate.compat import canned
 
     canned.inference_model(model).save(work / "model.keras")
     examples = {name: values[:100] for name, values in categorical_features().items()}
@@ -105,7 +105,7 @@ def _migrated_programs_model(migrated):
     import tensorflow as tf
     import tf_keras
 
-    from compat import canned, rmsprop
+    from estimator_migrate.compat import canned, rmsprop
 
     namespace = {"tf": tf, "tf1": tf.compat.v1, "tf_keras": tf_keras, "canned": canned, "rmsprop": rmsprop}
     exec(textwrap.dedent(CATEGORICAL_COLUMNS), namespace)

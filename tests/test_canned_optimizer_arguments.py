@@ -10,9 +10,9 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat import canned
-from compat.proximal_adagrad import ProximalAdagrad
-from compat.rmsprop import EstimatorRMSProp
+from estimator_migrate.compat import canned
+from estimator_migrate.compat.proximal_adagrad import ProximalAdagrad
+from estimator_migrate.compat.rmsprop import EstimatorRMSProp
 
 train = tf.compat.v1.train
 _rng = np.random.default_rng(1)

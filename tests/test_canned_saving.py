@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat import canned
+from estimator_migrate.compat import canned
 from tests.conftest import plain_keras_logits, plain_keras_run
 
 fc = tf.feature_column
@@ -122,4 +122,4 @@ def test_saved_training_model_says_it_needs_this_project(tmp_path):
     completed = plain_keras_run([tmp_path / "model.keras", tmp_path / "unused.npz", tmp_path / "unused.npy"],
                                 tmp_path)
     assert completed.returncode != 0
-    assert "compat" in completed.stderr.strip().splitlines()[-1]
+    assert "estimator_migrate" in completed.stderr.strip().splitlines()[-1]

@@ -15,10 +15,10 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat.convert import convert_checkpoint
-from compat.legacy_checkpoint import LegacyCheckpoint
-from compat.rebuild import build_model, weight_sources
-from compat.recognise import recognise
+from estimator_migrate.compat.convert import convert_checkpoint
+from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
+from estimator_migrate.compat.rebuild import build_model, weight_sources
+from estimator_migrate.compat.recognise import recognise
 from tests.conftest import MIGRATE, plain_keras_logits, run
 from tests.legacy.make_canned_checkpoints import case_names
 

@@ -12,9 +12,9 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat.exact import ExactBackupAndRestore
-from compat.preemption import PreemptionWatcher
-from compat.resume import CorruptCheckpointWarning, latest_valid_checkpoint, restore_latest
+from estimator_migrate.compat.exact import ExactBackupAndRestore
+from estimator_migrate.compat.preemption import PreemptionWatcher
+from estimator_migrate.compat.resume import CorruptCheckpointWarning, latest_valid_checkpoint, restore_latest
 
 
 @pytest.fixture

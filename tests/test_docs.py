@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-from compat.optimizer_state import V1_SLOTS, V2_RMSPROP_SLOTS, V2_SLOTS, v1_keras_slot, v2_keras_slot
+from estimator_migrate.compat.optimizer_state import (
+    V1_SLOTS,
+    V2_RMSPROP_SLOTS,
+    V2_SLOTS,
+    v1_keras_slot,
+    v2_keras_slot,
+)
 from tests.conftest import ROOT
 
 V2_SCOPES = {"Momentum": "SGD", "RMSProp": "RMSprop"}  # the Keras optimizer scope of each kind

@@ -18,10 +18,10 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat import canned
-from compat.legacy_checkpoint import LegacyCheckpoint
-from compat.rebuild import weight_sources
-from compat.recognise import recognise
+from estimator_migrate.compat import canned
+from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
+from estimator_migrate.compat.rebuild import weight_sources
+from estimator_migrate.compat.recognise import recognise
 from migrate.demo import checkpoint_step
 from tests.conftest import (
     EXAMPLE,

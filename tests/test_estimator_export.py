@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat import canned, estimator_export, estimator_prediction
+from estimator_migrate.compat import canned, estimator_export, estimator_prediction
 
 fc = tf.feature_column
 SHADES = ["dark", "mid", "light"]

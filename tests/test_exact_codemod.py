@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import tensorflow as tf
 
-from compat.preemption import PREEMPTED_EXIT_CODE
+from estimator_migrate.compat.preemption import PREEMPTED_EXIT_CODE
 from tests.conftest import MIGRATE, MODERN_PYTHON, QUIET_TF, ROOT, latest_saved_step, max_difference, run
 
 pytestmark = pytest.mark.slow

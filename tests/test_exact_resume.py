@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compat.preemption import PREEMPTED_EXIT_CODE
+from estimator_migrate.compat.preemption import PREEMPTED_EXIT_CODE
 from tests.conftest import MODERN_PYTHON, max_difference, run
 
 pytestmark = pytest.mark.slow

@@ -11,8 +11,8 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat import load_legacy_checkpoint
-from compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from estimator_migrate.compat import load_legacy_checkpoint
+from estimator_migrate.compat.legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from tests.legacy.make_canned_checkpoints import CUSTOM_CASE
 
 pytestmark = pytest.mark.legacy

@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat.estimator_hooks import LogLoss
+from estimator_migrate.compat.estimator_hooks import LogLoss
 
 
 def _logged(caplog, losses, every_n_iter):

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat import model_fns
+from estimator_migrate.compat import model_fns
 from tests.conftest import (
     MODERN_PYTHON,
     ROOT,

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compat.preemption import PREEMPTED_EXIT_CODE
+from estimator_migrate.compat.preemption import PREEMPTED_EXIT_CODE
 from tests.conftest import MODERN_PYTHON, QUIET_TF, max_difference
 
 pytestmark = pytest.mark.slow

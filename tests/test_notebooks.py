@@ -92,7 +92,7 @@ def test_code_cells_are_migrated_and_the_rest_is_kept(migrated):
     assert "BackupAndRestore" in code(after[6]) and ".train(" not in code(after[6])
     assert after[6]["outputs"] == before[6]["outputs"] and after[6]["execution_count"] == 7
     assert code(after[2]).startswith("import")  # imports the rewrite needs go to the first code cell
-    assert "from compat import" in code(after[2]) or "from compat import" in code(after[1])
+    assert "from estimator_migrate.compat import" in code(after[2]) or "from estimator_migrate.compat import" in code(after[1])
 
 
 def test_untouched_cells_keep_their_json_text(migrated):

@@ -34,7 +34,7 @@ def _programs_model():
     import tensorflow as tf
     import tf_keras
 
-    from compat import canned
+    from estimator_migrate.compat import canned
 
     columns = [tf.feature_column.numeric_column(name) for name in ("ink", "left", "top")]
     columns.append(tf.feature_column.indicator_column(

@@ -8,7 +8,7 @@ against the real Estimator (legacy env), for both targets:
 - seed_001: the guide's TensorFlow 1 program verbatim (a hook interrupts the training, the classifier is built
   again on the same model_dir and trained on), digits data;
 - no_model_dir: no model_dir and no RunConfig (a temporary directory, as the Estimator used), two relative
-  `train(steps=100)` calls, input_fns imported from a sibling module.
+  `train(steps=100)` calls, input_fns imported from a sibling module, its own compat.py next to it.
 
 Each migrated program ends at the Estimator's final step, and (given a model_dir) a SIGKILL after its first
 checkpoint and a restart end there too. no_model_dir's LinearRegressor starts at zero and reads unshuffled
@@ -132,7 +132,7 @@ def _estimator_step_0(legacy_python, name: str, project_dir, work):
 # with the model the program builds: feature columns with vocabularies and hash buckets live in the program).
 CONVERT_WITH_THE_PROGRAMS_MODEL = """
 import sys
-from compat import canned_checkpoint, estimator_training
+from estimator_migrate.compat import canned_checkpoint, estimator_training
 from trainer import model
 config = estimator_training.TrainingConfig(model_dir=sys.argv[2])
 canned_checkpoint.convert_estimator_checkpoint(model.build_estimator({arguments}), sys.argv[1], sys.argv[2])

@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat.proximal_adagrad import ProximalAdagrad
+from estimator_migrate.compat.proximal_adagrad import ProximalAdagrad
 
 _rng = np.random.default_rng(0)
 START = _rng.normal(size=(6, 3)).astype(np.float32)

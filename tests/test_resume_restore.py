@@ -11,9 +11,9 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat import model_fns, resume
-from compat.legacy_checkpoint import CheckpointError
-from compat.optimizer_state import keras_slot
+from estimator_migrate.compat import model_fns, resume
+from estimator_migrate.compat.legacy_checkpoint import CheckpointError
+from estimator_migrate.compat.optimizer_state import keras_slot
 
 
 class Tiny(model_fns.EstimatorModel):

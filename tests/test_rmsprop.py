@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat.rmsprop import EstimatorRMSProp, keras_legacy_rmsprop, tf1_rmsprop
+from estimator_migrate.compat.rmsprop import EstimatorRMSProp, keras_legacy_rmsprop, tf1_rmsprop
 
 SETTINGS = list(itertools.product([False, True], [False, True], [0.0, 0.5]))  # sparse, centered, momentum
 _rng = np.random.default_rng(0)

@@ -14,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from compat import seeding
+from estimator_migrate.compat import seeding
 from tests.conftest import MODERN_PYTHON, QUIET_TF
 
 _BUILD_EVERY_FAMILY = """
@@ -24,7 +24,7 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-from compat import canned, seeding
+from estimator_migrate.compat import canned, seeding
 
 if sys.argv[1] == "seeded":
     seeding.set_graph_seed(3)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat.legacy_checkpoint import LegacyCheckpoint
+from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
 from tests.conftest import MODERN_PYTHON, ROOT, estimator_start, migrate_file, run, tf1_variables_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from compat.estimator_hooks import read_eval_metrics
+from estimator_migrate.compat.estimator_hooks import read_eval_metrics
 from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]

@@ -11,8 +11,8 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from compat.exact import ExactBackupAndRestore
-from compat.timed_backup import TimedBackupAndRestore
+from estimator_migrate.compat.exact import ExactBackupAndRestore
+from estimator_migrate.compat.timed_backup import TimedBackupAndRestore
 
 STEP_SECONDS = 0.05
 SAVE_SECS = 0.2

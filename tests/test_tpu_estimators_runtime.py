@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat import estimator_training
-from compat.estimator_training import ModeKeys
-from compat.tpu_estimators import TPUEstimatorSpec, TPUTrainingConfig, WrappedTPUModelFn
+from estimator_migrate.compat import estimator_training
+from estimator_migrate.compat.estimator_training import ModeKeys
+from estimator_migrate.compat.tpu_estimators import TPUEstimatorSpec, TPUTrainingConfig, WrappedTPUModelFn
 
 SEEN = []  # (what, mode, params) of every model_fn and input_fn call
 
@@ -51,7 +51,7 @@ def _estimator(tmp_path, **kwargs):
 def test_params_carry_each_modes_batch_size_and_eval_metrics_are_evaluated(tmp_path, caplog):
     SEEN.clear()
     estimator = _estimator(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="compat.tpu_estimators"):
+    with caplog.at_level(logging.WARNING, logger="estimator_migrate.compat.tpu_estimators"):
         estimator_training.train(estimator, input_fn, max_steps=5)
     assert "host_call is not run" in caplog.text
     metrics = estimator_training.evaluate(estimator, input_fn)

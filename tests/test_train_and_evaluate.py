@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat.convert import convert_checkpoint
+from estimator_migrate.compat.convert import convert_checkpoint
 from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
@@ -136,7 +136,7 @@ print(json.dumps({step: {tag: float(value) for tag, value in found.items()} for 
 
 def test_compat_read_eval_metrics_reads_what_the_estimators_reads(legacy_python, estimator_runs):
     """The rewrite replaces tf.estimator.experimental.read_eval_metrics with compat.estimator_hooks'."""
-    from compat.estimator_hooks import read_eval_metrics
+    from estimator_migrate.compat.estimator_hooks import read_eval_metrics
 
     eval_dir = estimator_runs["to_max_steps"][0] / "eval"
     printed = subprocess.run(

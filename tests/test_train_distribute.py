@@ -19,7 +19,7 @@ import time
 import pytest
 import tensorflow as tf
 
-from compat import model_fns
+from estimator_migrate.compat import model_fns
 from migrate.demo import checkpoint_step
 from tests.conftest import (
     MODERN_PYTHON,

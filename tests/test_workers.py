@@ -11,8 +11,8 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from compat import workers
-from compat.exact import ExactBackupAndRestore
+from estimator_migrate.compat import workers
+from estimator_migrate.compat.exact import ExactBackupAndRestore
 
 
 def _distributed(strategy):

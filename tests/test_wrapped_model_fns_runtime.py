@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from compat import wrapped_model_fns
-from compat.estimator_training import ModeKeys
-from compat.legacy_checkpoint import CheckpointError
-from compat.wrapped_model_fns import EstimatorSpec, WrappedModelFn
+from estimator_migrate.compat import wrapped_model_fns
+from estimator_migrate.compat.estimator_training import ModeKeys
+from estimator_migrate.compat.legacy_checkpoint import CheckpointError
+from estimator_migrate.compat.wrapped_model_fns import EstimatorSpec, WrappedModelFn
 
 
 def model_fn(features, labels, mode, params):
@@ -129,7 +129,7 @@ def test_export_outputs_are_kept_as_given():
 
 
 def test_exact_resume_refuses_a_model_fn_drawing_from_tf1_random_ops():
-    from compat.estimator_training import check_exact
+    from estimator_migrate.compat.estimator_training import check_exact
 
     def dropout_model_fn(features, labels, mode, params):
         features = {"x": tf.compat.v1.layers.dropout(features["x"], 0.5, training=mode == ModeKeys.TRAIN)}

@@ -439,7 +439,7 @@ results = {
 SIDE_BY_SIDE_CONTINUE = """\
 import numpy as np, tensorflow as tf
 from sklearn.datasets import load_digits
-from compat.convert import load_canned
+from estimator_migrate.compat.convert import load_canned
 
 digits = load_digits()
 images = (digits.images / 16.0).astype(np.float32)
@@ -458,7 +458,7 @@ while int(model.optimizer.iterations) < TOTAL_STEPS:
 print("steps trained in Keras:", [step for step, _ in migrated_points])"""
 
 EXACT_FIT = """\
-from compat.exact import ExactBackupAndRestore
+from estimator_migrate.compat.exact import ExactBackupAndRestore
 
 STEPS_PER_EPOCH = 4
 EPOCHS = TOTAL_STEPS // STEPS_PER_EPOCH

@@ -35,7 +35,7 @@ class BuiltinHookRule(Rule):
             eval_dir = arguments.pop("eval_dir", None)
             ctx.need_import("os")
             if estimator.runtime:  # its model_dir is known when the program runs (codemods/runtime_tier.py)
-                ctx.need_import("compat", "estimator_training")
+                ctx.need_compat("estimator_training")
                 model_dir = f"estimator_training.model_dir_of({estimator.variable})"
             else:
                 model_dir = source(estimator.model_dir)
@@ -45,7 +45,7 @@ class BuiltinHookRule(Rule):
                 ),
                 **arguments,
             }
-        ctx.need_import("compat", "estimator_hooks")
+        ctx.need_compat("estimator_hooks")
         ctx.record(original, self.rule_id, True, f"{hook.split('.')[-1]} -> compat.estimator_hooks.{callback} (a callback)")
         given = ", ".join(f"{key}={source(value)}" for key, value in arguments.items())
         return cst.parse_expression(f"estimator_hooks.{callback}({given})")

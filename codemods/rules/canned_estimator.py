@@ -76,5 +76,5 @@ def canned_builder_call(original: cst.Call, updated: cst.Call, ctx, api, kwargs)
             whitespace_after_arg=last.whitespace_after_arg,
         )
     )
-    ctx.need_import("compat", "canned")
+    ctx.need_compat("canned")
     return updated.with_changes(func=cst.parse_expression(f"canned.{spec.builder}"), args=args)

@@ -27,7 +27,7 @@ class ModelFnRule(Rule):
         optimizer, module = keras_optimizer_code(shape, ctx.resolver)
         need_optimizer_module(ctx, module)
         ctx.need_import("tf_keras")
-        ctx.need_import("compat", "model_fns")
+        ctx.need_compat("model_fns")
         ctx.record(
             original,
             self.rule_id,

@@ -53,7 +53,7 @@ class EstimatorEvaluateRule(_ModelCallRule):
     def replacement(self, estimator, kwargs, ctx):
         ctx.need_import("os")
         module = "model_fns" if estimator.custom else "estimator_evaluation"  # model_fn's EVAL path, or the head's
-        ctx.need_import("compat", module)
+        ctx.need_compat(module)
         steps = f", steps={source(kwargs['steps'])}" if "steps" in kwargs else ""
         summary_dir = f'os.path.join({source(estimator.model_dir)}, "eval")'
         dataset = dataset_expression(kwargs["input_fn"])
@@ -68,7 +68,7 @@ class EstimatorPredictRule(_ModelCallRule):
 
     def replacement(self, estimator, kwargs, ctx):
         module = "model_fns" if estimator.custom else "estimator_prediction"  # model_fn's PREDICT path, or the head's
-        ctx.need_import("compat", module)
+        ctx.need_compat(module)
         options = "".join(
             f", {key}={source(kwargs[key])}" for key in ("predict_keys", "yield_single_examples") if key in kwargs
         )
@@ -85,7 +85,7 @@ class EstimatorExportRule(_ModelCallRule):
     replaced_by = "compat.estimator_export.export_saved_model (the head's signatures, same names)"
 
     def rewrite(self, estimator, call: cst.Call, ctx) -> cst.BaseExpression:
-        ctx.need_import("compat", "estimator_export")
+        ctx.need_compat("estimator_export")
         arguments = [a for a in call.args if a.keyword is None or a.keyword.value != "strip_default_attrs"]
         comma = arguments[0].comma if isinstance(arguments[0].comma, cst.Comma) else cst.Comma(cst.SimpleWhitespace(" "))
         model = cst.Arg(cst.Name(estimator.variable), comma=comma)

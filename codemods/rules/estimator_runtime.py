@@ -73,7 +73,7 @@ class EstimatorRuntimeRule(Rule):
             return updated
         if kind in ("export_api", "builtin_hook"):
             return updated  # codemods/rules/export_apis.py, builtin_hooks.py
-        ctx.need_import("compat", "estimator_training")
+        ctx.need_compat("estimator_training")
         if kind == "canned":
             return self._canned(original, updated, ctx)
         if kind in ("wrapped", "wrapped_tpu"):
@@ -82,7 +82,7 @@ class EstimatorRuntimeRule(Rule):
             ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
             return updated.with_changes(func=cst.parse_expression("estimator_training.TrainingConfig"))
         if kind == "tpu_config":
-            ctx.need_import("compat", "tpu_estimators")
+            ctx.need_compat("tpu_estimators")
             ctx.record(original, self.rule_id, True, "TPU RunConfig -> compat.tpu_estimators.TPUTrainingConfig (its TPU "
                        "settings kept, unused: the migrated TPUEstimator runs as with use_tpu=False)")
             return updated.with_changes(func=cst.parse_expression("tpu_estimators.TPUTrainingConfig"))
@@ -96,7 +96,7 @@ class EstimatorRuntimeRule(Rule):
             ctx.todo(original, "exact", EXACT_NOT_CARRIED_OVER)
             exact = False
         if kind in _LOOP_METHODS and ctx.target == "loop":
-            ctx.need_import("compat", "estimator_loop")
+            ctx.need_compat("estimator_loop")
             module = "estimator_loop"
         if kind == "train_and_evaluate":
             ctx.record(original, self.rule_id, True, f"train_and_evaluate -> compat.{module}.train_and_evaluate "
@@ -138,7 +138,7 @@ class EstimatorRuntimeRule(Rule):
     def _wrapped(original: cst.Call, updated: cst.Call, ctx, tpu: bool) -> cst.BaseExpression:
         name, module, wrapper = ("TPUEstimator", "tpu_estimators", "WrappedTPUModelFn") if tpu \
             else ("Estimator", "wrapped_model_fns", "WrappedModelFn")
-        ctx.need_import("compat", module)
+        ctx.need_compat(module)
         given = wrapped_arguments(updated, name)
         ctx.record(
             original, "custom-estimator", True,

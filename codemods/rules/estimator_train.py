@@ -311,14 +311,14 @@ def _exporters(exporters: cst.BaseExpression | None, values: dict) -> str:
     )
 
 
-def _keras_backup(kind: str, every: str, exact: bool) -> tuple[str, str, tuple[str, str]]:
-    """The backup callback, its cadence arguments, and the import it needs."""
+def _keras_backup(kind: str, every: str, exact: bool) -> tuple[str, str, str | None]:
+    """The backup callback, its cadence arguments, and the compat module it needs (None: tf_keras's own)."""
     if exact:
         cadence = f"save_freq={every}" if kind == "steps" else f"save_freq=False, save_secs={every}"
-        return "exact.ExactBackupAndRestore", cadence, ("compat", "exact")
+        return "exact.ExactBackupAndRestore", cadence, "exact"
     if kind == "steps":
-        return "tf_keras.callbacks.BackupAndRestore", f"save_freq={every}", ("tf_keras",)
-    return "timed_backup.TimedBackupAndRestore", f"save_secs={every}", ("compat", "timed_backup")
+        return "tf_keras.callbacks.BackupAndRestore", f"save_freq={every}", None
+    return "timed_backup.TimedBackupAndRestore", f"save_secs={every}", "timed_backup"
 
 
 @register
@@ -371,24 +371,27 @@ class EstimatorTrainRule(Rule):
         }
         values["input_seed"] = ""
         if ctx.exact and estimator.run_config_value("tf_random_seed") is None:
-            ctx.need_import("compat", "seeding")
+            ctx.need_compat("seeding")
             values["input_seed"] = _INPUT_SEED.format(**values)
         kind, every = estimator.checkpoint_cadence()
         values["every"] = operand(every)  # these three go into arithmetic too
         hours = estimator.run_config_value("keep_checkpoint_every_n_hours")
         values["keep_hours"] = f", keep_checkpoint_every_n_hours={source(hours)}" if hours is not None else ""
         ctx.need_import("tf_keras")
-        ctx.need_import("compat", "resume")
-        ctx.need_import("compat", "estimator_hooks")
+        ctx.need_compat("resume")
+        ctx.need_compat("estimator_hooks")
         if ctx.target == "keras":
             ctx.need_import("os")
             values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)
             values["backup"], values["cadence"], module = _keras_backup(kind, values["every"], ctx.exact)
-            ctx.need_import(*module)
+            if module is None:
+                ctx.need_import("tf_keras")
+            else:
+                ctx.need_compat(module)
             values["steps_per_call"] = ""
             if kind == "steps" and not ctx.exact and not estimator.callbacks_every_step:
                 ctx.need_import("math")
-                ctx.need_import("compat", "step_backup")
+                ctx.need_compat("step_backup")
                 values["steps_per_call"] = _STEPS_PER_CALL.format(**values)
                 values["backup"] = "step_backup.BackupAndRestore"  # resumes after the call's last step
                 values["cadence"] += f" // math.gcd({values['every']}, {values['summary_steps']})"
@@ -429,8 +432,8 @@ class EstimatorTrainRule(Rule):
                 ctx.need_import("itertools")
                 values["batches"] = f"itertools.islice({values['dataset']}, max(0, {est}_last_step - {values['step']}))"
             if ctx.exact:
-                ctx.need_import("compat", "exact")
-                ctx.need_import("compat", "preemption")
+                ctx.need_compat("exact")
+                ctx.need_compat("preemption")
             if kind == "secs":
                 ctx.need_import("time")
             for slot, text in (_STEP_CADENCE if kind == "steps" else _SECONDS_CADENCE).items():
@@ -491,7 +494,7 @@ class EstimatorTrainRule(Rule):
     @staticmethod
     def _evaluation(values, kind, evaluation, ctx) -> str:
         ctx.need_import("os")
-        ctx.need_import("compat", "estimator_evaluation")
+        ctx.need_compat("estimator_evaluation")
         return _EVALUATION.format(
             **values,
             eval_input_fn=source(evaluation["input_fn"]),

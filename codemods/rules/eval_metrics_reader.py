@@ -33,7 +33,7 @@ class EvalMetricsReaderRule(Rule):
                 "compat.estimator_hooks.read_eval_metrics(eval_dir) reads the same metrics",
             )
             return updated
-        ctx.need_import("compat", "estimator_hooks")
+        ctx.need_compat("estimator_hooks")
         ctx.record(
             original, self.rule_id, True, "read_eval_metrics -> compat.estimator_hooks.read_eval_metrics"
         )

@@ -24,7 +24,7 @@ class ExportApiRule(Rule):
             return updated
         if not ctx.facts.migrated_export_api(original) and ctx.facts.runtime.kind(original) != "export_api":
             return updated
-        ctx.need_import("compat", "estimator_export")
+        ctx.need_compat("estimator_export")
         name = api.path.rsplit(".", 1)[1]
         ctx.record(original, self.rule_id, True, f"{name} -> compat.estimator_export.{name}")
         return updated.with_changes(func=cst.parse_expression(f"estimator_export.{name}"))

@@ -142,7 +142,7 @@ class MonitoredSessionRule(Rule):
         ctx.need_import("tf_keras")
         logs = any(callback.startswith("estimator_hooks.") for callback in loop.callbacks)
         for name in ("model_fns", "resume") + (("estimator_hooks",) if loop.nan_check or logs else ()):
-            ctx.need_import("compat", name)
+            ctx.need_compat(name)
         if loop.cadence[0] == "secs":
             ctx.need_import("time")
         code = _loop_code(loop, tf)

@@ -67,6 +67,6 @@ class RunConfigRule(Rule):
         )
         if seed is None:
             return cst.RemovalSentinel.REMOVE
-        ctx.need_import("compat", "seeding")
+        ctx.need_compat("seeding")
         call = cst.Expr(cst.Call(func=cst.parse_expression("seeding.set_graph_seed"), args=[cst.Arg(seed)]))
         return updated.with_changes(body=[call])

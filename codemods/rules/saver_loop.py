@@ -68,7 +68,7 @@ class SaverLoopRule(Rule):
             return updated
         tf = ctx.need_tensorflow()
         for name in ("model_fns", "resume"):
-            ctx.need_import("compat", name)
+            ctx.need_compat(name)
         if loop.uses_os:
             ctx.need_import("os")
         dropped = "".join(f"; not carried over: {what}" for what in loop.dropped)

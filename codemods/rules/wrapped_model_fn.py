@@ -42,6 +42,6 @@ class WrappedModelFnNamesRule(Rule):
             module, name = REPLACEMENTS[api.path]
         else:
             return updated
-        ctx.need_import("compat", module)
+        ctx.need_compat(module)
         ctx.record(original, self.rule_id, True, f"{api.path} -> compat.{module}.{name}")
         return cst.parse_expression(f"{module}.{name}")

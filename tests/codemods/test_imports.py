@@ -13,23 +13,23 @@ MODULES = {
     "empty": "",
     "comment-after-block": "import tensorflow as tf\n# the model\nx = 1\n",
     "no-blank-line": "import tensorflow as tf\nx = 1\n",
-    "existing-from": "import os\nfrom compat import resume\nfrom compat import canned as c\n\nx = 1\n",
-    "star": "from compat import *\n\nx = 1\n",
+    "existing-from": "import os\nfrom estimator_migrate.compat import resume\nfrom estimator_migrate.compat import canned as c\n\nx = 1\n",
+    "star": "from estimator_migrate.compat import *\n\nx = 1\n",
     "relative": "from . import compat\nfrom .compat import resume\n\nx = 1\n",
     "aliased-tensorflow": "import tensorflow.compat.v1 as tf\nimport tensorflow as tf2\n\ntf.x()\n",
     "import-after-code": "x = 1\nimport os\n",
-    "parenthesized": "from compat import (\n    resume,\n)\n\nx = 1\n",
+    "parenthesized": "from estimator_migrate.compat import (\n    resume,\n)\n\nx = 1\n",
 }
 NEEDS = {
     "plain": [NeededImport("tf_keras"), NeededImport("os"), NeededImport("math")],
     "from": [
-        NeededImport("compat", "resume"),
-        NeededImport("compat", "estimator_hooks"),
-        NeededImport("compat", "canned"),
+        NeededImport("estimator_migrate.compat", "resume"),
+        NeededImport("estimator_migrate.compat", "estimator_hooks"),
+        NeededImport("estimator_migrate.compat", "canned"),
     ],
     "aliased": [NeededImport("tensorflow", asname="tf2"), NeededImport("tensorflow", asname="tf3")],
     "mixed": [
-        NeededImport("compat", "canned"),
+        NeededImport("estimator_migrate.compat", "canned"),
         NeededImport("tf_keras"),
         NeededImport("tensorflow", asname="tf2"),
         NeededImport("time"),
@@ -54,7 +54,7 @@ def test_same_output_as_libcst(module, needs):
 
 def test_new_names_join_an_existing_from_import_sorted():
     code = add_imports(cst.parse_module(MODULES["existing-from"]), NEEDS["from"]).code
-    assert code.splitlines()[1] == "from compat import canned, estimator_hooks, resume"
+    assert code.splitlines()[1] == "from estimator_migrate.compat import canned, estimator_hooks, resume"
 
 
 def without_unused(original: str, rewritten: str) -> str:

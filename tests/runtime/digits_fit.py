@@ -20,7 +20,7 @@ import tensorflow as tf
 import tf_keras
 from sklearn.datasets import load_digits
 
-from compat.exact import ExactBackupAndRestore
+from estimator_migrate.compat.exact import ExactBackupAndRestore
 
 BATCH = 32
 

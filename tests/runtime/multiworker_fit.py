@@ -36,7 +36,7 @@ def main() -> None:
     import tensorflow as tf
     import tf_keras
 
-    from compat.exact import ExactBackupAndRestore
+    from estimator_migrate.compat.exact import ExactBackupAndRestore
     from tests.runtime.digits_fit import Fault, dataset, model
 
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
