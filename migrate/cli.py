@@ -15,8 +15,10 @@ from pathlib import Path
 
 from codemods.transformer import TARGETS
 from migrate import __version__
-from migrate.discovery import SourceFile, discover
+from migrate.config import ConfigError, find_config
+from migrate.discovery import Exclusions, SourceFile, discover
 from migrate.files import atomic_write, encode_source
+from migrate.output import FORMATS, print_findings
 from migrate.report import summary_line, write_report
 from migrate.runner import FileResult, process_all
 
@@ -37,16 +39,29 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--target",
             choices=TARGETS,
-            default="keras",
-            help="keras: Model.fit + BackupAndRestore; loop: custom loop + CheckpointManager",
+            help="keras (default): Model.fit + BackupAndRestore; loop: custom loop + CheckpointManager",
         )
         sub.add_argument(
             "--exact",
-            action="store_true",
+            action=argparse.BooleanOptionalAction,
             help="emit exact resume (data position, RNG, preemption saves): compat.exact for keras, "
             "an exact loop for loop; see docs/exact-resume.md",
         )
+        sub.add_argument(
+            "--exclude",
+            action="append",
+            metavar="PATTERN",
+            help="leave files matching this glob alone (a name, or a path relative to the current directory); "
+            "repeatable; replaces [tool.migrate] exclude",
+        )
         sub.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
+        sub.add_argument(
+            "--output-format",
+            choices=FORMATS,
+            default="text",
+            help="findings as text, JSON lines on stdout, or GitHub Actions annotations on stdout",
+        )
+        sub.add_argument("-q", "--quiet", action="store_true", help="print findings only, not the summary line")
         sub.add_argument(
             "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="processes to use"
         )
@@ -64,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("path", metavar="PATH", help="a model_dir or a model.ckpt-N prefix")
     inspect.add_argument("--json", action="store_true", help="print the inspection as JSON")
+    inspect.add_argument("--verbose", action="store_true", help="let TensorFlow print its own log lines")
     convert = commands.add_parser(
         "convert-checkpoint", help="turn a canned Estimator's model.ckpt-N into model.keras + a TF2 checkpoint"
     )
@@ -71,30 +87,27 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument(
         "--out", metavar="DIR", help="a new directory to write; default: into MODEL_DIR, legacy files kept"
     )
+    convert.add_argument("--verbose", action="store_true", help="let TensorFlow print its own log lines")
     return parser
 
 
-def _collect(paths: list[str], parser: argparse.ArgumentParser) -> list[SourceFile]:
+def _collect(paths: list[str], exclusions: Exclusions, parser: argparse.ArgumentParser) -> list[SourceFile]:
     files = []
     for path in paths:
         if not os.path.lexists(path):
             parser.error(f"{path}: no such file or directory")
-        files.extend(discover(path))
+        files.extend(discover(path, exclusions))
     return files
 
 
-def _print_findings(result: FileResult, everything: bool) -> None:
-    """`scan` lists every finding on stdout; `rewrite` only what needs a person, on stderr."""
-    if result.status in ("error", "skipped"):
-        print(f"{result.file.path}: {result.status}: {result.error}", file=sys.stderr)
-    for finding in result.findings:
-        if everything or not finding.migrated:
-            kind = "migrated" if finding.migrated else "manual"
-            cell = f"cell {finding.cell}:" if finding.cell is not None else ""
-            print(
-                f"{result.file.path}:{cell}{finding.line}:{finding.col + 1}: {finding.rule} [{kind}] {finding.message}",
-                file=sys.stdout if everything else sys.stderr,
-            )
+def _settle_options(args: argparse.Namespace) -> Exclusions:
+    """Fill in target and exact from [tool.migrate] where no flag gave them; the exclusions in force."""
+    config = find_config(args.paths)
+    args.target = args.target or config.target or "keras"
+    args.exact = args.exact if args.exact is not None else bool(config.exact)
+    if args.exclude is not None:
+        return Exclusions(tuple(args.exclude), Path.cwd())
+    return Exclusions(config.exclude, config.base)
 
 
 def _diff(result: FileResult) -> str:
@@ -131,13 +144,21 @@ def run(argv: list[str] | None = None) -> int:
         return _checkpoint_command(args)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    files = _collect(args.paths, parser)
+    if args.command == "rewrite" and args.diff and args.output_format != "text":
+        parser.error("--diff prints the diff on stdout: use it with --output-format text")
+    try:
+        exclusions = _settle_options(args)
+    except ConfigError as error:
+        print(f"migrate: error: {error}", file=sys.stderr)
+        return EXIT_ABNORMAL
+    files = _collect(args.paths, exclusions, parser)
     sources = [file for file in files if file.is_migratable]
     results = process_all(sources, args.target, args.jobs, args.exact)
 
     rewriting = args.command == "rewrite" and not (args.diff or args.check)
     for result in results:
-        _print_findings(result, everything=args.command == "scan")
+        checking = args.command == "rewrite" and args.check
+        print_findings(result, args.output_format, everything=args.command == "scan", checking=checking)
         if args.command == "rewrite" and args.diff and result.writes:
             sys.stdout.write(_diff(result))
         if rewriting and args.out is None and result.writes and result.new_code != result.old_code:
@@ -147,15 +168,17 @@ def run(argv: list[str] | None = None) -> int:
     if args.report is not None:
         write_report(args.report, results, args.target)
 
-    verb = "rewritten" if rewriting else "would change"
-    print(f"migrate: {summary_line(results, verb)}", file=sys.stderr)
+    if not args.quiet:
+        verb = "rewritten" if rewriting else "would change"
+        print(f"migrate: {summary_line(results, verb)}", file=sys.stderr)
     failed = any(result.status == "error" for result in results)
     would_change = args.command == "rewrite" and args.check and any(r.status == "changed" for r in results)
     return EXIT_FINDINGS if failed or would_change else EXIT_OK
 
 
 def _checkpoint_command(args: argparse.Namespace) -> int:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if not args.verbose:
+        quiet_tensorflow()
     from estimator_migrate.compat.legacy_checkpoint import CheckpointError
     from migrate.checkpoints import convert_command, inspect_command
 
@@ -166,6 +189,15 @@ def _checkpoint_command(args: argparse.Namespace) -> int:
     except CheckpointError as error:
         print(f"migrate: error: {error}", file=sys.stderr)
         return EXIT_FINDINGS
+
+
+def quiet_tensorflow() -> None:
+    """Keep TensorFlow's start-up lines (absl, oneDNN, CPU features) and Python warnings off stderr, where the
+    command's own result or one-line error goes. Before TensorFlow is imported; a user's own setting wins."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import logging
+
+    logging.getLogger("tensorflow").setLevel(logging.ERROR)
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 EXCLUDED_DIRS = frozenset(
@@ -37,6 +38,7 @@ class SourceFile:
     root: Path  # the PATH argument's directory it was found under
     relative: str  # path relative to the PATH argument, as the report shows it
     given: bool = False  # the PATH argument is this file itself (then a project of its own)
+    excluded: bool = False  # by the user's exclude patterns: never read; `--out` copies it as it is
 
     @property
     def is_notebook(self) -> bool:
@@ -44,28 +46,75 @@ class SourceFile:
 
     @property
     def is_migratable(self) -> bool:
-        """Python source or a Jupyter notebook (its code cells)."""
-        return self.path.suffix == ".py" or self.is_notebook
+        """Python source or a Jupyter notebook (its code cells), not excluded by the user."""
+        return (self.path.suffix == ".py" or self.is_notebook) and not self.excluded
 
 
 def _excluded(name: str) -> bool:
     return name in EXCLUDED_DIRS or name.endswith(".egg-info")
 
 
-def discover(path_argument: str) -> list[SourceFile]:
-    """Every file under a PATH argument (a file or a directory), sorted, excluded directories pruned.
+@dataclass(frozen=True)
+class Exclusions:
+    """The user's `exclude` glob patterns (config/--exclude): one without a `/` matches any file or directory of
+    that name, one with a `/` a path relative to `base` (fnmatch, `*` crossing `/` too)."""
+
+    patterns: tuple[str, ...] = ()
+    base: Path = Path(".")
+
+    def path(self, path: Path) -> bool:
+        """Whether `path`, or a directory it is in, is excluded."""
+        if not self.patterns:
+            return False
+        relative = self._relative(path)
+        if relative is None:
+            return self._matches(path.name, None)
+        parts = relative.split("/")
+        return any(self._matches(part, "/".join(parts[: i + 1])) for i, part in enumerate(parts))
+
+    def entry(self, path: Path) -> bool:
+        """Whether `path` itself is excluded (the directories it is in known not to be)."""
+        return bool(self.patterns) and self._matches(path.name, self._relative(path))
+
+    def _relative(self, path: Path) -> str | None:
+        relative = os.path.relpath(os.path.abspath(path), os.path.abspath(self.base))
+        relative = relative.replace(os.sep, "/")
+        return None if relative == ".." or relative.startswith("../") else relative
+
+    def _matches(self, name: str, relative: str | None) -> bool:
+        for pattern in self.patterns:
+            pattern = pattern.strip("/")
+            if "/" not in pattern:
+                if fnmatchcase(name, pattern):
+                    return True
+            elif relative is not None and fnmatchcase(relative, pattern):
+                return True
+        return False
+
+
+def discover(path_argument: str, exclusions: Exclusions = Exclusions()) -> list[SourceFile]:
+    """Every file under a PATH argument (a file or a directory), sorted, environments and builds pruned.
+    Files the user's exclusions cover (they, or a directory they are in, even above the PATH argument, as
+    for a file pre-commit passes) are listed as excluded.
 
     Non-Python files are listed too: `--out` copies them so the output tree is complete.
     """
     path = Path(path_argument)
     if path.is_file() or path.is_symlink() and not path.is_dir():
-        return [SourceFile(path, path.parent, path.name, given=True)]
+        return [SourceFile(path, path.parent, path.name, given=True, excluded=exclusions.path(path))]
     found = []
+    excluded_dirs = {path} if exclusions.path(path) else set()
     for directory, subdirs, files in os.walk(path):
+        here = Path(directory)
         subdirs[:] = sorted(d for d in subdirs if not _excluded(d))
+        inside = here in excluded_dirs
+        for name in subdirs:
+            if inside or exclusions.entry(here / name):
+                excluded_dirs.add(here / name)
         for name in sorted(files):
-            file = Path(directory) / name
-            found.append(SourceFile(file, path, file.relative_to(path).as_posix()))
+            file = here / name
+            excluded = inside or exclusions.entry(file)
+            found.append(SourceFile(file, path, file.relative_to(path).as_posix(), excluded=excluded))
     return found
 
 
