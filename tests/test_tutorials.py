@@ -25,7 +25,20 @@ def test_committed_notebook_is_generated_and_has_no_outputs(name):
     assert committed == build(name), f"run `python tutorials/build_notebooks.py` after editing the cells of {name}"
     cells = json.loads(committed)["cells"]
     assert all(not cell.get("outputs") for cell in cells)
-    assert "colab.research.google.com/assets/colab-badge.svg" in "".join(cells[0]["source"])
+
+
+@pytest.mark.legacy
+@pytest.mark.parametrize("name", sorted(NOTEBOOKS))
+def test_notebook_run_elsewhere_stops_at_its_first_cell_saying_where_it_runs(name, legacy_python):
+    """Each notebook runs where its first code cell says (the tests execute it there); run in the other
+    environment that cell stops it with one error naming the environment, before anything else runs."""
+    cells = json.loads((TUTORIALS / name).read_text())["cells"]
+    first = "".join(next(cell for cell in cells if cell["cell_type"] == "code")["source"])
+    elsewhere = MODERN_PYTHON if NOTEBOOKS[name][1] == "legacy" else legacy_python
+    completed = run([elsewhere, "-c", first], check_codes=(1,))
+    where = ".venv-legacy" if NOTEBOOKS[name][1] == "legacy" else "modern environment, .venv"
+    last = completed.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: ") and "not installed: run this notebook in" in last and where in last
 
 
 @pytest.fixture(scope="module")

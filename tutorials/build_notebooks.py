@@ -16,8 +16,6 @@ from pathlib import Path
 import nbformat
 
 HERE = Path(__file__).resolve().parent
-COLAB = "https://colab.research.google.com/github/estimator-migrate/estimator-migrate/blob/main/tutorials/{name}"
-BADGE = "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({url})"
 
 # The scenario all notebooks share: digits, a DNN [32, 16], batches of 32, 20 steps, a checkpoint every
 # 3 steps, an interruption right after step 5.
@@ -35,11 +33,16 @@ digits = load_digits()
 images = (digits.images / 16.0).astype(np.float32)   # 1797 images of 8x8 pixels
 labels = digits.target.astype(np.int32)"""
 
-COLAB_INSTALL = """\
-# In Colab, install what it lacks; elsewhere this cell does nothing (the project's environments have it all).
-import importlib.util, subprocess, sys
-if importlib.util.find_spec("google.colab"):
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", {packages}], check=True)"""
+# Each notebook's first code cell: where it runs, checked, one clear error elsewhere (the tests execute each
+# notebook in the environment named here).
+ENVIRONMENT_CHECK = """\
+# Runs in {where}.
+import importlib.util
+missing = [module for module in {modules!r} if importlib.util.find_spec(module) is None]
+if missing:
+    raise RuntimeError(f"{{', '.join(missing)}} not installed: run this notebook in {where}")"""
+LEGACY = "the project's legacy environment, .venv-legacy (TensorFlow 2.15 + tensorflow-estimator; `make env`)"
+MODERN = "the project's modern environment, .venv (newest TensorFlow + tf-keras + this project; `make env`)"
 
 RESULTS = """\
 import json, os
@@ -57,11 +60,8 @@ def code(text: str):
     return nbformat.v4.new_code_cell(text)
 
 
-def header(name: str, title: str, text: str, packages: str) -> list:
-    return [
-        md(f"# {title}\n\n{BADGE.format(url=COLAB.format(name=name))}\n\n{text}"),
-        code(COLAB_INSTALL.format(packages=packages)),
-    ]
+def header(title: str, text: str, where: str, modules: tuple[str, ...]) -> list:
+    return [md(f"# {title}\n\n{text}"), code(ENVIRONMENT_CHECK.format(where=where, modules=modules))]
 
 
 ESTIMATOR_PROGRAM = '''\
@@ -132,15 +132,14 @@ if __name__ == "__main__":
 
 def estimator_notebook() -> list:
     return header(
-        "01_estimator.ipynb",
         "1 · Estimator: checkpoints in `model_dir`, a crash, and the resume",
         "TensorFlow 1's `tf.estimator` saved `model.ckpt-N` every `save_checkpoints_steps` and, run again, "
         "resumed from the latest one. This notebook reproduces that with a **real crash** (the process "
         "kills itself with SIGKILL right after step 5) and shows what is on disk.\n\n"
         "**Environment:** Estimator exists only up to TensorFlow 2.15, so this notebook runs in the "
-        "project's legacy environment (`.venv-legacy`: TensorFlow 2.15 + tensorflow-estimator 2.15). In "
-        "Colab the next cell installs them; that needs a Python 3.11 (or older) runtime.",
-        '"tensorflow==2.15.1", "tensorflow-estimator==2.15.0", "numpy<2", "scikit-learn"',
+        "project's legacy environment (`.venv-legacy`: TensorFlow 2.15 + tensorflow-estimator 2.15).",
+        LEGACY,
+        ("tensorflow_estimator", "sklearn"),
     ) + [
         code(SCENARIO + "\nimport os, shutil, subprocess, sys\nos.makedirs('runs', exist_ok=True)"),
         md("The training program, written to a file so it can run (and die) as its own process. "
@@ -266,14 +265,14 @@ class Interrupt(tf_keras.callbacks.Callback):
 
 def keras_notebook() -> list:
     return header(
-        "02_keras_backup_and_restore.ipynb",
         "2 · Keras `Model.fit` + `tf_keras.callbacks.BackupAndRestore`",
         "`BackupAndRestore` is Keras's answer to the Estimator's automatic resume: it backs up the model, "
         "the optimizer and the training position to a directory, and a re-run of `fit` restores them. "
         "Here the same interruption (right after global step 5) hits `fit` twice: with a backup every "
         "epoch, and with `save_freq=3` steps. Then: what was restored, and what was not.\n\n"
         "Runs in the modern environment (newest TensorFlow + tf-keras).",
-        '"tf-keras", "scikit-learn"',
+        MODERN,
+        ("tf_keras", "sklearn"),
     ) + [
         code(SCENARIO + "\nSTEPS_PER_EPOCH = 4\nEPOCHS = TOTAL_STEPS // STEPS_PER_EPOCH"),
         code(DATA),
@@ -382,14 +381,14 @@ def train(directory, points, attempt, interrupt_at=None):
 
 def loop_notebook() -> list:
     return header(
-        "03_custom_loop_checkpoint_manager.ipynb",
         "3 · Custom loop + `tf.train.Checkpoint` + `tf.train.CheckpointManager`",
         "A custom training loop decides itself what a checkpoint holds. Put the **data iterator** in "
         "`tf.train.Checkpoint` next to the model and the optimizer, and a resumed run continues with "
         "exactly the batch the crashed one would have taken next: the result is bit-identical to an "
         "uninterrupted run. `CheckpointManager` adds the cadence (`checkpoint_interval`) and the "
         "clean-up (`max_to_keep`).\n\nRuns in the modern environment (newest TensorFlow + tf-keras).",
-        '"tf-keras", "scikit-learn"',
+        MODERN,
+        ("tf_keras", "sklearn"),
     ) + [
         code(SCENARIO),
         code(DATA),
@@ -544,15 +543,14 @@ plt.show()"""
 
 def side_by_side_notebook() -> list:
     return header(
-        "04_side_by_side_and_migration.ipynb",
         "4 · Side by side, and the migration",
         "The three mechanisms of notebooks 1-3 on the same interruption, compared; then the migration "
         "itself: `migrate rewrite` on notebook 1's Estimator program, and `migrate convert-checkpoint` on "
         "the `model_dir` its crash left, continued in Keras from the Estimator's step.\n\n"
         "Run notebooks 1, 2 and 3 first, in the same directory: this one reads their `runs/`. It runs in "
-        "the modern environment with this project installed (`make env`; in Colab, install the project "
-        "from its repository first).",
-        '"tf-keras", "scikit-learn", "matplotlib"',
+        "the modern environment with this project installed (`make env`).",
+        MODERN,
+        ("tf_keras", "sklearn", "matplotlib", "migrate", "estimator_migrate"),
     ) + [
         code(SCENARIO + """
 import json, os, subprocess, sys
@@ -624,7 +622,6 @@ def build(name: str) -> str:
     notebook.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
-        "colab": {"provenance": []},
         "environment": NOTEBOOKS[name][1],
     }
     for index, cell in enumerate(notebook.cells):
