@@ -281,6 +281,25 @@ def canned_checkpoints(legacy_python) -> Path:
             for stale in cache.parent.glob("canned-checkpoints-*"):  # made by older versions of the script
                 shutil.rmtree(stale, ignore_errors=True)
             staging = cache.with_name(cache.name + ".partial")
-            run([legacy_python, CANNED_SCRIPT, staging], timeout=900)
+            shutil.rmtree(staging, ignore_errors=True)
+            _make_in_parallel(legacy_python, staging)
             staging.rename(cache)
     return cache
+
+
+def _make_in_parallel(legacy_python: Path, staging: Path) -> None:
+    """The cases of make_canned_checkpoints.py split over one legacy process per core: the other workers
+    wait for them, so one process alone would leave cores idle for minutes."""
+    from tests.legacy.make_canned_checkpoints import CUSTOM_CASE, case_names
+
+    cases = [*case_names(), CUSTOM_CASE]
+    shares = [cases[index :: os.cpu_count() or 1] for index in range(min(len(cases), os.cpu_count() or 1))]
+    processes = [
+        subprocess.Popen([str(legacy_python), str(CANNED_SCRIPT), str(staging), *share],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=QUIET_TF)
+        for share in shares
+    ]
+    failures = [(share, process.communicate(timeout=900)[1]) for share, process in zip(shares, processes)]
+    failures = [(share, errors) for (share, errors), process in zip(failures, processes) if process.returncode]
+    if failures:
+        pytest.fail(f"make_canned_checkpoints.py {failures[0][0]} failed:\n{failures[0][1][-4000:]}")
