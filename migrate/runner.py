@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -87,23 +87,45 @@ def _process_star(args):
 def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = False) -> list[FileResult]:
     """`process_file` over every file, with `jobs` processes; results in the order of `files`. The
     projects are indexed first (migrate/project.py), so each module knows what its project keeps."""
-    show_progress = len(files) >= PROGRESS_THRESHOLD
-    results = []
     projects = index_projects(files)
     work = [(file, target, exact, projects.get(file.path)) for file in files]
+    progress = _Progress(len(files))
     if jobs <= 1 or len(files) < 2:
-        iterator = map(_process_star, work)
-        pool = None
-    else:
-        pool = ProcessPoolExecutor(max_workers=jobs)
-        iterator = pool.map(_process_star, work, chunksize=max(1, len(work) // (jobs * 8)))
-    try:
-        for count, result in enumerate(iterator, 1):
+        results = []
+        for result in map(_process_star, work):
             results.append(result)
-            if show_progress and (count % 100 == 0 or count == len(files)):
-                end = "\r" if sys.stderr.isatty() and count < len(files) else "\n"
-                print(f"migrate: {count}/{len(files)} files", end=end, file=sys.stderr, flush=True)
-    finally:
-        if pool is not None:
-            pool.shutdown()
-    return results
+            progress.advance()
+        return results
+    # One file per task, largest first: real trees mix 50-line modules with 5,000-line ones and notebooks,
+    # and chunks of files in tree order left one core idle while the other worked through a chunk of large
+    # ones (bench/rewrite_throughput.py).
+    slots: list[FileResult | None] = [None] * len(work)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {
+            pool.submit(_process_star, work[index]): index
+            for index in sorted(range(len(work)), key=lambda index: -_size(files[index]))
+        }
+        for future in as_completed(futures):
+            slots[futures[future]] = future.result()
+            progress.advance()
+    return slots
+
+
+def _size(file: SourceFile) -> int:
+    try:
+        return file.path.lstat().st_size
+    except OSError:
+        return 0
+
+
+class _Progress:
+    """`migrate: N/M files` on stderr every 100 files, for trees large enough to wait on."""
+
+    def __init__(self, total: int):
+        self.total, self.count = total, 0
+
+    def advance(self) -> None:
+        self.count += 1
+        if self.total >= PROGRESS_THRESHOLD and (self.count % 100 == 0 or self.count == self.total):
+            end = "\r" if sys.stderr.isatty() and self.count < self.total else "\n"
+            print(f"migrate: {self.count}/{self.total} files", end=end, file=sys.stderr, flush=True)
