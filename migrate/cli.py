@@ -156,8 +156,8 @@ def run(argv: list[str] | None = None) -> int:
     results = process_all(sources, args.target, args.jobs, args.exact)
 
     rewriting = args.command == "rewrite" and not (args.diff or args.check)
+    checking = args.command == "rewrite" and args.check
     for result in results:
-        checking = args.command == "rewrite" and args.check
         print_findings(result, args.output_format, everything=args.command == "scan", checking=checking)
         if args.command == "rewrite" and args.diff and result.writes:
             sys.stdout.write(_diff(result))

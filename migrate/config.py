@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -62,13 +63,15 @@ def find_config(paths: list[str]) -> Config:
 
 def _nearest(path: Path) -> Path | None:
     directory = path.resolve()
-    if not directory.is_dir():
-        directory = directory.parent
-    for candidate in (directory, *directory.parents):
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and "migrate" in _read(pyproject).get("tool", {}):
-            return pyproject
-    return None
+    return _nearest_from(directory if directory.is_dir() else directory.parent)
+
+
+@cache  # pre-commit passes many files of the same directories
+def _nearest_from(directory: Path) -> Path | None:
+    pyproject = directory / "pyproject.toml"
+    if pyproject.is_file() and "migrate" in _read(pyproject).get("tool", {}):
+        return pyproject
+    return None if directory.parent == directory else _nearest_from(directory.parent)
 
 
 def _read(pyproject: Path) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import cached_property
 from pathlib import Path
 
 EXCLUDED_DIRS = frozenset(
@@ -77,19 +78,26 @@ class Exclusions:
         return bool(self.patterns) and self._matches(path.name, self._relative(path))
 
     def _relative(self, path: Path) -> str | None:
-        relative = os.path.relpath(os.path.abspath(path), os.path.abspath(self.base))
+        relative = os.path.relpath(os.path.abspath(path), self._base)
         relative = relative.replace(os.sep, "/")
         return None if relative == ".." or relative.startswith("../") else relative
 
+    @cached_property
+    def _base(self) -> str:
+        return os.path.abspath(self.base)
+
+    @cached_property
+    def _names(self) -> tuple[str, ...]:
+        return tuple(p.strip("/") for p in self.patterns if "/" not in p.strip("/"))
+
+    @cached_property
+    def _paths(self) -> tuple[str, ...]:
+        return tuple(p.strip("/") for p in self.patterns if "/" in p.strip("/"))
+
     def _matches(self, name: str, relative: str | None) -> bool:
-        for pattern in self.patterns:
-            pattern = pattern.strip("/")
-            if "/" not in pattern:
-                if fnmatchcase(name, pattern):
-                    return True
-            elif relative is not None and fnmatchcase(relative, pattern):
-                return True
-        return False
+        return any(fnmatchcase(name, pattern) for pattern in self._names) or (
+            relative is not None and any(fnmatchcase(relative, pattern) for pattern in self._paths)
+        )
 
 
 def discover(path_argument: str, exclusions: Exclusions = Exclusions()) -> list[SourceFile]:
