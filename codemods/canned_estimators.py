@@ -64,18 +64,29 @@ def accepted(key: str, spec: CannedSpec, v1: bool) -> bool:
     return key in spec.keywords or key in MOVED_TO_CHECKPOINTING or (v1 and key in DROPPED) or key == "loss_reduction"
 
 
-# The head's own reduction (what compat.canned's loss_reduction records): v1 heads sum over the batch, v2
-# heads average. Spelled through tf.losses, tf.compat.v1.losses or tf.keras.losses.
-_REDUCTIONS = {"SUM": True, "SUM_OVER_BATCH_SIZE": False}  # name -> the v1 heads' default
+# An explicit `loss_reduction=` (tf.losses, tf.compat.v1.losses or tf.keras.losses `Reduction`) -> compat.canned's
+# loss_reduction. The heads' own: v1 heads sum over the batch, v2 heads average (AUTO: v2's own, the mean).
+_REDUCTIONS = {"SUM": "sum", "SUM_OVER_BATCH_SIZE": "sum_over_batch_size", "AUTO": "sum_over_batch_size"}
+HEAD_REDUCTION = {True: "sum", False: "sum_over_batch_size"}  # v1 -> the head's own
+
+
+def explicit_reduction(value, resolver) -> str | None:
+    """compat.canned's loss_reduction for a canned estimator's `loss_reduction=` value (None: not migrated)."""
+    api = resolver.api(value)
+    if api is None or api.path.rsplit(".", 1)[0] not in ("losses.Reduction", "keras.losses.Reduction"):
+        return None
+    return _REDUCTIONS.get(api.path.rsplit(".", 1)[1])
+
+
+def builder_reduction(kwargs: dict, resolver, v1: bool) -> str:
+    """compat.canned's loss_reduction for a canned estimator's keyword arguments (its head's own by default)."""
+    if "loss_reduction" in kwargs:
+        return explicit_reduction(kwargs["loss_reduction"], resolver)
+    return HEAD_REDUCTION[v1]
 
 
 def loss_reduction_problem(value, resolver, v1: bool) -> str | None:
-    """Why an explicit `loss_reduction=` is not carried over (None when it is the head's own default, which
-    the builder's loss_reduction already says)."""
-    api = resolver.api(value)
-    name = api.path.rsplit(".", 1)[1] if api is not None and api.path.rsplit(".", 1)[0] in (
-        "losses.Reduction", "keras.losses.Reduction") else None
-    if name in _REDUCTIONS and _REDUCTIONS[name] == v1:
+    """Why an explicit `loss_reduction=` is not carried over (None when it is: SUM or SUM_OVER_BATCH_SIZE)."""
+    if explicit_reduction(value, resolver) is not None:
         return None
-    head = "v1 heads sum over the batch" if v1 else "v2 heads average over the batch"
-    return f"loss_reduction= other than the head's own ({head}) is not migrated yet"
+    return "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE (e.g. MEAN, by non-zero weights) is not migrated yet"

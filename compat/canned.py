@@ -10,8 +10,10 @@ name); the linear model is `LinearModel`, the Estimator's own layout of one weig
 glorot-uniform and biases zero, as in the Estimator. Every model returns the Estimator's logits (a
 regressor's logits are its predictions).
 
-Heads: `loss_reduction` is "sum" for `tf.compat.v1.estimator.*` (v1 heads sum the loss over the batch)
-and "sum_over_batch_size" for `tf.estimator.*` (v2 heads average it over every loss element);
+Heads: `loss_reduction` is the head's reduction of the loss over the batch: "sum" (the default of
+`tf.compat.v1.estimator.*`'s v1 heads) or "sum_over_batch_size" (the default of `tf.estimator.*`'s v2 heads:
+the mean over every loss element). `head_version` ("v1" or "v2") is the head the estimator had, which also
+decides its optimizer defaults and its AUC; it defaults to the head whose own reduction `loss_reduction` is.
 `CannedModel` looks labels up in a `label_vocabulary` and weighs examples by a `weight_column`.
 """
 
@@ -27,6 +29,7 @@ import tf_keras
 
 V1_HEAD_REDUCTION = "sum"
 V2_HEAD_REDUCTION = "sum_over_batch_size"
+HEAD_VERSIONS = ("v1", "v2")
 
 # Canned DNN estimators default to Adagrad: v1 ones (tf.compat.v1.estimator) at 0.05, v2 ones at Keras's own
 # default 0.001 (dnn.py passes the v2 name "Adagrad" no learning rate). Canned linear ones default to
@@ -162,8 +165,19 @@ def linear_learning_rate(num_columns: int, maximum: float = LINEAR_MAX_LEARNING_
     return min(maximum, 1.0 / math.sqrt(num_columns))
 
 
-def _default_dnn_optimizer(loss_reduction: str, learning_rate: float | None = None):
-    v1 = loss_reduction == V1_HEAD_REDUCTION
+def is_v1_head(loss_reduction: str, head_version: str | None) -> bool:
+    """Whether a builder's model stands for a v1 head (tf.compat.v1.estimator) rather than a v2 one."""
+    if loss_reduction not in (V1_HEAD_REDUCTION, V2_HEAD_REDUCTION):
+        raise ValueError(f"loss_reduction must be {V1_HEAD_REDUCTION!r} or {V2_HEAD_REDUCTION!r}, "
+                         f"got {loss_reduction!r}")
+    if head_version is None:
+        return loss_reduction == V1_HEAD_REDUCTION
+    if head_version not in HEAD_VERSIONS:
+        raise ValueError(f"head_version must be one of {HEAD_VERSIONS}, got {head_version!r}")
+    return head_version == "v1"
+
+
+def _default_dnn_optimizer(v1: bool, learning_rate: float | None = None):
     if learning_rate is None:
         learning_rate = DNN_DEFAULT_LEARNING_RATE if v1 else V2_DNN_DEFAULT_LEARNING_RATE
     return estimator_adagrad(learning_rate, epsilon=0.0 if v1 else KERAS_ADAGRAD_EPSILON)
@@ -188,17 +202,17 @@ def _by_name(name: str, v1: bool, learning_rate: float | None):
     return tf_keras.optimizers.Ftrl(lr) if name == "Ftrl" else tf_keras.optimizers.SGD(lr)
 
 
-def estimator_optimizer(given, loss_reduction: str, name_learning_rate: float | None, what: str = "optimizer"):
+def estimator_optimizer(given, v1: bool, name_learning_rate: float | None, what: str = "optimizer"):
     """What a canned Estimator made of its `what=` argument, checked when the program runs: a name (with the
-    learning rate that estimator gives names; None: the Keras class's default), a function returning an
-    optimizer (called, as the Estimator did), or a tf_keras optimizer."""
+    learning rate that estimator gives names; None: the Keras class's default; `v1`: a v1 estimator's classes),
+    a function returning an optimizer (called, as the Estimator did), or a tf_keras optimizer."""
     keras_optimizers = (tf_keras.optimizers.Optimizer, tf_keras.optimizers.legacy.Optimizer)
     if callable(given) and not isinstance(given, keras_optimizers):
         given = given()
     if isinstance(given, str):
         if given not in OPTIMIZER_NAMES:
             raise ValueError(f"{what}={given!r}: canned estimators take the names {', '.join(OPTIMIZER_NAMES)}")
-        return _by_name(given, loss_reduction == V1_HEAD_REDUCTION, name_learning_rate)
+        return _by_name(given, v1, name_learning_rate)
     if isinstance(given, keras_optimizers):
         return given
     twin = _tf1_twin(given)
@@ -249,20 +263,19 @@ def _tf1_twin(optimizer):
     return None
 
 
-def _dnn_optimizer(given, loss_reduction: str, combined: bool = False):
+def _dnn_optimizer(given, v1: bool, combined: bool = False):
     if given is None:
-        return _default_dnn_optimizer(loss_reduction, COMBINED_DNN_LEARNING_RATE if combined else None)
-    v1 = loss_reduction == V1_HEAD_REDUCTION
+        return _default_dnn_optimizer(v1, COMBINED_DNN_LEARNING_RATE if combined else None)
     rate = COMBINED_DNN_LEARNING_RATE if combined else DNN_DEFAULT_LEARNING_RATE if v1 else None
-    return estimator_optimizer(given, loss_reduction, rate, "dnn_optimizer" if combined else "optimizer")
+    return estimator_optimizer(given, v1, rate, "dnn_optimizer" if combined else "optimizer")
 
 
-def _linear_optimizer(given, loss_reduction: str, feature_columns, combined: bool = False):
+def _linear_optimizer(given, v1: bool, feature_columns, combined: bool = False):
     maximum = COMBINED_LINEAR_MAX_LEARNING_RATE if combined else LINEAR_MAX_LEARNING_RATE
     if given is None:
         return _default_linear_optimizer(feature_columns, maximum)
     rate = linear_learning_rate(len(feature_columns), maximum) if combined else LINEAR_MAX_LEARNING_RATE
-    return estimator_optimizer(given, loss_reduction, rate, "linear_optimizer" if combined else "optimizer")
+    return estimator_optimizer(given, v1, rate, "linear_optimizer" if combined else "optimizer")
 
 
 def _default_linear_optimizer(feature_columns: Sequence, maximum=LINEAR_MAX_LEARNING_RATE):
@@ -285,6 +298,10 @@ def _linear_logits(inputs, feature_columns, units):
     return LinearModel(feature_columns, units, name="linear_model")(inputs)
 
 
+def _version(v1: bool) -> str:
+    return "v1" if v1 else "v2"
+
+
 def _classifier_units(n_classes: int) -> int:
     if n_classes < 2:
         raise ValueError(f"n_classes must be at least 2, got {n_classes}")
@@ -294,8 +311,6 @@ def _classifier_units(n_classes: int) -> int:
 def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None, label_dimension=None,
              variables=None):
     """Attach the Estimator head's loss and the optimizer, and create the optimizer's slots now."""
-    if loss_reduction not in (V1_HEAD_REDUCTION, V2_HEAD_REDUCTION):
-        raise ValueError(f"loss_reduction must be {V1_HEAD_REDUCTION!r} or {V2_HEAD_REDUCTION!r}")
     loss_weight = 1.0
     if n_classes == 2:
         loss = tf_keras.losses.BinaryCrossentropy(from_logits=True, reduction=loss_reduction)
@@ -307,7 +322,7 @@ def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None
         loss = tf_keras.losses.MeanSquaredError(reduction=loss_reduction)
         metrics = [tf_keras.metrics.MeanSquaredError(name="average_loss")]
         if loss_reduction == V1_HEAD_REDUCTION:
-            # Keras averages the squared error over the label dimension; a v1 head sums every element.
+            # Keras averages the squared error over the label dimension; a head's sum adds every element.
             loss_weight = float(label_dimension)
     model.compile(optimizer=optimizer, loss=loss, loss_weights=[loss_weight], metrics=metrics)
     model.optimizer.build(model.trainable_variables if variables is None else variables)
@@ -330,11 +345,13 @@ class CannedModel(tf_keras.Model):
     # Functional's own positional arguments, the head's keyword-only: Keras then saves and re-creates the
     # graph as a functional model's (`get_config`, `from_config`).
     def __init__(self, inputs, outputs, name=None, trainable=True, *,
-                 label_vocabulary: Sequence[str] | None = None, weight_column=None, **kwargs):
+                 label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
+                 **kwargs):
         super().__init__(inputs, outputs, name=name, trainable=trainable, **kwargs)
-        self._set_head(label_vocabulary, weight_column)
+        self._set_head(label_vocabulary, weight_column, head_version)
 
-    def _set_head(self, label_vocabulary, weight_column) -> None:
+    def _set_head(self, label_vocabulary, weight_column, head_version=None) -> None:
+        self.head_version = head_version  # None (saved before it was recorded): the loss's reduction says
         self.label_vocabulary = None if label_vocabulary is None else tuple(label_vocabulary)
         if isinstance(weight_column, str):
             weight_column = tf.feature_column.numeric_column(weight_column, shape=(1,))
@@ -349,16 +366,18 @@ class CannedModel(tf_keras.Model):
             "label_vocabulary": None if self.label_vocabulary is None else list(self.label_vocabulary),
             "weight_column": None if weight_column is None
             else tf.__internal__.feature_column.serialize_feature_column(weight_column),
+            "head_version": self.head_version,
         }
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
         label_vocabulary, weight_column = config.pop("label_vocabulary", None), config.pop("weight_column", None)
+        head_version = config.pop("head_version", None)
         model = super().from_config(config, custom_objects)  # the graph, as a cls with the default head
         if weight_column is not None:
             weight_column = tf.__internal__.feature_column.deserialize_feature_column(weight_column)
-        model._set_head(label_vocabulary, weight_column)
+        model._set_head(label_vocabulary, weight_column, head_version)
         return model
 
     def example_weights(self, features):
@@ -418,16 +437,18 @@ def dnn_classifier(
     label_vocabulary: Sequence[str] | None = None,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
+    head_version: str | None = None,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `DNNClassifier`; binary (`n_classes=2`) has one logit."""
     _check_vocabulary(label_vocabulary, n_classes)
+    v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(
         inputs, feature_columns, hidden_units, _classifier_units(n_classes), activation_fn, dropout, batch_norm
     )
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary,
-                        weight_column=weight_column)
-    return _compile(model, _dnn_optimizer(optimizer, loss_reduction), loss_reduction, n_classes)
+                        weight_column=weight_column, head_version=_version(v1))
+    return _compile(model, _dnn_optimizer(optimizer, v1), loss_reduction, n_classes)
 
 
 def dnn_regressor(
@@ -440,12 +461,15 @@ def dnn_regressor(
     batch_norm: bool = False,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
+    head_version: str | None = None,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `DNNRegressor` (squared-error head)."""
+    v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(inputs, feature_columns, hidden_units, label_dimension, activation_fn, dropout, batch_norm)
-    model = CannedModel(inputs=inputs, outputs=logits, name="dnn", weight_column=weight_column)
-    return _compile(model, _dnn_optimizer(optimizer, loss_reduction), loss_reduction, label_dimension=label_dimension)
+    model = CannedModel(inputs=inputs, outputs=logits, name="dnn", weight_column=weight_column,
+                        head_version=_version(v1))
+    return _compile(model, _dnn_optimizer(optimizer, v1), loss_reduction, label_dimension=label_dimension)
 
 
 def linear_classifier(
@@ -455,14 +479,16 @@ def linear_classifier(
     label_vocabulary: Sequence[str] | None = None,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
+    head_version: str | None = None,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `LinearClassifier` (weights start at zero, as there)."""
     _check_vocabulary(label_vocabulary, n_classes)
+    v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes))
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary,
-                        weight_column=weight_column)
-    optimizer = _linear_optimizer(optimizer, loss_reduction, feature_columns)
+                        weight_column=weight_column, head_version=_version(v1))
+    optimizer = _linear_optimizer(optimizer, v1, feature_columns)
     return _compile(model, optimizer, loss_reduction, n_classes)
 
 
@@ -472,12 +498,15 @@ def linear_regressor(
     optimizer: tf_keras.optimizers.Optimizer | str | None = None,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
+    head_version: str | None = None,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `LinearRegressor` (weights start at zero, as there)."""
+    v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, label_dimension)
-    model = CannedModel(inputs=inputs, outputs=logits, name="linear", weight_column=weight_column)
-    optimizer = _linear_optimizer(optimizer, loss_reduction, feature_columns)
+    model = CannedModel(inputs=inputs, outputs=logits, name="linear", weight_column=weight_column,
+                        head_version=_version(v1))
+    optimizer = _linear_optimizer(optimizer, v1, feature_columns)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
 
@@ -529,9 +558,10 @@ class DNNLinearCombinedModel(CannedModel):
 
 def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden_units, units,
                          linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm,
-                         loss_reduction, head, weight_column, label_vocabulary=None):
+                         loss_reduction, head_version, head, weight_column, label_vocabulary=None):
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
+    v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(list(linear_feature_columns) + list(dnn_feature_columns))
     dnn = _dnn_logits(inputs, dnn_feature_columns, dnn_hidden_units, units, dnn_activation_fn, dnn_dropout,
                       batch_norm)
@@ -539,10 +569,10 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
     logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
     model = DNNLinearCombinedModel(
         inputs=inputs, outputs=logits, name="dnn_linear_combined", label_vocabulary=label_vocabulary,
-        weight_column=weight_column,
-        linear_optimizer=_linear_optimizer(linear_optimizer, loss_reduction, linear_feature_columns, combined=True),
+        weight_column=weight_column, head_version=_version(v1),
+        linear_optimizer=_linear_optimizer(linear_optimizer, v1, linear_feature_columns, combined=True),
     )
-    dnn_optimizer = _dnn_optimizer(dnn_optimizer, loss_reduction, combined=True)
+    dnn_optimizer = _dnn_optimizer(dnn_optimizer, v1, combined=True)
     _compile(model, dnn_optimizer, loss_reduction,
              variables=model.dnn_variables, **head)
     model.linear_optimizer.build(model.linear_variables)
@@ -562,12 +592,13 @@ def dnn_linear_combined_classifier(
     label_vocabulary: Sequence[str] | None = None,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
+    head_version: str | None = None,
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits."""
     _check_vocabulary(label_vocabulary, n_classes)
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes),
-        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction,
+        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction, head_version,
         {"n_classes": n_classes}, weight_column, label_vocabulary,
     )
 
@@ -584,11 +615,12 @@ def dnn_linear_combined_regressor(
     batch_norm: bool = False,
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
+    head_version: str | None = None,
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedRegressor`: DNN logits + linear logits."""
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, label_dimension,
-        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction,
+        linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction, head_version,
         {"label_dimension": label_dimension}, weight_column,
     )
 
@@ -675,7 +707,8 @@ def model_optimizers(model: tf_keras.Model) -> dict[str, tf_keras.optimizers.Opt
 @dataclass(frozen=True)
 class Head:
     kind: str  # "binary", "multi_class" or "regression"
-    v1: bool  # loss summed over the batch (tf.compat.v1.estimator) rather than averaged (tf.estimator)
+    v1: bool  # a tf.compat.v1.estimator head (its AUC is tf.compat.v1.metrics.auc's) rather than tf.estimator's
+    summed: bool  # the loss summed over the batch (loss_reduction "sum") rather than averaged
     label_vocabulary: tuple[str, ...] | None = None  # a classifier's class names (None: "0", "1", ...)
 
 
@@ -689,4 +722,7 @@ def head_of(model: tf_keras.Model) -> Head:
     }
     if type(loss) not in kinds:
         raise ValueError(f"model {model.name!r} was not built by compat.canned (loss: {loss!r})")
-    return Head(kinds[type(loss)], loss.reduction == "sum", getattr(model, "label_vocabulary", None))
+    summed = loss.reduction == V1_HEAD_REDUCTION
+    version = getattr(model, "head_version", None)
+    return Head(kinds[type(loss)], summed if version is None else version == "v1", summed,
+                getattr(model, "label_vocabulary", None))

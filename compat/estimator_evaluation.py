@@ -137,7 +137,7 @@ def evaluate(
             means.add("label/mean", labels, weights)
         means.add("average_loss", unreduced, weights)
         weighted = unreduced * weights
-        means.add("loss", weighted.sum() if head.v1 else weighted.sum() / weighted.size)
+        means.add("loss", weighted.sum() if head.summed else weighted.sum() / weighted.size)
 
     metrics = {name: means.mean(name) for name in means.sums}
     if head.kind == "binary":

@@ -40,7 +40,7 @@ def _steps(optimizer) -> np.ndarray:
 
 @pytest.mark.parametrize("name", sorted(TF1_OPTIMIZERS))
 def test_a_tf1_optimizer_instance_becomes_a_twin_taking_its_steps(name):
-    twin = canned.estimator_optimizer(TF1_OPTIMIZERS[name](), "sum", None)
+    twin = canned.estimator_optimizer(TF1_OPTIMIZERS[name](), True, None)
     assert isinstance(twin, tf_keras.optimizers.Optimizer)
     np.testing.assert_allclose(_steps(twin), _steps(TF1_OPTIMIZERS[name]()), rtol=1e-5, atol=1e-6)
 
@@ -63,13 +63,13 @@ def test_names_get_each_families_learning_rate():
 
 def test_functions_are_called_and_keras_optimizers_kept():
     keras = tf_keras.optimizers.SGD(0.3)
-    assert canned.estimator_optimizer(keras, "sum", None) is keras
-    made = canned.estimator_optimizer(lambda: train.ProximalAdagradOptimizer(0.2), "sum", None)
+    assert canned.estimator_optimizer(keras, True, None) is keras
+    made = canned.estimator_optimizer(lambda: train.ProximalAdagradOptimizer(0.2), True, None)
     assert isinstance(made, ProximalAdagrad) and float(made.learning_rate) == pytest.approx(0.2)
 
 
 def test_anything_else_is_one_clear_error():
     with pytest.raises(ValueError, match=r"optimizer='Adadelta': canned estimators take the names"):
-        canned.estimator_optimizer("Adadelta", "sum", None)
+        canned.estimator_optimizer("Adadelta", True, None)
     with pytest.raises(TypeError, match=r"dnn_optimizer=.*AdadeltaOptimizer.*takes an optimizer name"):
-        canned.estimator_optimizer(train.AdadeltaOptimizer(0.1), "sum", None, "dnn_optimizer")
+        canned.estimator_optimizer(train.AdadeltaOptimizer(0.1), True, None, "dnn_optimizer")

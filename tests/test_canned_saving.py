@@ -98,6 +98,9 @@ def test_saved_training_model_keeps_its_head(tmp_path):
                               loss_reduction=canned.V1_HEAD_REDUCTION),
         canned.dnn_linear_combined_classifier([x], [x], [3], n_classes=3, label_vocabulary=["a", "b", "c"],
                                               weight_column=fc.numeric_column("w"), linear_optimizer="Ftrl"),
+        # a v2 head summing its loss (loss_reduction=SUM): the head's version is not its reduction's default
+        canned.linear_classifier([x], n_classes=3, label_vocabulary=["a", "b", "c"], weight_column="w",
+                                 loss_reduction=canned.V1_HEAD_REDUCTION, head_version="v2"),
     ):
         model.train_on_batch(features, labels)
         model.save(tmp_path / "model.keras")
@@ -107,12 +110,26 @@ def test_saved_training_model_keeps_its_head(tmp_path):
         assert loaded.label_vocabulary == ("a", "b", "c")
         assert loaded.weight_column.key == "w"
         assert loaded.loss.reduction == model.loss.reduction
+        assert canned.head_of(loaded) == canned.head_of(model)
         np.testing.assert_array_equal(loaded(features).numpy(), model(features).numpy())
         # string labels, weighted by "w": the head came back, not only the graph
         assert loaded.evaluate(features, labels, verbose=0) == model.evaluate(features, labels, verbose=0)
         if isinstance(model, canned.DNNLinearCombinedModel):
             assert type(loaded.linear_optimizer) is type(model.linear_optimizer)
             assert loaded.linear_optimizer.get_config() == model.linear_optimizer.get_config()
+
+
+def test_head_version_is_the_estimators_head_not_its_reductions_default():
+    x = [fc.numeric_column("x")]
+    assert canned.head_of(canned.linear_classifier(x, loss_reduction="sum")) == canned.Head("binary", True, True)
+    assert canned.head_of(canned.linear_classifier(x, loss_reduction="sum", head_version="v2")) == canned.Head(
+        "binary", False, True)
+    assert canned.head_of(canned.dnn_regressor(x, [2], loss_reduction="sum_over_batch_size", head_version="v1")) == (
+        canned.Head("regression", True, False))
+    with pytest.raises(ValueError, match="head_version must be one of"):
+        canned.linear_regressor(x, head_version="v3")
+    with pytest.raises(ValueError, match="loss_reduction must be"):
+        canned.linear_regressor(x, loss_reduction="mean")
 
 
 def test_saved_training_model_says_it_needs_this_project(tmp_path):

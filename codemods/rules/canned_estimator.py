@@ -4,13 +4,20 @@ The builders live in `compat` so that checkpoint conversion builds exactly the m
 `codemods.canned_estimators` lists the estimators and their arguments.
 The arguments are carried over as written, except: the TF1 optimizer, or the optimizer's name with the
 learning rate the estimator gives a name, becomes its Keras twin (see `codemods.optimizers`), `model_dir` and `config` move to the checkpointing code of the train calls, and
-`loss_reduction` records the head: "sum" for `tf.compat.v1.estimator` (v1 heads sum the loss over the
-batch), "sum_over_batch_size" for `tf.estimator` (v2 heads average it).
+`loss_reduction` records the head's reduction: "sum" for `tf.compat.v1.estimator` (v1 heads sum the loss over
+the batch), "sum_over_batch_size" for `tf.estimator` (v2 heads average it); an explicit `loss_reduction=`
+(SUM or SUM_OVER_BATCH_SIZE) that is not the head's own is carried over, with `head_version` naming the head.
 """
 
 import libcst as cst
 
-from codemods.canned_estimators import CANNED, DROPPED, MOVED_TO_CHECKPOINTING
+from codemods.canned_estimators import (
+    CANNED,
+    DROPPED,
+    HEAD_REDUCTION,
+    MOVED_TO_CHECKPOINTING,
+    builder_reduction,
+)
 from codemods.optimizers import keras_optimizer, keras_optimizer_by_name, need_optimizer_module
 from codemods.registry import Rule, register
 
@@ -35,7 +42,9 @@ class CannedEstimatorRule(Rule):
             return updated  # codemods/rules/custom_estimator.py
 
         spec = CANNED[estimator.api.path]
-        head = "v1 head: loss summed over the batch" if estimator.api.v1 else "v2 head: loss averaged"
+        reduction = builder_reduction(estimator.kwargs, ctx.resolver, estimator.api.v1)
+        loss = "loss summed over the batch" if reduction == "sum" else "loss averaged"
+        head = f"{'v1' if estimator.api.v1 else 'v2'} head: {loss}"
         ctx.record(
             original, self.rule_id, True, f"{estimator.api.path} -> compat.canned.{spec.builder} ({head})"
         )
@@ -61,20 +70,24 @@ def canned_builder_call(original: cst.Call, updated: cst.Call, ctx, api, kwargs)
             need_optimizer_module(ctx, module)
             arg = arg.with_changes(value=optimizer)
         args.append(arg)
-    reduction = "sum" if api.v1 else "sum_over_batch_size"
+    reduction = builder_reduction(kwargs, ctx.resolver, api.v1)
+    keywords = {"loss_reduction": reduction}
+    if reduction != HEAD_REDUCTION[api.v1]:  # not the head's own: say which head it is
+        keywords["head_version"] = "v1" if api.v1 else "v2"
     last = updated.args[-1]
     separator = updated.args[0].comma if len(updated.args) > 1 else cst.MaybeSentinel.DEFAULT
     if not isinstance(separator, cst.Comma):
         separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    args[-1] = args[-1].with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace(""))
-    args.append(
-        cst.Arg(
-            keyword=cst.Name("loss_reduction"),
-            value=cst.SimpleString(f'"{reduction}"'),
-            equal=args[-1].equal,
-            comma=last.comma,
-            whitespace_after_arg=last.whitespace_after_arg,
+    for key, value in keywords.items():
+        args[-1] = args[-1].with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace(""))
+        args.append(
+            cst.Arg(
+                keyword=cst.Name(key),
+                value=cst.SimpleString(f'"{value}"'),
+                equal=args[-1].equal,
+                comma=last.comma,
+                whitespace_after_arg=last.whitespace_after_arg,
+            )
         )
-    )
     ctx.need_compat("canned")
     return updated.with_changes(func=cst.parse_expression(f"canned.{spec.builder}"), args=args)

@@ -198,13 +198,14 @@ ROWS = [
         ('loss_reduction="sum"',),
     ),
     Row(
-        "`<canned>(..., loss_reduction=tf.losses.Reduction.SUM)` (v1) / `SUM_OVER_BATCH_SIZE` (v2): the head's own",
-        "carried over as the builder's `loss_reduction=\"sum\"` / `\"sum_over_batch_size\"`; another reduction keeps the "
-        "estimator, with a TODO",
+        "`<canned>(..., loss_reduction=tf.losses.Reduction.SUM)` / `SUM_OVER_BATCH_SIZE` (v1 or v2 head)",
+        "carried over as the builder's `loss_reduction=\"sum\"` / `\"sum_over_batch_size\"`, with "
+        "`head_version=\"v1\"`/`\"v2\"` when it is not that head's own (v1: SUM, v2: SUM_OVER_BATCH_SIZE); another "
+        "reduction (MEAN, by non-zero weights) keeps the estimator, with a TODO",
         "same",
         "canned_explicit_loss_reduction",
-        ('feature_columns=columns, loss_reduction="sum"', "loss_reduction= other than the head's own"),
-        ('feature_columns=columns, loss_reduction="sum"', "loss_reduction= other than the head's own"),
+        ('loss_reduction="sum", head_version="v2"', "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE"),
+        ('loss_reduction="sum", head_version="v2"', "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE"),
     ),
     Row(
         "`ProximalAdagradOptimizer(lr, initial_accumulator_value, l1_/l2_regularization_strength)`",

@@ -442,6 +442,30 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # An explicit loss_reduction other than the head's own (tf.Transform's census example: a v2 head that
+    # sums the loss over the batch): the sum trains, and evaluate's "loss" is each batch's sum, averaged.
+    "linear_classifier_binary_sum_v2": _program(
+        labels="(digits.target >= 5).astype(np.int32)",
+        constructor="tf.estimator.LinearClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        config=config,\n"
+        "        model_dir=args.model_dir,\n"
+        "        loss_reduction=tf.losses.Reduction.SUM,\n"
+        "    )",
+    ),
+    # (the sum of a regression head's loss adds every label dimension's squared error)
+    "dnn_regressor_sum_v2": _program(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf.estimator.DNNRegressor(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        label_dimension=2,\n"
+        "        optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.0002),\n"
+        "        loss_reduction=tf.keras.losses.Reduction.SUM,\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
     "dnn_classifier_keras_sgd_nesterov_v2": _program(
         labels="digits.target.astype(np.int32)",
         constructor="tf.estimator.DNNClassifier(\n"
