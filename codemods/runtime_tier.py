@@ -49,6 +49,7 @@ ESTIMATOR_METHODS = {
 CONFIG_ARGUMENTS = (
     "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
     "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps", "session_config",
+    "train_distribute",  # (None only: compat.estimator_training.TrainingConfig checks it)
 )
 # Built-in hooks that become compat.estimator_hooks callbacks wherever they are built (the early-stopping
 # hooks name their estimator: only inline in a train call, codemods/rules/builtin_hooks.py).
@@ -234,11 +235,38 @@ def config_problems(call: cst.Call, tpu: bool = False) -> list[str]:
 
 
 class _Calls(cst.CSTVisitor):
+    """Every call of the module, with the function it is in."""
+
     def __init__(self):
         self.calls: list[cst.Call] = []
+        self.function_of: dict[int, cst.FunctionDef | None] = {}  # id(call) -> innermost def (None: module)
+        self._functions: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+        self.function_of[id(node)] = self._functions[-1] if self._functions else None
+
+    def estimator_names(self, resolver: ApiResolver) -> set[tuple[int, str]]:
+        """(id of the function, name) of each variable a call proves an Estimator: its method called with the
+        keyword only an Estimator's takes (`est.evaluate(input_fn=...)`), or given to train_and_evaluate. In
+        that function, the same variable's `est.evaluate(eval_input_fn, ...)` is an Estimator's too."""
+        names = set()
+        for call in self.calls:
+            method = _named_receiver(call)
+            if method in ESTIMATOR_METHODS and any(
+                    arg.keyword is not None and arg.keyword.value == ESTIMATOR_METHODS[method] for arg in call.args):
+                names.add((id(self.function_of[id(call)]), call.func.value.value))
+            elif call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None:
+                api = resolver.call_api(call)
+                if api is not None and api.path == "estimator.train_and_evaluate":
+                    names.add((id(self.function_of[id(call)]), call.args[0].value.value))
+        return names
 
 
 def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFacts) -> RuntimeTier:
@@ -258,6 +286,7 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
                 _keep(call, _kind(call, resolver, {}, facts), tier, mentions_tensorflow)
         return tier
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
+    proven = visitor.estimator_names(resolver)
     for call in visitor.calls:
         api = resolver.call_api(call)
         tpu = api is not None and tpu_name(api.path) == "TPUEstimator"
@@ -289,6 +318,9 @@ def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFa
         if id(call) in tier1_nodes or id(call) in tier.calls or id(call) in kept_configs:
             continue
         kind = _kind(call, resolver, runtime_units, facts)
+        if kind is None and _named_receiver(call) in ESTIMATOR_METHODS and call.func.value.value not in \
+                facts.estimators and (id(visitor.function_of[id(call)]), call.func.value.value) in proven:
+            kind = call.func.attr.value  # (an estimator of this module: tier 1 or _kind decided already)
         if kind is None:
             continue
         if kind in ESTIMATOR_METHODS and not mentions_tensorflow():
@@ -372,6 +404,15 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
         return method if receiver.value in runtime_units else None
     keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
     return method if ESTIMATOR_METHODS[method] in keywords else None
+
+
+def _named_receiver(call: cst.Call) -> str | None:
+    """The method name of a `name.method(...)` call (not one already migrated: `estimator_training.train(...)`);
+    None for other calls."""
+    if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) and \
+            call.func.value.value not in RUNTIME_MODULES:
+        return call.func.attr.value
+    return None
 
 
 def _belongs_to(call: cst.Call, units) -> bool:

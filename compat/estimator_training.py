@@ -66,6 +66,8 @@ class TrainingConfig:
     Same names, defaults and checks as `tf.estimator.RunConfig`: giving both `save_checkpoints_steps` and
     `save_checkpoints_secs` is an error; giving neither saves every 600 seconds. `session_config` and
     `log_step_count_steps` are accepted and have no effect (TF2 has no sessions; `fit` logs progress itself).
+    `train_distribute` is accepted when it is None (as a program that picks a strategy only on some machines
+    passes it); a strategy is one error: the model was built outside its scope.
     """
 
     model_dir: str | None = None
@@ -77,8 +79,15 @@ class TrainingConfig:
     keep_checkpoint_every_n_hours: float = 10000
     log_step_count_steps: int = 100
     session_config: Any = None
+    train_distribute: Any = None
 
     def __post_init__(self):
+        if self.train_distribute is not None:
+            raise ValueError(
+                f"RunConfig(train_distribute={type(self.train_distribute).__name__}): a migrated estimator built "
+                "away from its RunConfig trains without a distribution strategy; build the estimator where the "
+                "RunConfig is built (migrate then trains it under the strategy), or pass train_distribute=None"
+            )
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
             raise ValueError("Can not provide both save_checkpoints_secs and save_checkpoints_steps.")
         if self.model_dir is not None:

@@ -2,7 +2,7 @@
 against the real Estimator (legacy env), for both targets:
 
 - factory_trainer: flags in task.py, the RunConfig built in a function, the estimator returned by
-  model.build_estimator, input_fns through functools.partial;
+  model.build_estimator, input_fns through functools.partial, the last evaluate given its input_fn by position;
 - wide_deep: a wide-and-deep factory whose optimizer names arrive as flags (resolved when the program runs),
   feature columns of every kind, train_and_evaluate with a RunConfig built inline;
 - seed_001: the guide's TensorFlow 1 program verbatim (a hook interrupts the training, the classifier is built

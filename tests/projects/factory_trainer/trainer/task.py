@@ -27,13 +27,10 @@ def main():
     train_spec = tf.estimator.TrainSpec(
         input_fn=functools.partial(inputs.make_input, 2000, 1, 32), max_steps=args.max_steps
     )
-    eval_spec = tf.estimator.EvalSpec(
-        input_fn=functools.partial(inputs.make_input, 500, 2, 100, epochs=1, shuffle=False),
-        steps=None,
-        throttle_secs=0,
-    )
+    eval_input_fn = functools.partial(inputs.make_input, 500, 2, 100, epochs=1, shuffle=False)
+    eval_spec = tf.estimator.EvalSpec(input_fn=eval_input_fn, steps=None, throttle_secs=0)
     tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
-    metrics = estimator.evaluate(input_fn=functools.partial(inputs.make_input, 500, 2, 100, epochs=1, shuffle=False))
+    metrics = estimator.evaluate(eval_input_fn, name="held_out")
     print(json.dumps({"global_step": int(metrics["global_step"]), "accuracy": float(metrics["accuracy"])}))
 
 

@@ -1,0 +1,32 @@
+"""compat.estimator_training.TrainingConfig and configure: the RunConfig checks the Estimator made, made the same
+way, and the one setting the run-time tier takes only as None (train_distribute)."""
+
+from __future__ import annotations
+
+import pytest
+import tensorflow as tf
+
+from estimator_migrate.compat import canned, estimator_training
+from estimator_migrate.compat.estimator_training import TrainingConfig
+
+
+def test_both_checkpoint_cadences_are_refused_as_runconfig_refused_them():
+    with pytest.raises(ValueError, match="Can not provide both save_checkpoints_secs and save_checkpoints_steps"):
+        TrainingConfig(save_checkpoints_steps=10, save_checkpoints_secs=60)
+    assert TrainingConfig().cadence == ("secs", 600)
+    assert TrainingConfig(save_checkpoints_steps=10).cadence == ("steps", 10)
+
+
+def test_model_dir_given_twice_must_agree(tmp_path):
+    model = canned.linear_regressor([tf.feature_column.numeric_column("x")])
+    with pytest.raises(ValueError, match="model_dir are set both in constructor and RunConfig"):
+        estimator_training.configure(model, model_dir=tmp_path / "a", config=TrainingConfig(model_dir=tmp_path / "b"))
+    configured = estimator_training.configure(model, config=TrainingConfig(model_dir=tmp_path / "b"))
+    assert configured.model_dir == str(tmp_path / "b")
+
+
+def test_train_distribute_none_is_no_strategy_and_a_strategy_is_one_error():
+    """A program choosing its strategy by flag passes None on one machine (efficientdet's main.py)."""
+    assert TrainingConfig(train_distribute=None).train_distribute is None
+    with pytest.raises(ValueError, match=r"RunConfig\(train_distribute=OneDeviceStrategy\).*build the estimator where"):
+        TrainingConfig(train_distribute=tf.distribute.OneDeviceStrategy("/cpu:0"))
