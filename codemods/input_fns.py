@@ -183,7 +183,8 @@ def dataset_function_problems(function: cst.FunctionDef, resolver: ApiResolver,
     if form is not None:
         body.returns.append(form.dataset)
     if body.tf1_iterator:
-        problems.append(f"input_fn {name}() makes a TF1 iterator; return the tf.data.Dataset itself")
+        # (compat.graph_input reads the tensors of its get_next() in a graph, as Estimator did)
+        problems.append(RunTimeChecked(f"input_fn {name}() makes a TF1 iterator; return the tf.data.Dataset itself"))
     if not body.returns or not all(
         value is not None and is_dataset(value, body.datasets, resolver) for value in body.returns
     ):

@@ -15,7 +15,8 @@ the migrated model instead:
   The loop target's `train` and `train_and_evaluate` are in `compat.estimator_loop`.
 
 What the source could not prove is checked here, with one error naming the construct and the fix: the
-model is one `configure` made, the input_fn returns a `tf.data.Dataset`, each hook is a Keras callback.
+model is one `configure` made, the input_fn returns a `tf.data.Dataset` (or an iterator's tensors, read in a
+graph: compat.graph_input), each hook is a Keras callback.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from . import (
     estimator_export,
     estimator_hooks,
     estimator_prediction,
+    graph_input,
     resume,
     seeding,
 )
@@ -226,8 +228,9 @@ def get_variable_value(model, name: str):
 
 
 def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
-    """Call `input_fn` as the Estimator did (with `mode`, `params`, `config` when it takes them) and check it
-    returned a tf.data.Dataset: graph tensors from an iterator's get_next() would be one batch in TF2."""
+    """Call `input_fn` as the Estimator did (with `mode`, `params`, `config` when it takes them): the
+    tf.data.Dataset it returns, or the batches of the tensors it returns (an iterator's get_next(), which eager
+    TF2 runs once) read in a graph (compat.graph_input); anything else is one error."""
     if not callable(input_fn):
         raise TypeError(f"input_fn must be callable, got {type(input_fn).__name__}")
     parameters = _parameters(input_fn)
@@ -237,12 +240,14 @@ def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
                          "to pass batch size as params['batch_size']")
     params = model.params_for_input_fn(mode) if hasattr(model, "params_for_input_fn") else {}
     offered = {"mode": mode, "params": params, "config": config_of(model)}
-    dataset = input_fn(**{key: value for key, value in offered.items() if key in parameters})
+    arguments = {key: value for key, value in offered.items() if key in parameters}
+    dataset = input_fn(**arguments)
+    if graph_input.returns_tensors(dataset):  # an iterator's get_next(): read in a graph, as Estimator did
+        return graph_input.graph_input_dataset(input_fn, arguments, _name(input_fn), config_of(model).tf_random_seed)
     if not isinstance(dataset, tf.data.Dataset):
-        got = "a (features, labels) tuple of tensors" if isinstance(dataset, tuple) else type(dataset).__name__
         raise TypeError(
-            f"input_fn `{_name(input_fn)}` returned {got}; the migrated training needs the tf.data.Dataset "
-            "itself (return the dataset instead of an iterator's get_next())"
+            f"input_fn `{_name(input_fn)}` returned {type(dataset).__name__}; the migrated training needs a "
+            "tf.data.Dataset, or the tensors of an iterator's get_next()"
         )
     return dataset
 
@@ -370,6 +375,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
             callbacks=[
                 estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
                 backup,  # before the user's hooks: Estimator saved before they ran
+                estimator_hooks.StepsTaken(),  # (after the backup's restore)
                 tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
                 *callbacks,
             ],

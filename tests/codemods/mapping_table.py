@@ -316,14 +316,15 @@ ROWS = [
         ("    dataset = dataset.shuffle(64).repeat().batch(16)\n    return dataset\n", "    return dataset.batch(16)\n"),
     ),
     Row(
-        "input_fn changing the batch a TF1 iterator's `get_next()` gave (in the same module, input_fns taking "
-        "`params`/`mode`/`config` or returning tensors)",
-        "the estimator is kept, with a `TODO(migrate)` naming the reason (and with it the module's other "
-        "estimators, each with what the source does not prove about its input_fn)",
+        "input_fn changing the batch a TF1 iterator's `get_next()` gave, taking `params`/`mode`/`config`, or "
+        "returning tensors",
+        "the run-time tier: `estimator_training.train(est, input_fn=...)` calls it as Estimator did; tensors it "
+        "returns are read in a `tf.Graph` and session, one batch per step until the iterator ends "
+        "(`compat.graph_input`)",
         "same",
-        "todo_input_fns_unfaithful",
-        ("makes a TF1 iterator", "would be given `params` by Estimator"),
-        ("makes a TF1 iterator", "would be given `params` by Estimator"),
+        "input_fns_checked_at_run_time",
+        ("estimator_training.train(transformed, input_fn=input_fn_transforming_the_batch",),
+        ("estimator_loop.train(transformed, input_fn=input_fn_transforming_the_batch",),
     ),
     Row(
         "`est.train(input_fn)` with neither steps nor max_steps (until the input ends or a hook stops it)",

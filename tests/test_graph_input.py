@@ -1,0 +1,121 @@
+"""input_fns returning an iterator's tensors (compat.graph_input), and the step count of `fit` on inputs of
+unknown length (compat.estimator_hooks.StepsTaken).
+
+End to end: tests/legacy/graph_input_program.py (a canned estimator whose input_fns change the tensors of a
+one-shot iterator's get_next(), trained until the input ends) runs under the real Estimator (legacy env) and,
+migrated for both targets, from the Estimator's converted model.ckpt-0: it ends at the Estimator's step (36),
+with the weights of its model.ckpt-36 within 1e-5 and its evaluation metrics."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tf_keras
+
+from estimator_migrate.compat import canned, estimator_hooks, graph_input
+from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
+
+PROGRAM = ROOT / "tests" / "legacy" / "graph_input_program.py"
+
+
+def _iterator_input_fn(values, batch, shuffle=False):
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices(values)
+        if shuffle:
+            dataset = dataset.shuffle(len(values))
+        features = tf.compat.v1.data.make_one_shot_iterator(dataset.batch(batch)).get_next()
+        return {"x": features * 2.0, "s": tf.sparse.from_dense(tf.reshape(features, [-1, 1]))}, features > 2
+
+    return input_fn
+
+
+def _session_batches(input_fn, seed=None):
+    """What a TF1 session running the input_fn's tensors gave, until OutOfRangeError."""
+    with tf.Graph().as_default():
+        if seed is not None:
+            tf.compat.v1.set_random_seed(seed)
+        outputs = input_fn()
+        batches = []
+        with tf.compat.v1.Session() as session:
+            while True:
+                try:
+                    batches.append(session.run(outputs))
+                except tf.errors.OutOfRangeError:
+                    return batches
+
+
+def _as_numpy(batch):
+    features, labels = batch
+    return features["x"].numpy(), tf.sparse.to_dense(features["s"]).numpy(), labels.numpy()
+
+
+def test_graph_input_gives_the_sessions_batches_then_ends_and_starts_again_when_iterated_again():
+    input_fn = _iterator_input_fn(np.arange(7, dtype=np.float32), 3)
+    assert graph_input.returns_tensors(input_fn())  # eagerly, one batch of tensors
+    dataset = graph_input.graph_input_dataset(input_fn, {}, "input_fn")
+    expected = _session_batches(input_fn)
+    for _ in range(2):  # each Estimator.train call started its input_fn again
+        got = [_as_numpy(batch) for batch in dataset]
+        assert len(got) == len(expected) == 3
+        for (x, s, labels), (features, expected_labels) in zip(got, expected):
+            np.testing.assert_array_equal(x, features["x"])
+            sparse = features["s"]
+            dense = np.zeros(sparse.dense_shape, np.float32)
+            dense[tuple(sparse.indices.T)] = sparse.values
+            np.testing.assert_array_equal(s, dense)
+            np.testing.assert_array_equal(labels, expected_labels)
+
+
+def test_a_graph_seed_orders_a_shuffle_the_same_every_time():
+    input_fn = _iterator_input_fn(np.arange(50, dtype=np.float32), 10, shuffle=True)
+    first, second = ([_as_numpy(b)[0] for b in graph_input.graph_input_dataset(input_fn, {}, "f", seed=7)]
+                     for _ in range(2))
+    np.testing.assert_array_equal(np.concatenate(first), np.concatenate(second))
+    assert sorted(np.concatenate(first)) == [2.0 * v for v in range(50)]
+    unseeded = np.concatenate([_as_numpy(b)[0] for b in graph_input.graph_input_dataset(input_fn, {}, "f", seed=8)])
+    assert not np.array_equal(np.concatenate(first), unseeded)
+
+
+def test_queue_runner_input_is_one_error_not_a_session_waiting_forever():
+    def input_fn():
+        queue = tf.compat.v1.train.input_producer(tf.constant([1.0, 2.0]), num_epochs=None, shuffle=False)
+        return {"x": tf.reshape(queue.dequeue(), [1, 1])}, tf.constant([0])
+
+    with pytest.raises(ValueError, match="input_fn `input_fn` reads through queue runners"):
+        graph_input.graph_input_dataset(input_fn, {}, "input_fn")
+
+
+@pytest.mark.parametrize("combined", [False, True])
+def test_fit_to_the_end_of_an_input_of_unknown_length_counts_the_steps_it_took(combined):
+    """36 batches whose number fit cannot know (a filter): iterations end at 36 for every optimizer."""
+    columns = [tf.feature_column.numeric_column("x", shape=[4])]
+    rng = np.random.default_rng(0)
+    dataset = tf.data.Dataset.from_tensor_slices(
+        ({"x": rng.random((3594, 4)).astype(np.float32)}, rng.integers(0, 2, 3594))
+    ).batch(100).filter(lambda *batch: True)
+    if combined:
+        model = canned.dnn_linear_combined_classifier(columns, columns, [3], linear_optimizer="Ftrl")
+    else:
+        model = canned.linear_classifier(columns, optimizer=tf_keras.optimizers.Adam(0.01))
+    model.fit(dataset, epochs=1, verbose=0, callbacks=[estimator_hooks.StepsTaken()])
+    assert [int(o.iterations) for o in canned.model_optimizers(model).values()] == [36] * (2 if combined else 1)
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_migrated_iterator_input_fns_take_the_estimators_steps(target, legacy_python, tmp_path):
+    estimator_dir, metrics = tmp_path / "estimator", tmp_path / "estimator.json"
+    run([legacy_python, PROGRAM, "--model_dir", estimator_dir, "--metrics_out", metrics])
+    migrated_metrics = tmp_path / "migrated.json"
+    _, model_dir = run_migrated_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path,
+                                                     "--metrics_out", migrated_metrics)
+
+    assert_matches_estimator_checkpoint(model_dir, estimator_dir, 36)
+    expected, got = json.loads(metrics.read_text()), json.loads(migrated_metrics.read_text())
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, rel=1e-5), key
