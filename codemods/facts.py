@@ -185,6 +185,15 @@ class EstimatorFacts:
                    for t in self.trainings)
 
     @property
+    def trains_until_input_ends(self) -> bool:
+        """Whether a training of this estimator has neither steps nor max_steps (it runs until the input ends)."""
+        return any(
+            t.train_spec is None and all(is_none(t.train_arguments().get(key, cst.Name("None")))
+                                         for key in ("steps", "max_steps"))
+            for t in self.trainings
+        )
+
+    @property
     def custom(self) -> bool:
         return self.api.path == CUSTOM_ESTIMATOR
 

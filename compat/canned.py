@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import tensorflow as tf
 import tf_keras
 
+from . import step_count
+
 V1_HEAD_REDUCTION = "sum"
 V2_HEAD_REDUCTION = "sum_over_batch_size"
 HEAD_VERSIONS = ("v1", "v2")
@@ -408,6 +410,10 @@ class CannedModel(tf_keras.Model):
         )
         return tf.argmax(tf.cast(matches, tf.int32), axis=1, output_type=tf.int64)[:, None]
 
+    def train_step(self, data):
+        with step_count.after_the_batch(data):
+            return super().train_step(data)
+
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
         if sample_weight is None:
             sample_weight = self.example_weights(x)
@@ -545,6 +551,10 @@ class DNNLinearCombinedModel(CannedModel):
         return [v for v in self.trainable_variables if id(v) not in linear]
 
     def train_step(self, data):
+        with step_count.after_the_batch(data):
+            return self._two_optimizers_step(data)
+
+    def _two_optimizers_step(self, data):
         x, y, sample_weight = tf_keras.utils.unpack_x_y_sample_weight(data)
         with tf.GradientTape() as tape:
             y_pred = self(x, training=True)

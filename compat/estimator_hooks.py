@@ -41,34 +41,6 @@ class RaiseOnNanLoss(tf_keras.callbacks.Callback):
             check_loss(logs["loss"])
 
 
-class StepsTaken(tf_keras.callbacks.Callback):
-    """Keep each optimizer's `iterations` (the Estimator's global step) at the steps `fit` took. Reading a
-    dataset of unknown length (TFRecords, `filter`, an input_fn's graph tensors) to its end, fit makes one
-    more call that finds no batch; tf_keras's optimizer increments `iterations` without waiting for the batch
-    (no data flows into the increment), so that call counts a step it did not take. This puts the counters
-    back to their values after the last step taken (kept in variables: no host read per step), at the epoch's
-    end, before callbacks after this one read them. (With several steps per call a call that finds the input
-    ended may have taken steps before it: not corrected then.)"""
-
-    def on_train_begin(self, logs=None):
-        per_call = getattr(self.model, "_steps_per_execution", None)
-        one_step_per_call = per_call is None or int(per_call) == 1
-        self._optimizers = [o for o in (self.model.optimizer, getattr(self.model, "linear_optimizer", None))
-                            if o is not None and one_step_per_call]
-        self._after_last_step = [tf.Variable(o.iterations, trainable=False) for o in self._optimizers]
-
-    def on_train_batch_end(self, batch, logs=None):
-        for optimizer, value in zip(self._optimizers, self._after_last_step):
-            value.assign(optimizer.iterations)
-
-    def on_epoch_end(self, epoch, logs=None):
-        for optimizer, value in zip(self._optimizers, self._after_last_step):
-            optimizer.iterations.assign(value)
-
-    def on_train_end(self, logs=None):
-        self.on_epoch_end(None, logs)
-
-
 class StopAtStep(tf_keras.callbacks.Callback):
     """`StopAtStepHook(num_steps=N)`: stop after N steps of this training call (counted from the step it
     starts or resumes at); `StopAtStepHook(last_step=N)`: stop once the step reaches N. As the hook, the

@@ -375,7 +375,6 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
             callbacks=[
                 estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
                 backup,  # before the user's hooks: Estimator saved before they ran
-                estimator_hooks.StepsTaken(),  # (after the backup's restore)
                 tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
                 *callbacks,
             ],

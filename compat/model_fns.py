@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
+from . import step_count
 from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
 from .load import LoadResult, load_legacy_checkpoint, save_starting_checkpoint
@@ -72,11 +73,12 @@ class EstimatorModel(tf_keras.Model):
         return made
 
     def train_step(self, data):
-        x, y, sample_weight = tf_keras.utils.unpack_x_y_sample_weight(data)
-        with tf.GradientTape() as tape:
-            y_pred = self(x, training=True)
-            loss = self.compute_loss(x, y, y_pred, sample_weight)
-        self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
+        with step_count.after_the_batch(data):
+            x, y, sample_weight = tf_keras.utils.unpack_x_y_sample_weight(data)
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(x, y, y_pred, sample_weight)
+            self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
         return {"loss": loss}
 
     def make_variables(self, element_spec, mode: str | None = None) -> None:

@@ -389,7 +389,10 @@ class EstimatorTrainRule(Rule):
             else:
                 ctx.need_compat(module)
             values["steps_per_call"] = ""
-            if kind == "steps" and not ctx.exact and not estimator.callbacks_every_step:
+            # Every fit of the estimator runs its steps in calls, or none does (tf_keras keeps the one-step function
+            # it made first); and fit must know how many steps a call may run: not until an input ends.
+            if kind == "steps" and not ctx.exact and not estimator.callbacks_every_step \
+                    and not estimator.trains_until_input_ends:
                 ctx.need_import("math")
                 ctx.need_compat("step_backup")
                 values["steps_per_call"] = _STEPS_PER_CALL.format(**values)

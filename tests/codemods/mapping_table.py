@@ -251,7 +251,7 @@ ROWS = [
     ),
     Row(
         "`est.train(input_fn, hooks, max_steps \\| steps)`",
-        "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[RaiseOnNanLoss, BackupAndRestore, TensorBoard, *hooks])`, final save; without hooks and with a step cadence, `steps_per_execution = gcd(N, S)` and `compat.step_backup.BackupAndRestore(save_freq=N // gcd(N, S))`",
+        "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[RaiseOnNanLoss, BackupAndRestore, TensorBoard, *hooks])`, final save; without hooks, with a step cadence and a step limit (fit must know how long a call may run), `steps_per_execution = gcd(N, S)` and `compat.step_backup.BackupAndRestore(save_freq=N // gcd(N, S))`",
         "`Checkpoint` + `CheckpointManager(checkpoint_interval=N)`, `tf.function` step, final save; without hooks and with a step cadence, the steps up to the next checkpoint or summary run in one `tf.function` call",
         "runconfig_every_field",
         (
