@@ -39,23 +39,37 @@ STEPS = 20
 METRICS_RTOL = 1e-4
 
 
+class _EstimatorRuns:
+    """Each program written out and run by the real Estimator when a test first asks for it: its source,
+    model_dir, metrics and predictions."""
+
+    def __init__(self, legacy_python, tmp_path_factory):
+        self.legacy_python, self.tmp_path_factory, self.runs = legacy_python, tmp_path_factory, {}
+
+    def __getitem__(self, name: str):
+        if name not in self.runs:
+            work = self.tmp_path_factory.mktemp(name)
+            program = work / f"{name}.py"
+            program.write_text({**PROGRAMS, **CATEGORICAL}[name])
+            metrics = work / "metrics.json"
+            run([self.legacy_python, program, "--model_dir", work / "estimator", "--max_steps", STEPS,
+                 "--metrics_out", metrics])
+            self.runs[name] = (program, work / "estimator", json.loads(metrics.read_text()))
+        return self.runs[name]
+
+
 @pytest.fixture(scope="module")
 def estimator_runs(legacy_python, tmp_path_factory):
-    """Each program written out and run by the real Estimator: its source, model_dir, metrics and predictions."""
-    runs = {}
-    for name, source in {**PROGRAMS, **CATEGORICAL}.items():
-        work = tmp_path_factory.mktemp(name)
-        program = work / f"{name}.py"
-        program.write_text(source)
-        metrics = work / "metrics.json"
-        run([legacy_python, program, "--model_dir", work / "estimator", "--max_steps", STEPS,
-             "--metrics_out", metrics])
-        runs[name] = (program, work / "estimator", json.loads(metrics.read_text()))
-    return runs
+    return _EstimatorRuns(legacy_python, tmp_path_factory)
+
+
+def _programs(names):
+    """The programs' names, each program's tests on one xdist worker (`--dist loadgroup`): its Estimator runs once."""
+    return [pytest.param(name, marks=pytest.mark.xdist_group(f"canned-{name}")) for name in sorted(names)]
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", _programs(PROGRAMS))
 def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
     program, estimator_dir, estimator_outputs = estimator_runs[name]
     model_dir = tmp_path / "model"
@@ -69,7 +83,7 @@ def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, esti
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
-@pytest.mark.parametrize("name", sorted(CATEGORICAL))
+@pytest.mark.parametrize("name", _programs(CATEGORICAL))
 def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
     program, estimator_dir, estimator_outputs = estimator_runs[name]
     migrated = migrate_file(program, tmp_path / "migrated", target)

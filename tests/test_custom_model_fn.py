@@ -34,7 +34,8 @@ from tests.conftest import (
     run,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("custom_model_fn")]
 PROGRAM = ROOT / "tests" / "legacy" / "custom_model_fn_program.py"
 STEPS = 20
 RESUME_STEPS = 600

@@ -33,7 +33,8 @@ from tests.conftest import (
     run_migrated_from_estimator_start,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("end_to_end")]
 KILLED = -signal.SIGKILL
 EQUIVALENCE_PROGRAM = ROOT / "tests" / "legacy" / "equivalence_program.py"
 

@@ -19,7 +19,8 @@ import pytest
 from estimator_migrate.compat.preemption import PREEMPTED_EXIT_CODE
 from tests.conftest import MODERN_PYTHON, max_difference, run
 
-pytestmark = pytest.mark.slow
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("exact_resume")]
 KILLED = -signal.SIGKILL
 TOTAL_STEPS = 171  # 3 epochs x ceil(1797 / 32)
 

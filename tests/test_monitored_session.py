@@ -31,7 +31,8 @@ from tests.conftest import (
     sigkill_after_save,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("monitored_session")]
 PROGRAM = ROOT / "tests" / "legacy" / "monitored_session_program.py"
 # case -> runs, each continuing in the same checkpoint_dir: (last_step, save_steps, more arguments)
 CASES = {

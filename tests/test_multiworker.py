@@ -20,7 +20,8 @@ import pytest
 from estimator_migrate.compat.preemption import PREEMPTED_EXIT_CODE
 from tests.conftest import MODERN_PYTHON, QUIET_TF, max_difference
 
-pytestmark = pytest.mark.slow
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("multiworker")]
 TOTAL_STEPS = 112  # 2 epochs x 1797 // 32 (drop_remainder: every global batch splits evenly)
 
 

@@ -17,7 +17,8 @@ from tests.conftest import (
     run,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("pandas_input")]
 PROGRAM = ROOT / "tests" / "legacy" / "pandas_program.py"
 STEPS = 20
 

@@ -26,7 +26,8 @@ import pytest
 
 from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, run, sigkill_after_save
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("project_migration")]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ import tensorflow as tf
 from migrate.demo import checkpoint_step
 from tests.conftest import MODERN_PYTHON, ROOT, migrate_file, run
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("saver_hook")]
 PROGRAM = ROOT / "tests" / "legacy" / "saver_hook_program.py"
 MAX_STEPS, INTERRUPT_AT = 30, 17
 

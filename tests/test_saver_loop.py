@@ -34,7 +34,8 @@ from tests.conftest import (
     sigkill_after_save,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("saver_loop")]
 PROGRAM = ROOT / "tests" / "legacy" / "saver_loop_program.py"
 # case -> (max_to_keep, runs continuing in the same model_dir: (train_steps, save_every, more arguments))
 CASES = {

@@ -17,7 +17,8 @@ import tensorflow as tf
 from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
 from tests.conftest import MODERN_PYTHON, ROOT, estimator_start, migrate_file, run, tf1_variables_in
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("session_hooks")]
 PROGRAM = ROOT / "tests" / "legacy" / "session_hooks_program.py"
 
 

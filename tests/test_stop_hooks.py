@@ -17,7 +17,8 @@ import pytest
 from estimator_migrate.compat.estimator_hooks import read_eval_metrics
 from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("stop_hooks")]
 PROGRAM = ROOT / "tests" / "legacy" / "stop_hooks_program.py"
 CALL_ENDS = [12, 15, 33]
 EARLY_STOP = 9

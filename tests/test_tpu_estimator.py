@@ -19,7 +19,8 @@ from tests.conftest import (
     run,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("tpu_estimator")]
 PROGRAM = ROOT / "tests" / "legacy" / "tpu_estimator_program.py"
 STEPS = 20
 

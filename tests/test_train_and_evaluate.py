@@ -25,7 +25,8 @@ import tensorflow as tf
 from estimator_migrate.compat.convert import convert_checkpoint
 from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("train_and_evaluate")]
 PROGRAM = ROOT / "tests" / "legacy" / "train_and_evaluate_program.py"
 METRICS_RTOL = 1e-4  # weights agree within 1e-5 (tests/test_canned_equivalence.py); metrics follow
 # name -> (program arguments, steps evaluated, final step)

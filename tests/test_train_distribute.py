@@ -33,7 +33,8 @@ from tests.conftest import (
 )
 from tests.legacy.distributed_programs import CUSTOM_PROGRAMS, PROGRAMS
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("train_distribute")]
 STEPS = 20
 
 

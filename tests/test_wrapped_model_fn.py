@@ -24,7 +24,8 @@ from tests.conftest import (
     tf1_variables_in,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+# On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("wrapped_model_fn")]
 PROGRAM = ROOT / "tests" / "legacy" / "wrapped_model_fn_program.py"
 STEPS = 20
 
