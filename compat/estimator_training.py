@@ -227,10 +227,11 @@ def get_variable_value(model, name: str):
     return tf.train.load_checkpoint(latest_checkpoint(model)).get_tensor(keys[name])
 
 
-def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
+def input_dataset(input_fn, mode: str, model, exact: bool = False) -> tf.data.Dataset:
     """Call `input_fn` as the Estimator did (with `mode`, `params`, `config` when it takes them): the
     tf.data.Dataset it returns, or the batches of the tensors it returns (an iterator's get_next(), which eager
-    TF2 runs once) read in a graph (compat.graph_input); anything else is one error."""
+    TF2 runs once) read in a graph (compat.graph_input), but not for an `exact` training (no checkpoint can hold
+    a session's position); anything else is one error."""
     if not callable(input_fn):
         raise TypeError(f"input_fn must be callable, got {type(input_fn).__name__}")
     parameters = _parameters(input_fn)
@@ -243,6 +244,9 @@ def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
     arguments = {key: value for key, value in offered.items() if key in parameters}
     dataset = input_fn(**arguments)
     if graph_input.returns_tensors(dataset):  # an iterator's get_next(): read in a graph, as Estimator did
+        if exact:
+            raise ValueError(f"exact resume: input_fn `{_name(input_fn)}` returns tensors (an iterator's get_next()), "
+                             "whose position no checkpoint can hold; return the tf.data.Dataset itself")
         return graph_input.graph_input_dataset(input_fn, arguments, _name(input_fn), config_of(model).tf_random_seed)
     if not isinstance(dataset, tf.data.Dataset):
         raise TypeError(
@@ -252,14 +256,15 @@ def input_dataset(input_fn, mode: str, model) -> tf.data.Dataset:
     return dataset
 
 
-def made_from_input(model, input_fn, mode: str, dataset: tf.data.Dataset | None = None) -> tf.data.Dataset | None:
+def made_from_input(model, input_fn, mode: str, dataset: tf.data.Dataset | None = None,
+                    exact: bool = False) -> tf.data.Dataset | None:
     """For a model whose variables come from its input (a wrapped model_fn: `make_variables`), the input_fn's
     dataset (`dataset` if already made), after making them: a checkpoint then restores into them, an
     Estimator's too. Otherwise `dataset`."""
     if not hasattr(model, "make_variables"):
         return dataset
     if dataset is None:
-        dataset = input_dataset(input_fn, mode, model)
+        dataset = input_dataset(input_fn, mode, model, exact)
     model.make_variables(dataset.element_spec, mode)
     return dataset
 
@@ -344,8 +349,8 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     if exact and config.tf_random_seed is None:
         # the input's shuffles draw from a seed kept in model_dir, so the epochs after a resume are the same
         with seeding.input_seeded(config.model_dir):
-            dataset = input_dataset(input_fn, TRAIN, model)
-    dataset = made_from_input(model, input_fn, TRAIN, dataset)
+            dataset = input_dataset(input_fn, TRAIN, model, exact)
+    dataset = made_from_input(model, input_fn, TRAIN, dataset, exact)
     callbacks = callbacks_of(hooks, "train", model)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
     manager = manager_for(checkpoint, config)
@@ -369,7 +374,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         model.run_eagerly, model.train_function = True, None
     try:
         model.fit(
-            dataset if dataset is not None else input_dataset(input_fn, TRAIN, model),
+            dataset if dataset is not None else input_dataset(input_fn, TRAIN, model, exact),
             epochs=1,
             steps_per_epoch=max_steps - done if max_steps is not None else steps,
             callbacks=[

@@ -18,7 +18,7 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from estimator_migrate.compat import canned, graph_input, model_fns
+from estimator_migrate.compat import canned, estimator_training, graph_input, model_fns
 from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
 
 PROGRAM = ROOT / "tests" / "legacy" / "graph_input_program.py"
@@ -90,6 +90,19 @@ def test_queue_runner_input_is_one_error_not_a_session_waiting_forever():
 
     with pytest.raises(ValueError, match="input_fn `input_fn` reads through queue runners"):
         graph_input.graph_input_dataset(input_fn, {}, "input_fn")
+
+
+def test_exact_training_refuses_graph_input_with_one_error(tmp_path):
+    """No checkpoint can hold a session's position in its iterator: --exact asks for the dataset itself."""
+    model = estimator_training.configure(canned.linear_classifier([tf.feature_column.numeric_column("x")]),
+                                         model_dir=tmp_path)
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices(({"x": [[1.0], [2.0]]}, [0, 1])).batch(1)
+        return tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+
+    with pytest.raises(ValueError, match="exact resume: input_fn `.*input_fn` returns tensors"):
+        estimator_training.train(model, input_fn, max_steps=2, exact=True)
 
 
 @pytest.mark.parametrize("steps_per_call", [1, 5])
