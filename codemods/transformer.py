@@ -61,6 +61,14 @@ class RuleContext:
         self.moved: dict[int, cst.CSTNode] = {}
 
     @property
+    def imports_tensorflow(self) -> bool:
+        """Whether the module binds a name imported from tensorflow (or tensorflow_estimator)."""
+        return any(
+            binding.imported is not None and binding.imported.split(".")[0] in ("tensorflow", "tensorflow_estimator")
+            for bindings in self.bindings.by_name.values() for binding in bindings
+        )
+
+    @property
     def current_statement(self) -> cst.CSTNode:
         return self.statement_stack[-1]
 

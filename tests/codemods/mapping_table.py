@@ -316,6 +316,16 @@ ROWS = [
         ("    dataset = dataset.shuffle(64).repeat().batch(16)\n    return dataset\n", "    return dataset.batch(16)\n"),
     ),
     Row(
+        "`dataset.make_one_shot_iterator()` / `dataset.make_initializable_iterator()` (TF 1.x dataset methods) "
+        "where the call stays",
+        "`tf.compat.v1.data.make_one_shot_iterator(dataset)` / `make_initializable_iterator(dataset)` (TF2's "
+        "datasets have no such methods; tf_upgrade_v2 makes the same change)",
+        "same",
+        "input_fn_one_shot_iterator",
+        ("return tf.compat.v1.data.make_one_shot_iterator(dataset.batch(8)).get_next()",),
+        ("return tf.compat.v1.data.make_one_shot_iterator(dataset.batch(8)).get_next()",),
+    ),
+    Row(
         "input_fn changing the batch a TF1 iterator's `get_next()` gave, taking `params`/`mode`/`config`, or "
         "returning tensors",
         "the run-time tier: `estimator_training.train(est, input_fn=...)` calls it as Estimator did; tensors it "
