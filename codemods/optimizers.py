@@ -121,6 +121,8 @@ def _arguments(call: cst.Call, order: tuple[str, ...]) -> dict[str, cst.BaseExpr
 
 def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | None:
     """Why `node` cannot be carried over as a Keras optimizer, or None when it can."""
+    if _optimizer_lambda(node):  # `lambda: <optimizer>`: Estimator called it; so does the compat builder
+        return optimizer_problem(node.body, resolver)
     if isinstance(node, cst.SimpleString):
         name = node.evaluated_value
         if name not in _BY_NAME[True]:
@@ -145,6 +147,12 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
     return None
 
 
+def _optimizer_lambda(node: cst.BaseExpression) -> bool:
+    """`lambda: <expression>` (no parameters), as Estimator's docs passed optimizers (made in its graph)."""
+    return isinstance(node, cst.Lambda) and not node.params.params and not node.params.kwonly_params \
+        and node.params.star_arg is cst.MaybeSentinel.DEFAULT and node.params.star_kwarg is None
+
+
 def run_time_optimizer(node: cst.BaseExpression, resolver: ApiResolver) -> bool:
     """Whether `node` is an optimizer the source does not show (a variable, a parameter, a config entry, a
     function of the program's own): the compat.canned builder resolves it when the program runs, as the
@@ -157,7 +165,10 @@ def run_time_optimizer(node: cst.BaseExpression, resolver: ApiResolver) -> bool:
 def keras_optimizer(original, updated, resolver: ApiResolver) -> tuple[cst.BaseExpression, str | None]:
     """The Keras optimizer call for a TF1 optimizer call that `optimizer_problem` accepted, and the module
     it needs: `tf_keras`, or the `compat` module (`canned`, `rmsprop`) of a twin of our own; an optimizer
-    resolved when the program runs stays as written (no module)."""
+    resolved when the program runs stays as written (no module); `lambda: <optimizer>`, the lambda of its twin."""
+    if _optimizer_lambda(original):
+        body, module = keras_optimizer(original.body, updated.body, resolver)
+        return updated.with_changes(body=body), module
     if run_time_optimizer(original, resolver):
         return updated, None
     order, renames, constructor, forced = _OPTIMIZERS[resolver.call_api(original).path]
