@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.api import ApiResolver
+from codemods.schedules import SCHEDULED_OPTIMIZERS, is_schedule, keras_schedule
 from codemods.templates import source
 
 # TF1 optimizer -> (its parameters in order, TF1 -> Keras keyword renames, Keras constructor, forced kwargs)
@@ -122,7 +123,7 @@ def _arguments(call: cst.Call, order: tuple[str, ...]) -> dict[str, cst.BaseExpr
 def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | None:
     """Why `node` cannot be carried over as a Keras optimizer, or None when it can."""
     if _optimizer_lambda(node):  # `lambda: <optimizer>`: Estimator called it; so does the compat builder
-        return optimizer_problem(node.body, resolver)
+        return optimizer_problem(node.body, resolver) or _lambda_schedule(node.body, resolver)[1]
     if isinstance(node, cst.SimpleString):
         name = node.evaluated_value
         if name not in _BY_NAME[True]:
@@ -153,6 +154,32 @@ def _optimizer_lambda(node: cst.BaseExpression) -> bool:
         and node.params.star_arg is cst.MaybeSentinel.DEFAULT and node.params.star_kwarg is None
 
 
+# What a decay inside `lambda: <optimizer>` is given as its step: Estimator called the lambda in its graph.
+_GLOBAL_STEP_READERS = ("train.get_global_step", "train.get_or_create_global_step")
+
+
+def _lambda_schedule(body: cst.BaseExpression, resolver: ApiResolver) -> tuple[cst.BaseExpression | None, str | None]:
+    """For `lambda: Optimizer(learning_rate=<TF1 decay of the global step>, ...)` (Estimator's docs' form): the
+    Keras schedule the optimizer takes instead (it is called on `optimizer.iterations`, the global step), or
+    why it is not migrated; (None, None) when the learning rate is no decay call."""
+    api = resolver.call_api(body) if isinstance(body, cst.Call) else None
+    if api is None or api.path not in _OPTIMIZERS:
+        return None, None
+    rate = (_arguments(body, _OPTIMIZERS[api.path][0]) or {}).get("learning_rate")
+    if rate is None or not is_schedule(rate, resolver):
+        return None, None
+    # TF1 Momentum and others apply a changing rate to their accumulators: not the Keras twin's update
+    if not (api.path.startswith("keras.") or api.path in SCHEDULED_OPTIMIZERS) \
+            or not _OPTIMIZERS[api.path][2].startswith("tf_keras."):
+        return None, f"a learning-rate decay given to {api.path.rsplit('.', 1)[1]} is not migrated yet"
+
+    def is_global_step(node):
+        step = resolver.call_api(node) if isinstance(node, cst.Call) else None
+        return step is not None and step.path in _GLOBAL_STEP_READERS
+
+    return keras_schedule(rate, resolver, is_global_step)
+
+
 def run_time_optimizer(node: cst.BaseExpression, resolver: ApiResolver) -> bool:
     """Whether `node` is an optimizer the source does not show (a variable, a parameter, a config entry, a
     function of the program's own): the compat.canned builder resolves it when the program runs, as the
@@ -168,6 +195,12 @@ def keras_optimizer(original, updated, resolver: ApiResolver) -> tuple[cst.BaseE
     resolved when the program runs stays as written (no module); `lambda: <optimizer>`, the lambda of its twin."""
     if _optimizer_lambda(original):
         body, module = keras_optimizer(original.body, updated.body, resolver)
+        schedule, _ = _lambda_schedule(original.body, resolver)
+        if schedule is not None:
+            body = body.with_changes(args=[
+                arg.with_changes(value=schedule) if arg.keyword and arg.keyword.value == "learning_rate" else arg
+                for arg in body.args
+            ])
         return updated.with_changes(body=body), module
     if run_time_optimizer(original, resolver):
         return updated, None

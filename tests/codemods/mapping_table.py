@@ -159,15 +159,19 @@ ROWS = [
         "`tf.keras.optimizers.legacy.Adam \\| SGD \\| Adagrad \\| Ftrl \\| RMSprop(...)` (v2 canned estimators)",
         "`tf_keras.optimizers.<same name>(...)`, the same arguments; RMSprop: `rmsprop.keras_legacy_rmsprop(...)` "
         "(Keras 2's update: tf_keras's RMSprop places epsilon differently); `lambda: <optimizer>` (Estimator's "
-        "docs' form): `lambda: <its twin>`, called by the compat.canned builder as Estimator called it",
+        "docs' form): `lambda: <its twin>`, called by the compat.canned builder as Estimator called it; a TF1 decay "
+        "of `get_global_step()` as its learning rate: the Keras schedule of that name (stepped on "
+        "`optimizer.iterations`, the global step)",
         "same",
         "keras_legacy_optimizer_v2",
         ("optimizer=tf_keras.optimizers.SGD(learning_rate=0.001, momentum=0.9)",
          "optimizer=rmsprop.keras_legacy_rmsprop(learning_rate=0.01)",
-         "optimizer=lambda: tf_keras.optimizers.Adam(learning_rate=0.01)"),
+         "optimizer=lambda: tf_keras.optimizers.Adam(learning_rate=0.01)",
+         "learning_rate=tf_keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1"),
         ("optimizer=tf_keras.optimizers.SGD(learning_rate=0.001, momentum=0.9)",
          "optimizer=rmsprop.keras_legacy_rmsprop(learning_rate=0.01)",
-         "optimizer=lambda: tf_keras.optimizers.Adam(learning_rate=0.01)"),
+         "optimizer=lambda: tf_keras.optimizers.Adam(learning_rate=0.01)",
+         "learning_rate=tf_keras.optimizers.schedules.ExponentialDecay(initial_learning_rate=0.1"),
     ),
     Row(
         "`RMSPropOptimizer(lr, decay, momentum, epsilon, centered)`",

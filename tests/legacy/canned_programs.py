@@ -466,6 +466,26 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # A function making the optimizer, with a learning rate decaying with the global step: the form
+    # Estimator's own docs show (DNNClassifier). The Keras twin's schedule steps on optimizer.iterations.
+    "dnn_classifier_optimizer_function_decay_v2": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        "        optimizer=lambda: tf.keras.optimizers.legacy.Adam(\n"
+        "            learning_rate=tf1.train.exponential_decay(\n"
+        "                learning_rate=0.005,\n"
+        "                global_step=tf1.train.get_global_step(),\n"
+        "                decay_steps=5,\n"
+        "                decay_rate=0.5,\n"
+        "            )\n"
+        "        ),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
     "dnn_classifier_keras_sgd_nesterov_v2": _program(
         labels="digits.target.astype(np.int32)",
         constructor="tf.estimator.DNNClassifier(\n"
