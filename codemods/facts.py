@@ -1021,8 +1021,19 @@ def model_call_arguments(call: cst.Call) -> tuple[dict[str, cst.BaseExpression],
     method = call.func.attr.value
     parameters, carried_over = MODEL_METHODS[method]
     arguments, problems = call_arguments(call, parameters)
-    problems += [f"{method}({key}=...) is not migrated yet" for key in arguments if key not in carried_over]
+    for key in arguments:
+        if key not in carried_over:
+            problem = f"{method}({key}=...) is not migrated yet"
+            problems.append(RunTimeChecked(problem) if _runtime_carries(method, key, arguments[key]) else problem)
     return arguments, problems
+
+
+def _runtime_carries(method: str, key: str, value: cst.BaseExpression) -> bool:
+    """Whether the run-time tier's compat function does what Estimator did with this argument (evaluate's
+    `name`, any method's `checkpoint_path`, no hooks), so it need not keep the estimator."""
+    if key == "checkpoint_path" or (method == "evaluate" and key == "name"):
+        return True
+    return key == "hooks" and (is_none(value) or isinstance(value, cst.List) and not value.elements)
 
 
 def _model_call_problems(

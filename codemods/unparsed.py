@@ -1,8 +1,9 @@
-"""TODO marks in a module the rewrite cannot parse (Python 2 code, most often: `print 'x'`).
+"""TODO marks in a module the rewrite cannot parse, as Python 3 or as Python 2 (codemods/python2.py converts
+the latter).
 
 Such a module is not rewritten, but its training constructs are not left in silence either: each statement
 that builds or runs an estimator, a RunConfig, a hook or a TF1 training session gets a `TODO(migrate)`
-comment above it, found on the token stream (which Python 2 code mostly shares with Python 3). Comments
+comment above it, found on the token stream up to where it breaks. Comments
 change nothing the module does; the marks are made once (a module marked already is left as it is).
 """
 
@@ -18,8 +19,8 @@ from codemods.runtime_tier import ESTIMATOR_METHODS
 
 RULE = "unparsed"
 MESSAGE = (
-    "kept: this module does not parse as Python 3 (Python 2 code?), so this is not rewritten; convert the "
-    "module to Python 3 (e.g. with 2to3) and run migrate again"
+    "kept: this module parses neither as Python 3 nor as Python 2, so this is not rewritten; fix its syntax "
+    "error and run migrate again"
 )
 COMMENT = f"# TODO(migrate): {RULE}: {MESSAGE}"
 _CONSTRUCTS = frozenset(

@@ -4,13 +4,15 @@ A project is what one PATH argument holds under one top-level entry (`PATH/<entr
 in PATH make one project together), or a single file given as PATH. Only facts that cross modules are
 indexed: where the project builds an estimator that stays TF1 (codemods/runtime_tier.py switches the
 run-time linked tier off there, since a RunConfig or train call in any module might reach it), and whether it
-was written for TensorFlow 1.x (codemods/tf_era.py: its `tf.estimator` is the v1 estimators).
+was written for TensorFlow 1.x (codemods/tf_era.py: its `tf.estimator` is the v1 estimators). Python 2 modules
+are read as the rewrite will convert them (codemods/python2.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from codemods.python2 import as_python3
 from codemods.runtime_tier import EstimatorMentions, ProjectFacts, estimator_mentions, kept_estimators
 from codemods.tf_era import written_for_tf1
 from migrate.discovery import SourceFile
@@ -37,6 +39,8 @@ def index_projects(files: list[SourceFile]) -> dict[Path, ProjectFacts]:
         except BadSource:
             continue
         key = project_key(file)
+        if "stimator" in code or "tensorflow" in code:
+            code = as_python3(code, str(file.path))
         if "stimator" in code:  # cheap test before parsing: every construct kept names an Estimator
             mentions.setdefault(key, []).append(estimator_mentions(code, file.relative))
         if key not in tf1 and written_for_tf1(code):

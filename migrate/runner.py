@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.findings import Finding
+from codemods.python2 import NotPython2, to_python3
 from codemods.runtime_tier import ProjectFacts
 from codemods.transformer import may_need_migration, migrate_source
 from codemods.unparsed import mark_unparsed
@@ -59,7 +60,13 @@ def process_file(
         result = migrate_notebook(code, target, exact) if file.is_notebook else migrate_source(code, target, exact, project)
     except NotebookError as error:
         return FileResult(file, "error", error=str(error))
-    except cst.ParserSyntaxError as error:  # not rewritten; its constructs marked (codemods/unparsed.py)
+    except cst.ParserSyntaxError as error:
+        if not file.is_notebook:
+            try:
+                return _migrate_python2(file, code, bom, target, exact, project)
+            except NotPython2:
+                pass
+        # not rewritten; its constructs marked (codemods/unparsed.py)
         marked, findings = mark_unparsed(code)
         return FileResult(file, "error", error=_syntax_error(code, error), findings=findings, old_code=code,
                           new_code=marked if findings or marked != code else None, bom=bom)
@@ -69,6 +76,16 @@ def process_file(
         )
     status = "changed" if result.changed else "unchanged"
     return FileResult(file, status, findings=result.findings, old_code=code, new_code=result.code, bom=bom)
+
+
+def _migrate_python2(
+    file: SourceFile, code: str, bom: bool, target: str, exact: bool, project: ProjectFacts | None
+) -> FileResult:
+    """A module that is Python 2, converted (codemods/python2.py) and then migrated."""
+    converted, findings = to_python3(code, str(file.path))
+    result = migrate_source(converted, target, exact, project)
+    return FileResult(file, "changed", findings=[*findings, *result.findings], old_code=code,
+                      new_code=result.code, bom=bom)
 
 
 def _syntax_error(code: str, error: cst.ParserSyntaxError) -> str:

@@ -56,10 +56,10 @@ def test_corpus_rewrite_is_safe_idempotent_and_mostly_automatic(target, tmp_path
             ast.parse(path.read_text(), filename=str(path))  # every output of a module that parsed parses
     # A module that does not parse comes out with its constructs marked and nothing else changed, or (nothing
     # to mark) not at all: never copied as if it were migrated.
-    marked = out / "malformed_python2.py"
+    marked = out / "malformed_unclosed_call.py"
     todo = "# TODO(migrate): unparsed: "
     assert [line for line in marked.read_text().splitlines() if not line.strip().startswith(todo)] == (
-        (tree / "malformed_python2.py").read_text().splitlines()
+        (tree / "malformed_unclosed_call.py").read_text().splitlines()
     )
     assert marked.read_text().count(todo) == 1  # above the LinearClassifier, the only construct
     assert not (out / "malformed_syntax.py").exists()

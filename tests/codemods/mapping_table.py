@@ -476,11 +476,15 @@ ROWS = [
     ),
     Row(
         "`est.evaluate(...)`/`est.predict(...)` before training, in another function, or with `name=`/`hooks=`/`checkpoint_path=`",
-        "the estimator is kept, with a `TODO(migrate)` naming the reason (Estimator evaluated model_dir's checkpoint, not a model in memory)",
+        "the run-time linked tier: `estimator_training.evaluate(est, ...)` / `predict(est, ...)` with the arguments as written, "
+        "from model_dir's latest checkpoint (or `checkpoint_path`) as Estimator did, metrics written to model_dir/eval_<name>; "
+        "hooks other than the SessionRunHooks of a model_fn kept as written are one error when the program runs",
         "same",
-        "todo_evaluate_unfaithful",
-        ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
-        ("is not preceded by early.train()", "evaluate(name=...) is not migrated yet"),
+        "evaluate_from_checkpoint",
+        ('estimator_training.evaluate(named, input_fn=input_fn, name="validation", hooks=[])',
+         'checkpoint_path="/tmp/checkpointed/model.ckpt-5"'),
+        ('estimator_training.evaluate(named, input_fn=input_fn, name="validation", hooks=[])',
+         'checkpoint_path="/tmp/checkpointed/model.ckpt-5"'),
     ),
     Row(
         "`est.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra)` (or `export_savedmodel`) of a "

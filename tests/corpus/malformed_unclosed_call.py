@@ -1,4 +1,4 @@
 import tensorflow as tf
 
 estimator = tf.estimator.LinearClassifier(feature_columns=[])
-print "training", estimator
+print("training", estimator
