@@ -21,7 +21,7 @@ $(VENV)/.ready: pyproject.toml Makefile
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet tensorflow-cpu tensorboard
 	$(VENV)/bin/pip install --quiet --no-deps tf-keras
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(VENV)/bin/pip install --quiet -e '.[dev,ray]'
 	touch $@
 
 $(LEGACY)/.ready: Makefile

@@ -30,6 +30,7 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
+from . import backup_listeners
 from .canned import head_of
 
 _AUC_THRESHOLDS = 200
@@ -163,7 +164,9 @@ def finish_evaluation(metrics: dict[str, float], model: tf_keras.Model, summary_
             for name, value in metrics.items():
                 tf.summary.scalar(name, value, step=step)
         writer.close()
-    return {**metrics, "global_step": step}
+    result = {**metrics, "global_step": step}
+    backup_listeners.evaluated(result)
+    return result
 
 
 class PeriodicEvaluation(tf_keras.callbacks.Callback):

@@ -41,6 +41,7 @@ from . import (
     graph_input,
     resume,
     seeding,
+    step_backup,
 )
 from .exact import ExactBackupAndRestore, random_generators
 from .timed_backup import TimedBackupAndRestore
@@ -366,7 +367,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         backup = ExactBackupAndRestore(backup_dir, save_freq=every if kind == "steps" else False,
                                        save_secs=every if kind == "secs" else None)
     elif kind == "steps":
-        backup = tf_keras.callbacks.BackupAndRestore(backup_dir, save_freq=every)
+        backup = step_backup.BackupAndRestore(backup_dir, save_freq=every)
     else:
         backup = TimedBackupAndRestore(backup_dir, save_secs=every)
     eagerly = model.run_eagerly

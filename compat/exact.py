@@ -37,7 +37,7 @@ import time
 import tensorflow as tf
 import tf_keras
 
-from . import preemption, resume, timed_backup, workers
+from . import backup_listeners, preemption, resume, timed_backup, workers
 
 
 class ExactBackupAndRestore(tf_keras.callbacks.Callback):
@@ -79,6 +79,7 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         self.options = tf.train.CheckpointOptions(enable_async=async_save)
         self.watcher = preemption.PreemptionWatcher(preemption_signals) if save_before_preemption else None
         self._supports_tf_logs = True
+        self._logs = None  # the last step's, for compat.backup_listeners
 
     # fit's protocol (model._training_state): where to start.
     def maybe_load_initial_counters_from_ckpt(self, steps_per_epoch, initial_epoch, mode=None):
@@ -199,6 +200,7 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         self._current_epoch = epoch
 
     def on_train_batch_end(self, batch, logs=None):
+        self._logs = logs
         self._step += 1
         due = self.save_freq not in ("epoch", False) and self._step % self.save_freq == 0
         due = due or bool(self.save_secs) and time.monotonic() - self._last_save >= self.save_secs
@@ -270,6 +272,9 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         else:
             self._checkpoint.sync()
             tf.io.gfile.rmtree(self._scratch)
+        if backup_listeners.active():
+            self._checkpoint.sync()  # an asynchronous save is complete before anyone copies it
+            backup_listeners.backed_up(self.backup_dir, step, self._logs)
 
     def _data_prefix(self, checkpoint_prefix: str) -> str:
         """Where the iterator of `checkpoint_prefix` is: inside it, or (async saves) in data-N beside it."""

@@ -12,11 +12,19 @@ from __future__ import annotations
 import tensorflow as tf
 import tf_keras
 
+from . import backup_listeners
+
 
 class BackupAndRestore(tf_keras.callbacks.BackupAndRestore):
-    """tf_keras.callbacks.BackupAndRestore, correct under `steps_per_execution` (`save_freq` counts calls)."""
+    """tf_keras.callbacks.BackupAndRestore, correct under `steps_per_execution` (`save_freq` counts calls);
+    each backup is announced to compat.backup_listeners once written."""
 
     def on_train_batch_end(self, batch, logs=None):
         if not isinstance(self.model.distribute_strategy, tf.distribute.ParameterServerStrategy):
             self._training_state._ckpt_saved_batch.assign(batch)  # the call's last batch, which the backup holds
+        self._logs = logs
         super().on_train_batch_end(batch, logs)
+
+    def _backup(self, epoch, batch=0):
+        super()._backup(epoch, batch)
+        backup_listeners.backed_up(self.backup_dir, self.model.optimizer.iterations, getattr(self, "_logs", None))

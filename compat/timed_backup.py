@@ -13,12 +13,11 @@ from __future__ import annotations
 import sys
 import time
 
-import tf_keras
-
 from . import workers
+from .step_backup import BackupAndRestore
 
 
-class TimedBackupAndRestore(tf_keras.callbacks.BackupAndRestore):
+class TimedBackupAndRestore(BackupAndRestore):
     """`BackupAndRestore` that backs up every `save_secs` seconds of training instead of every N steps."""
 
     def __init__(self, backup_dir, save_secs, delete_checkpoint=True):

@@ -1,0 +1,74 @@
+"""A Ray Tune search over a migrated Estimator program, run by tests/test_ray_tune.py on a local Ray cluster.
+
+Three trials of tests/legacy/tune_trial_program.py (migrated with --exact): learning rates 0.05, 0.05 and 0.2,
+one seed. The first trial's process is SIGKILLed right after its backup at `--kill_step` is written, before
+Tune hears of it; FailureConfig(max_failures=1) restarts it from its last reported checkpoint. The second
+trial is the first one's uninterrupted twin. Prints the trials' results as one line of JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+
+import ray
+from ray import tune
+
+from estimator_migrate.compat import backup_listeners, ray_checkpoints
+
+
+class KillAfterBackup:
+    """SIGKILLs this process once the backup at `step` is written (a marker file says it happened)."""
+
+    def __init__(self, step: int, marker: str):
+        self.step, self.marker = step, marker
+
+    def after_backup(self, backup_dir, step, logs):
+        if step == self.step:
+            with open(self.marker, "w") as written:
+                written.write(f"{os.getpid()} {step}\n")
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def after_evaluation(self, metrics):
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--program", required=True)
+    parser.add_argument("--storage", required=True)
+    parser.add_argument("--kill_step", type=int, default=60)
+    parser.add_argument("--kill_marker", required=True)
+    args = parser.parse_args()
+
+    program = ray_checkpoints.program_trainable(args.program, arguments=["--max_steps", "120", "--seed", "7"])
+
+    def trainable(config):
+        first_trial = tune.get_context().get_trial_id().endswith("_00000")
+        if first_trial and tune.get_checkpoint() is None:
+            with backup_listeners.listening(KillAfterBackup(args.kill_step, args.kill_marker)):
+                return program(config)
+        return program(config)
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    tuner = tune.Tuner(
+        trainable,
+        param_space={"learning_rate": tune.grid_search([0.05, 0.05, 0.2])},
+        tune_config=tune.TuneConfig(reuse_actors=False),
+        run_config=tune.RunConfig(
+            name="search", storage_path=args.storage, verbose=0,
+            failure_config=tune.FailureConfig(max_failures=1),
+        ),
+    )
+    results = [
+        {"config": result.config, "metrics": result.metrics, "error": None if result.error is None else str(result.error),
+         "checkpoint": None if result.checkpoint is None else result.checkpoint.path}
+        for result in tuner.fit()
+    ]
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
