@@ -8,9 +8,10 @@
                        run_config=tune.RunConfig(failure_config=tune.FailureConfig(max_failures=1)))
     tuner.fit()
 
-Each trial runs the migrated program (`migrate rewrite`, keras target; `--exact` for bit-exact resumes) in its
+Each trial runs the migrated program (`migrate rewrite`, either target; `--exact` for bit-exact resumes) in its
 own process with the trial's config as flags (`--learning_rate 0.01`) and a model_dir of its own. At each
-backup the program makes at its RunConfig's cadence (compat.backup_listeners), the trial reports
+backup the program makes at its RunConfig's cadence (the keras target's backups through compat.backup_listeners,
+the loop target's CheckpointManager saves into model_dir), the trial reports
 `{"global_step", "loss", "eval": <the last evaluation's metrics>}` with the model_dir as its checkpoint
 (Ray copies it to the run's storage), and once more when the program ends. A trial Tune restarts (a failure
 under FailureConfig, `Tuner.restore`) starts from its last reported checkpoint: the model_dir is replaced by
@@ -48,7 +49,7 @@ def program_trainable(program, *, model_dir_flag: str = "--model_dir", arguments
         restore_model_dir(model_dir)
         argv = [program, *map(str, arguments), model_dir_flag, model_dir, *config_flags(config)]
         reporter = TuneReporter(model_dir)
-        with backup_listeners.listening(reporter), _arguments(argv):
+        with backup_listeners.listening(reporter), _announcing_saves_to(model_dir), _arguments(argv):
             _run(program)
         reporter.report_final()
 
@@ -101,6 +102,25 @@ class TuneReporter:
         if self.evaluation:
             metrics["eval"] = dict(self.evaluation)
         tune.report(metrics, checkpoint=tune.Checkpoint.from_directory(self.model_dir))
+
+
+@contextlib.contextmanager
+def _announcing_saves_to(model_dir: str):
+    """Announce each `tf.train.CheckpointManager` save into `model_dir` as a backup: the loop target saves there
+    at the RunConfig's cadence (the keras target's backups announce themselves)."""
+    original = tf.train.CheckpointManager.save
+
+    def save(manager, *args, **kwargs):
+        path = original(manager, *args, **kwargs)
+        if path is not None and os.path.abspath(manager.directory) == os.path.abspath(model_dir):
+            backup_listeners.backed_up(manager.directory, int(path.rsplit("-", 1)[1]))
+        return path
+
+    tf.train.CheckpointManager.save = save
+    try:
+        yield
+    finally:
+        tf.train.CheckpointManager.save = original
 
 
 @contextlib.contextmanager

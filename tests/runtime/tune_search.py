@@ -1,6 +1,6 @@
 """A Ray Tune search over a migrated Estimator program, run by tests/test_ray_tune.py on a local Ray cluster.
 
-Three trials of tests/legacy/tune_trial_program.py (migrated with --exact): learning rates 0.05, 0.05 and 0.2,
+Trials of a migrated tests/legacy/tune_trial_program.py, one per `--learning_rates` (default 0.05, 0.05 and 0.2),
 one seed. The first trial's process is SIGKILLed right after its backup at `--kill_step` is written, before
 Tune hears of it; FailureConfig(max_failures=1) restarts it from its last reported checkpoint. The second
 trial is the first one's uninterrupted twin. Prints the trials' results as one line of JSON.
@@ -41,6 +41,7 @@ def main() -> None:
     parser.add_argument("--storage", required=True)
     parser.add_argument("--kill_step", type=int, default=60)
     parser.add_argument("--kill_marker", required=True)
+    parser.add_argument("--learning_rates", type=float, nargs="+", default=[0.05, 0.05, 0.2])
     args = parser.parse_args()
 
     program = ray_checkpoints.program_trainable(args.program, arguments=["--max_steps", "120", "--seed", "7"])
@@ -55,7 +56,7 @@ def main() -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     tuner = tune.Tuner(
         trainable,
-        param_space={"learning_rate": tune.grid_search([0.05, 0.05, 0.2])},
+        param_space={"learning_rate": tune.grid_search(args.learning_rates)},
         tune_config=tune.TuneConfig(reuse_actors=False),
         run_config=tune.RunConfig(
             name="search", storage_path=args.storage, verbose=0,
@@ -64,7 +65,7 @@ def main() -> None:
     )
     results = [
         {"config": result.config, "metrics": result.metrics, "error": None if result.error is None else str(result.error),
-         "checkpoint": None if result.checkpoint is None else result.checkpoint.path}
+         "checkpoint": None if result.checkpoint is None else result.checkpoint.path, "path": result.path}
         for result in tuner.fit()
     ]
     print(json.dumps(results))
