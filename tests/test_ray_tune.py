@@ -4,7 +4,9 @@ tests/runtime/tune_search.py runs three trials of tests/legacy/tune_trial_progra
 learning rates 0.05, 0.05 and 0.2, one seed. The first trial's process is SIGKILLed right after its backup at
 step 60 is written and before Tune hears of it; Tune restarts it (FailureConfig(max_failures=1)) from its last
 reported checkpoint (step 40), whose files replace the trial's model_dir. It must end with the weights of its
-uninterrupted twin, the second trial: max |dw| = 0. The loop target (run-time tier, whose CheckpointManager saves
+uninterrupted twin, the second trial: max |dw| = 0. When the driver itself is SIGKILLed mid-search (its whole
+process group: the local cluster it started dies with it), `Tuner.restore` finishes the unfinished trials from
+their last checkpoints, and the twins still end equal. The loop target (run-time tier, whose CheckpointManager saves
 in model_dir are what it reports; no exact resume there yet) restarts from step 40 and ends at step 120.
 """
 
@@ -12,12 +14,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import time
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from tests.conftest import MODERN_PYTHON, ROOT, migrate_file, run
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, max_difference, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray_tune")]
 
@@ -36,21 +41,50 @@ def _steps_after_restart(trial: dict) -> list[int]:
     return [result["global_step"] for result in reported[restart:]]
 
 
-def _max_difference(a: dict, b: dict) -> float:
-    assert sorted(a) == sorted(b)
-    return max(float(np.max(np.abs(a[name] - b[name]))) for name in a)
+def _search_command(tmp_path, target: str, *options: str) -> list:
+    """The command running tests/runtime/tune_search.py on the program migrated for `target`."""
+    program = migrate_file(ROOT / "tests" / "legacy" / "tune_trial_program.py", tmp_path / "migrated", target, "--exact")
+    return [MODERN_PYTHON, "-m", "tests.runtime.tune_search", "--program", program, "--storage", tmp_path / "storage",
+            *options]
+
+
+def _trials(completed: subprocess.CompletedProcess) -> dict:
+    """The search's trials by number, from the JSON line it printed last."""
+    return {result["metrics"]["trial_id"].rsplit("_", 1)[1]: result
+            for result in json.loads(completed.stdout.strip().splitlines()[-1])}
 
 
 def _search(tmp_path, target: str, *options: str) -> dict:
-    """Run tests/runtime/tune_search.py on the program migrated for `target`; its trials by number."""
-    program = migrate_file(ROOT / "tests" / "legacy" / "tune_trial_program.py", tmp_path / "migrated", target, "--exact")
-    completed = run(
-        [MODERN_PYTHON, "-m", "tests.runtime.tune_search", "--program", program, "--storage", tmp_path / "storage",
-         "--kill_step", "60", "--kill_marker", tmp_path / "killed", *options],
-        timeout=1200, cwd=ROOT,
-    )
-    return {result["metrics"]["trial_id"].rsplit("_", 1)[1]: result
-            for result in json.loads(completed.stdout.strip().splitlines()[-1])}
+    """Run the search with its first trial killed at step 60; its trials by number."""
+    command = _search_command(tmp_path, target, "--kill_step", "60", "--kill_marker", tmp_path / "killed", *options)
+    return _trials(run(command, timeout=1200, cwd=ROOT))
+
+
+def _reported_steps(storage) -> dict:
+    """The global steps the driver has recorded so far, by trial directory."""
+    steps = {}
+    for results in storage.glob("search/*/result.json"):
+        with open(results) as lines:
+            steps[results.parent.name] = [json.loads(line)["global_step"] for line in lines if line.strip()]
+    return steps
+
+
+def _sigkill_driver_after(command: list, storage, step: int, timeout: float = 600) -> dict:
+    """Start the search's driver in a process group of its own and SIGKILL the group a few seconds after some
+    trial's report of `step` reached the driver (its experiment state saved meanwhile); the steps recorded."""
+    driver = subprocess.Popen([str(c) for c in command], cwd=ROOT, env={**QUIET_TF, "TUNE_GLOBAL_CHECKPOINT_S": "0"},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + timeout
+    try:
+        while not any(step in steps for steps in _reported_steps(storage).values()):
+            assert driver.poll() is None, f"the search ended (exit {driver.returncode}) before step {step}"
+            assert time.monotonic() < deadline, f"no trial reported step {step} in {timeout} s"
+            time.sleep(0.2)
+        time.sleep(3)
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
+    return _reported_steps(storage)
 
 
 def test_a_killed_trial_resumes_from_its_reported_checkpoint_bit_exactly(tmp_path):
@@ -67,8 +101,27 @@ def test_a_killed_trial_resumes_from_its_reported_checkpoint_bit_exactly(tmp_pat
     # Restarted from step 40 (the kill came before step 60 was reported): backups at 60, 80 and 100, the final save
     # (fit's last step makes no backup: it would be deleted at once) and the program's end
     assert _steps_after_restart(killed) == [60, 80, 100, 120, 120]
-    assert _max_difference(_final_weights(killed["checkpoint"]), _final_weights(twin["checkpoint"])) == 0.0
-    assert _max_difference(_final_weights(killed["checkpoint"]), _final_weights(other["checkpoint"])) > 0.01
+    assert max_difference(_final_weights(killed["checkpoint"]), _final_weights(twin["checkpoint"])) == 0.0
+    assert max_difference(_final_weights(killed["checkpoint"]), _final_weights(other["checkpoint"])) > 0.01
+
+
+def test_a_search_whose_driver_died_is_finished_by_tuner_restore(tmp_path):
+    storage = tmp_path / "storage"
+    # the first trial holds still after its backup at step 80 (reported: 20 to 60); the driver dies meanwhile
+    command = _search_command(tmp_path, "keras", "--kill_step", "0", "--pause_step", "80")
+    before = _sigkill_driver_after(command, storage, step=60)
+    first = next(name for name in before if "_00000_" in name)
+    assert before[first] == [20, 40, 60]
+
+    trials = _trials(run(_search_command(tmp_path, "keras", "--kill_step", "0", "--restore"), timeout=1200, cwd=ROOT))
+    assert sorted(trials) == ["00000", "00001", "00002"]
+    for trial in trials.values():
+        assert trial["error"] is None
+        assert trial["metrics"]["global_step"] == 120 and trial["metrics"]["done"]
+    # restored from its checkpoint of step 60 (its model_dir, which held step 80, replaced by it)
+    assert _steps_after_restart(trials["00000"]) == [80, 100, 120, 120]
+    assert max_difference(_final_weights(trials["00000"]["checkpoint"]),
+                          _final_weights(trials["00001"]["checkpoint"])) == 0.0
 
 
 def test_a_killed_trial_of_the_loop_target_resumes_from_its_reported_checkpoint(tmp_path):
