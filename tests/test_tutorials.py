@@ -1,7 +1,7 @@
 """The tutorials: committed notebooks are the generator's output (no outputs in git), and each one runs
 top to bottom in the environment it names and computes what it teaches.
 
-Notebook 4 reads what notebooks 1-3 left in `runs/`, so all four run in one working directory, in order,
+Notebook 4 reads what notebooks 1-3 left in `runs/`, so all of them run in one working directory, in order,
 on one xdist worker (`xdist_group`, with `--dist loadgroup` in the Makefile).
 """
 
@@ -124,3 +124,17 @@ def test_side_by_side_tutorial_migrates_and_compares(legacy_python, tutorials_di
     others = [row for name, row in table.items() if name not in exact]
     assert all(row["max_loss_difference"] > 0 for row in others)
     assert (tutorials_dir / "runs" / "results" / "side_by_side.png").stat().st_size > 10_000
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("tutorials")
+def test_ray_tutorial_restarts_a_killed_trial_from_its_checkpoint_bit_exactly(tutorials_dir):
+    results = execute("05_ray_tune_and_train.ipynb", tutorials_dir)
+    assert results["errors"] == []
+    assert results["final_steps"] == {"0.02": 60, "0.05": 60, "0.1": 60}
+    failed = results["curves"]["0.05"]
+    # killed after its backup at 30 was written but before it was reported: restarted from step 20
+    assert [(step, attempt) for step, _, attempt in failed] == [(10, 0), (20, 0), (30, 1), (40, 1), (50, 1)]
+    assert all(attempt == 0 for rate in ("0.02", "0.1") for _, _, attempt in results["curves"][rate])
+    assert results["twin_difference"] == 0.0  # --exact: the crash changed nothing
+    assert results["accuracy"]["0.1"] > results["accuracy"]["0.02"]  # the search tells the rates apart

@@ -609,11 +609,207 @@ results = {
     ]
 
 
+TUNE_PROGRAM = '''\
+%%writefile runs/tune/estimator_program.py
+"""A DNNClassifier on digits with its learning rate as a flag, the way Estimator programs were tuned: one run
+per value, each in a model_dir of its own, a checkpoint every 10 steps."""
+import argparse
+
+import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--learning_rate", type=float, default=0.05)
+    parser.add_argument("--max_steps", type=int, default=60)
+    args = parser.parse_args()
+
+    digits = load_digits()
+    x = (digits.images.reshape(-1, 64) / 16.0).astype(np.float32)
+    y = digits.target.astype(np.int32)
+    classifier = tf.estimator.DNNClassifier(
+        feature_columns=[tf.feature_column.numeric_column("x", shape=[64])],
+        hidden_units=[32, 16],
+        n_classes=10,
+        dropout=0.1,
+        optimizer=tf.compat.v1.train.AdagradOptimizer(learning_rate=args.learning_rate),
+        model_dir=args.model_dir,
+        config=tf.estimator.RunConfig(save_checkpoints_steps=10, tf_random_seed=7),
+    )
+    train_input_fn = tf.compat.v1.estimator.inputs.numpy_input_fn(
+        x={"x": x}, y=y, batch_size=32, num_epochs=None, shuffle=True)
+    classifier.train(input_fn=train_input_fn, max_steps=args.max_steps)
+    eval_input_fn = tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x}, y=y, batch_size=256, shuffle=False)
+    print(classifier.evaluate(input_fn=eval_input_fn))
+
+
+if __name__ == "__main__":
+    main()'''
+
+TUNE_SEARCH = """\
+import ray
+from ray import tune
+from estimator_migrate.compat import backup_listeners, ray_checkpoints
+
+class KillAfterBackup:
+    \"\"\"The crash: SIGKILLs the trial's process once its backup at `step` is on disk, before Tune hears of it.\"\"\"
+    def __init__(self, step):
+        self.step = step
+    def after_backup(self, backup_dir, step, logs):
+        if step == self.step:
+            os.kill(os.getpid(), signal.SIGKILL)
+    def after_evaluation(self, metrics):
+        pass
+
+program = ray_checkpoints.program_trainable(PROGRAM, arguments=["--max_steps", str(TOTAL_STEPS)])
+
+def trainable(config):
+    if config["learning_rate"] == FAILING_RATE and tune.get_checkpoint() is None:   # its first attempt only
+        with backup_listeners.listening(KillAfterBackup(KILL_AT)):
+            return program(config)
+    return program(config)
+
+ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+tuner = tune.Tuner(
+    trainable,
+    param_space={"learning_rate": tune.grid_search(RATES)},
+    run_config=tune.RunConfig(name="search", storage_path=os.path.abspath("runs/tune/storage"), verbose=0,
+                              failure_config=tune.FailureConfig(max_failures=1)),
+)
+grid = tuner.fit()
+for result in grid:
+    print(result.config, "global_step", result.metrics["global_step"],
+          "accuracy", round(result.metrics["eval"]["accuracy"], 3), "error", result.error)"""
+
+TUNE_CURVES = """\
+import json
+
+def reports(result):
+    \"\"\"What the trial reported, in order: (global step, loss, attempt), attempt 0 before any restart.\"\"\"
+    with open(os.path.join(result.path, "result.json")) as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    attempt, points = -1, []
+    for row in rows:
+        attempt += row["iterations_since_restore"] == 1
+        if "loss" in row:
+            points.append([row["global_step"], row["loss"], attempt])
+    return points
+
+curves = {result.config["learning_rate"]: reports(result) for result in grid}
+failed = curves[FAILING_RATE]
+restarted_at = min(step for step, _, attempt in failed if attempt == 1)
+print("the failed trial reported", [step for step, _, attempt in failed if attempt == 0],
+      "then, restarted by Tune from its checkpoint of step", restarted_at - 10, ":",
+      [step for step, _, attempt in failed if attempt == 1])"""
+
+TUNE_PLOT = """\
+import matplotlib.pyplot as plt
+
+figure, axis = plt.subplots(figsize=(6.4, 3.8))
+for rate, points in sorted(curves.items()):
+    first = [(s, l) for s, l, attempt in points if attempt == 0]
+    label = f"learning_rate={rate}"
+    line, = axis.plot(*zip(*first), "o-", label=label + (" (first attempt)" if rate == FAILING_RATE else ""))
+    later = [(s, l) for s, l, attempt in points if attempt == 1]
+    if later:
+        axis.plot(*zip(*later), "x--", color=line.get_color(), label=label + ", restarted by Tune")
+axis.axvline(KILL_AT, color="red", linewidth=0.8)
+axis.set_xlabel("global step")
+axis.set_ylabel("training loss at each checkpoint")
+axis.legend(fontsize=8)
+figure.tight_layout()
+figure.savefig("runs/results/ray_tune.png", dpi=80)
+plt.show()"""
+
+TUNE_TWIN = """\
+import numpy as np
+import tensorflow as tf
+
+def final_weights(directory):
+    reader = tf.train.load_checkpoint(tf.train.latest_checkpoint(directory))
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+            if name != "_CHECKPOINTABLE_OBJECT_GRAPH"}
+
+shutil.rmtree("runs/tune/twin", ignore_errors=True)
+subprocess.run([sys.executable, PROGRAM, "--model_dir", "runs/tune/twin", "--max_steps", str(TOTAL_STEPS),
+                "--learning_rate", str(FAILING_RATE)], check=True, capture_output=True,
+               env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+failed_result = next(result for result in grid if result.config["learning_rate"] == FAILING_RATE)
+trial, twin = final_weights(failed_result.checkpoint.path), final_weights("runs/tune/twin")
+twin_difference = max(float(np.abs(trial[name] - twin[name]).max()) for name in twin)
+print("max |w_trial - w_uninterrupted| =", twin_difference)"""
+
+
+def ray_notebook() -> list:
+    return header(
+        "5 · Ray Tune: a migrated Estimator program as trials that fail and resume",
+        "Estimator programs were tuned by running them once per hyperparameter value, each in a model_dir of "
+        "its own. Migrated, the same program runs as a **Ray Tune trial** as it is: "
+        "`compat.ray_checkpoints.program_trainable` passes each trial's config as flags, reports every backup "
+        "the program makes at its RunConfig's cadence as the trial's checkpoint, and a trial Tune restarts "
+        "goes on from its last reported checkpoint. With `migrate rewrite --exact` it goes on bit-exactly.\n\n"
+        "Here: three learning rates on a local Ray cluster; the trial with 0.05 is **killed** (SIGKILL) right "
+        "after its backup at step 30, before Tune hears of it; `FailureConfig(max_failures=1)` restarts it. "
+        "It runs in the modern environment with this project and its `ray` extra installed (`make env`). "
+        "(Ray Train's `TensorflowTrainer`, data-parallel workers, is not covered yet.)",
+        MODERN,
+        ("tf_keras", "sklearn", "matplotlib", "ray", "migrate", "estimator_migrate"),
+    ) + [
+        code("""\
+TOTAL_STEPS = 60          # steps of each trial; a checkpoint every 10 (the program's RunConfig)
+RATES = [0.02, 0.05, 0.1]
+FAILING_RATE = 0.05       # this trial's process is killed...
+KILL_AT = 30              # ...right after its backup at this step is written
+import os, shutil, signal, subprocess, sys
+from pathlib import Path
+shutil.rmtree("runs/tune", ignore_errors=True)
+os.makedirs("runs/tune", exist_ok=True)
+os.makedirs("runs/results", exist_ok=True)"""),
+        md("The Estimator program, as it was tuned before: the learning rate is a flag."),
+        code(TUNE_PROGRAM),
+        md("`migrate rewrite --exact`: `Model.fit` with backups at the RunConfig's cadence that also hold the "
+           "data position and the random generators (the Estimator program itself needs the legacy "
+           "environment; only its migrated twin runs here)."),
+        code("""\
+MIGRATE = str(Path(sys.executable).parent / "migrate")
+rewrite = subprocess.run([MIGRATE, "rewrite", "runs/tune/estimator_program.py", "--exact", "--out", "runs/tune/migrated"],
+                         capture_output=True, text=True)
+print(rewrite.stderr.strip().splitlines()[-1])
+PROGRAM = os.path.abspath("runs/tune/migrated/estimator_program.py")"""),
+        md("The search. `program_trainable` runs the program in each trial's process with `--learning_rate` "
+           "from the trial's config and `--model_dir` a directory of the trial's own. `KillAfterBackup` listens "
+           "to the program's backups (`compat.backup_listeners`) and plays the crash."),
+        code(TUNE_SEARCH),
+        md("Each trial reported `global_step`, the training `loss` at each backup and its last evaluation. "
+           "The failed trial's reports: up to step 20 before the crash (its backup at 30 was written, never "
+           "reported), then, restarted from the checkpoint of step 20, from 30 on."),
+        code(TUNE_CURVES),
+        code(TUNE_PLOT),
+        md("Did the crash change anything? The failed trial's final weights against the same program run "
+           "once, uninterrupted, outside Ray:"),
+        code(TUNE_TWIN),
+        code("""\
+ray.shutdown()
+results = {
+    "final_steps": {str(result.config["learning_rate"]): result.metrics["global_step"] for result in grid},
+    "errors": [str(result.error) for result in grid if result.error is not None],
+    "accuracy": {str(result.config["learning_rate"]): result.metrics["eval"]["accuracy"] for result in grid},
+    "curves": {str(rate): points for rate, points in curves.items()},
+    "twin_difference": twin_difference,
+}
+""" + RESULTS.format(name="05_ray_tune_and_train")),
+    ]
+
+
 NOTEBOOKS = {
     "01_estimator.ipynb": (estimator_notebook, "legacy"),
     "02_keras_backup_and_restore.ipynb": (keras_notebook, "modern"),
     "03_custom_loop_checkpoint_manager.ipynb": (loop_notebook, "modern"),
     "04_side_by_side_and_migration.ipynb": (side_by_side_notebook, "modern"),
+    "05_ray_tune_and_train.ipynb": (ray_notebook, "modern"),
 }
 
 
