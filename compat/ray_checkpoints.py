@@ -1,4 +1,5 @@
-"""Migrated programs as Ray Tune trials: their backups handed to Tune as checkpoints, and taken back on restart.
+"""Migrated programs on Ray: Tune trials and Train workers whose backups are handed to Ray as checkpoints, and
+taken back on restart.
 
     from ray import tune
     from estimator_migrate.compat import ray_checkpoints
@@ -17,6 +18,22 @@ the loop target's CheckpointManager saves into model_dir), the trial reports
 under FailureConfig, `Tuner.restore`) starts from its last reported checkpoint: the model_dir is replaced by
 it before the program runs, and the program resumes from its backup as it resumes from any crash.
 
+The same program as the `train_loop_per_worker` of Ray Train's `TensorflowTrainer` (a migrated Estimator program
+whose RunConfig had `train_distribute=MultiWorkerMirroredStrategy()`; Ray sets each worker's TF_CONFIG):
+
+    from ray.train import FailureConfig, RunConfig, ScalingConfig
+    from ray.train.tensorflow import TensorflowTrainer
+
+    trainer = TensorflowTrainer(ray_checkpoints.program_train_loop("train.py", arguments=["--max_steps", "200"]),
+                                scaling_config=ScalingConfig(num_workers=2),
+                                run_config=RunConfig(failure_config=FailureConfig(max_failures=1)))
+    trainer.fit()
+
+Every worker runs the program with a model_dir of its own, and reports at each backup (all workers back up at the
+same steps, so all report the same number of times, which Ray Train needs); only rank 0, the strategy's chief,
+hands its model_dir over as the checkpoint. A restarted worker group starts from Ray's latest checkpoint: every
+worker's model_dir is replaced by it (a worker with no checkpoint to start from starts with an empty one).
+
 Imported only by programs that use Ray: nothing else in compat imports Ray.
 """
 
@@ -27,9 +44,10 @@ import os
 import runpy
 import shutil
 import sys
+import tempfile
 
 import tensorflow as tf
-from ray import tune
+from ray import train, tune
 
 from . import backup_listeners
 
@@ -40,21 +58,40 @@ def program_trainable(program, *, model_dir_flag: str = "--model_dir", arguments
     """A Tune function trainable running the migrated script `program` with `arguments`, the trial's config as
     flags (a key `lr` is `--lr`, a key starting with "-" is used as it is) and `model_dir_flag` set to a
     directory of the trial's own, reporting its backups to Tune and resuming from Tune's checkpoint."""
-    program = os.path.abspath(os.fspath(program))
-    if not os.path.isfile(program):
-        raise FileNotFoundError(f"ray_checkpoints: no program at {program}")
+    program = _existing(program)
 
     def trainable(config):
         model_dir = os.path.join(tune.get_context().get_trial_dir(), MODEL_DIR)
-        restore_model_dir(model_dir)
+        restore_model_dir(model_dir, tune.get_checkpoint())
         argv = [program, *map(str, arguments), model_dir_flag, model_dir, *config_flags(config)]
-        reporter = TuneReporter(model_dir)
-        with backup_listeners.listening(reporter), _announcing_saves_to(model_dir), _arguments(argv):
-            _run(program)
-        reporter.report_final()
+        _run_reporting(program, argv, CheckpointReporter(model_dir, tune.report, tune.Checkpoint))
 
     trainable.__name__ = os.path.splitext(os.path.basename(program))[0]
     return trainable
+
+
+def program_train_loop(program, *, model_dir_flag: str = "--model_dir", arguments=(), work_dir: str | None = None):
+    """A Ray Train `train_loop_per_worker` running the migrated script `program` on every worker with `arguments`,
+    the loop's config as flags and `model_dir_flag` set to the worker's own directory under `work_dir` (default: a
+    directory named after the run in the system's temporary directory), reporting its backups to Ray Train (rank
+    0's model_dir as the checkpoint) and starting from Ray's latest checkpoint."""
+    program = _existing(program)
+
+    def train_loop(config=None):
+        context = train.get_context()
+        rank = context.get_world_rank()
+        root = work_dir or os.path.join(tempfile.gettempdir(), "estimator_migrate_ray", context.get_experiment_name())
+        model_dir = os.path.join(root, f"worker_{rank}")
+        checkpoint = train.get_checkpoint()
+        if checkpoint is None:  # the run's first start: nothing of an earlier run with the same name is resumed
+            shutil.rmtree(model_dir, ignore_errors=True)
+        restore_model_dir(model_dir, checkpoint)
+        argv = [program, *map(str, arguments), model_dir_flag, model_dir, *config_flags(config or {})]
+        handed_over = train.Checkpoint if rank == 0 else None  # the chief's files only
+        _run_reporting(program, argv, CheckpointReporter(model_dir, train.report, handed_over))
+
+    train_loop.__name__ = os.path.splitext(os.path.basename(program))[0]
+    return train_loop
 
 
 def config_flags(config: dict) -> list[str]:
@@ -65,20 +102,23 @@ def config_flags(config: dict) -> list[str]:
     return flags
 
 
-def restore_model_dir(model_dir: str) -> None:
-    """Replace `model_dir` by the trial's last reported checkpoint, when Tune gives one (a restarted trial)."""
-    checkpoint = tune.get_checkpoint()
+def restore_model_dir(model_dir: str, checkpoint) -> None:
+    """Replace `model_dir` by `checkpoint`, Ray's last reported one (a restarted trial or worker group), if any."""
     if checkpoint is None:
         return
     shutil.rmtree(model_dir, ignore_errors=True)
     checkpoint.to_directory(model_dir)
 
 
-class TuneReporter:
-    """Reports each backup of the program to Tune, with the model_dir as the checkpoint."""
+class CheckpointReporter:
+    """Reports each backup of the program through `report` (`tune.report` or `ray.train.report`), with the
+    model_dir as a checkpoint of type `checkpoint_type` (None: the metrics alone, as a Train worker other than
+    rank 0 reports)."""
 
-    def __init__(self, model_dir: str):
+    def __init__(self, model_dir: str, report, checkpoint_type):
         self.model_dir = model_dir
+        self.report = report
+        self.checkpoint_type = checkpoint_type
         self.evaluation: dict[str, float] = {}
         self.step: int | None = None
 
@@ -101,7 +141,23 @@ class TuneReporter:
     def _report(self, metrics: dict) -> None:
         if self.evaluation:
             metrics["eval"] = dict(self.evaluation)
-        tune.report(metrics, checkpoint=tune.Checkpoint.from_directory(self.model_dir))
+        handed_over = self.checkpoint_type and self.checkpoint_type.from_directory(self.model_dir)
+        self.report(metrics, checkpoint=handed_over)
+
+
+def _existing(program) -> str:
+    program = os.path.abspath(os.fspath(program))
+    if not os.path.isfile(program):
+        raise FileNotFoundError(f"ray_checkpoints: no program at {program}")
+    return program
+
+
+def _run_reporting(program: str, argv: list[str], reporter: CheckpointReporter) -> None:
+    """Run the program with `argv`, `reporter` hearing of its backups and evaluations, then its final report."""
+    model_dir = reporter.model_dir
+    with backup_listeners.listening(reporter), _announcing_saves_to(model_dir), _arguments(argv):
+        _run(program)
+    reporter.report_final()
 
 
 @contextlib.contextmanager

@@ -27,4 +27,5 @@ class BackupAndRestore(tf_keras.callbacks.BackupAndRestore):
 
     def _backup(self, epoch, batch=0):
         super()._backup(epoch, batch)
-        backup_listeners.backed_up(self.backup_dir, self.model.optimizer.iterations, getattr(self, "_logs", None))
+        step = int(self.model.optimizer.iterations.numpy())  # a MirroredVariable under a strategy: read its value
+        backup_listeners.backed_up(self.backup_dir, step, getattr(self, "_logs", None))

@@ -120,7 +120,6 @@ def test_parallel_run_gives_the_same_result(tree, tmp_path):
 
 BAD_FILES = {
     "syntax.py": (SYNTAX_ERROR.encode(), "error", "not valid Python 3 (line 1"),
-    "python2.py": (PYTHON2.encode(), "error", "not valid Python 3 (line 2"),
     "latin1.py": ("# estimator\nname = 'caf\xe9'\n".encode("latin-1"), "error", "not UTF-8"),
     "binary.py": (b"\x00\x01tensorflow\x02", "error", "binary file"),
 }
@@ -134,6 +133,7 @@ def test_bad_files_are_reported_untouched_and_the_rest_is_migrated(tree, tmp_pat
     (tree / "link_out.py").symlink_to(outside)
     (tree / "link_in.py").symlink_to(tree / "pkg" / "util.py")
     (tree / "pkg" / "tf2_only_broken.py").write_text("import tensorflow as tf\ndef f(:\n")
+    (tree / "python2.py").write_text(PYTHON2)
     report = tmp_path / "report.json"
     completed = run([MIGRATE, "rewrite", tree, "--report", report], check_codes=(1,))
 
@@ -154,6 +154,9 @@ def test_bad_files_are_reported_untouched_and_the_rest_is_migrated(tree, tmp_pat
     assert (tree / "link_out.py").is_symlink() and (tree / "link_in.py").is_symlink()
     assert outside.read_text() == "import tensorflow\n"
     assert entries["pkg/train.py"]["status"] == "changed"
+    # Python 2 (TF 1.x ran on 2.7) is not bad input: it is converted to Python 3 (codemods/python2.py)
+    assert entries["python2.py"]["status"] == "changed"
+    assert (tree / "python2.py").read_text() == "import tensorflow as tf\nprint('estimator')\n"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
