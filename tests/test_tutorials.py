@@ -128,7 +128,7 @@ def test_side_by_side_tutorial_migrates_and_compares(legacy_python, tutorials_di
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("tutorials")
-def test_ray_tutorial_restarts_a_killed_trial_from_its_checkpoint_bit_exactly(tutorials_dir):
+def test_ray_tutorial_restarts_a_killed_trial_bit_exactly_and_trains_on_two_workers(tutorials_dir):
     results = execute("05_ray_tune_and_train.ipynb", tutorials_dir)
     assert results["errors"] == []
     assert results["final_steps"] == {"0.02": 60, "0.05": 60, "0.1": 60}
@@ -138,3 +138,6 @@ def test_ray_tutorial_restarts_a_killed_trial_from_its_checkpoint_bit_exactly(tu
     assert all(attempt == 0 for rate in ("0.02", "0.1") for _, _, attempt in results["curves"][rate])
     assert results["twin_difference"] == 0.0  # --exact: the crash changed nothing
     assert results["accuracy"]["0.1"] > results["accuracy"]["0.02"]  # the search tells the rates apart
+    # Ray Train: two workers in step, rank 0's model_dir handed over with the final checkpoint
+    assert results["workers"]["error"] == "" and results["workers"]["global_step"] == 60
+    assert {"backup", "checkpoint", "ckpt-60.index"} <= set(results["workers"]["checkpoint_files"])

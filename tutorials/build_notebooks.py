@@ -743,6 +743,24 @@ twin_difference = max(float(np.abs(trial[name] - twin[name]).max()) for name in 
 print("max |w_trial - w_uninterrupted| =", twin_difference)"""
 
 
+TRAIN_WORKERS = """\
+from ray import train
+from ray.train.tensorflow import TensorflowTrainer
+
+trainer = TensorflowTrainer(
+    ray_checkpoints.program_train_loop(WORKERS_PROGRAM, arguments=["--max_steps", str(TOTAL_STEPS)],
+                                       work_dir=os.path.abspath("runs/train/work")),
+    train_loop_config={"learning_rate": 0.1},
+    scaling_config=train.ScalingConfig(num_workers=2),
+    run_config=train.RunConfig(name="workers", storage_path=os.path.abspath("runs/train/storage"),
+                               failure_config=train.FailureConfig(max_failures=1)),
+)
+workers_result = trainer.fit()
+print("global_step", workers_result.metrics["global_step"], "accuracy",
+      round(workers_result.metrics["eval"]["accuracy"], 3))
+print("checkpoint (rank 0's model_dir):", sorted(os.listdir(workers_result.checkpoint.path)))"""
+
+
 def ray_notebook() -> list:
     return header(
         "5 · Ray Tune: a migrated Estimator program as trials that fail and resume",
@@ -753,8 +771,9 @@ def ray_notebook() -> list:
         "goes on from its last reported checkpoint. With `migrate rewrite --exact` it goes on bit-exactly.\n\n"
         "Here: three learning rates on a local Ray cluster; the trial with 0.05 is **killed** (SIGKILL) right "
         "after its backup at step 30, before Tune hears of it; `FailureConfig(max_failures=1)` restarts it. "
-        "It runs in the modern environment with this project and its `ray` extra installed (`make env`). "
-        "(Ray Train's `TensorflowTrainer`, data-parallel workers, is not covered yet.)",
+        "Then the same kind of program trained by two data-parallel workers with Ray Train's "
+        "`TensorflowTrainer`. It runs in the modern environment with this project and its `ray` extra "
+        "installed (`make env`).",
         MODERN,
         ("tf_keras", "sklearn", "matplotlib", "ray", "migrate", "estimator_migrate"),
     ) + [
@@ -791,6 +810,25 @@ PROGRAM = os.path.abspath("runs/tune/migrated/estimator_program.py")"""),
         md("Did the crash change anything? The failed trial's final weights against the same program run "
            "once, uninterrupted, outside Ray:"),
         code(TUNE_TWIN),
+        md("## Ray Train: the program's workers\n\nAn Estimator program trained by several workers in step had "
+           "`RunConfig(train_distribute=MultiWorkerMirroredStrategy())`. Migrated, it runs as the workers of "
+           "Ray Train's `TensorflowTrainer`, which starts them and sets each one's `TF_CONFIG`: "
+           "`program_train_loop` runs the program on every worker in a model_dir of its own, every worker reports "
+           "at each backup (Ray's report is a barrier), rank 0's model_dir is the checkpoint, and a worker group "
+           "Ray restarts after a failure starts from the latest one."),
+        code("""\
+workers_source = open("runs/tune/estimator_program.py").read().replace(
+    "config=tf.estimator.RunConfig(save_checkpoints_steps=10, tf_random_seed=7)",
+    "config=tf.estimator.RunConfig(save_checkpoints_steps=10,\\n"
+    "                                      train_distribute=tf.distribute.experimental.MultiWorkerMirroredStrategy())")
+os.makedirs("runs/train", exist_ok=True)
+with open("runs/train/estimator_program.py", "w") as program_file:
+    program_file.write(workers_source)
+rewrite = subprocess.run([MIGRATE, "rewrite", "runs/train/estimator_program.py", "--out", "runs/train/migrated"],
+                         capture_output=True, text=True)
+print(rewrite.stderr.strip().splitlines()[-1])
+WORKERS_PROGRAM = os.path.abspath("runs/train/migrated/estimator_program.py")"""),
+        code(TRAIN_WORKERS),
         code("""\
 ray.shutdown()
 results = {
@@ -799,6 +837,8 @@ results = {
     "accuracy": {str(result.config["learning_rate"]): result.metrics["eval"]["accuracy"] for result in grid},
     "curves": {str(rate): points for rate, points in curves.items()},
     "twin_difference": twin_difference,
+    "workers": {"global_step": workers_result.metrics["global_step"], "error": str(workers_result.error or ""),
+                "checkpoint_files": sorted(os.listdir(workers_result.checkpoint.path))},
 }
 """ + RESULTS.format(name="05_ray_tune_and_train")),
     ]
