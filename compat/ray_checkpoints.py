@@ -82,10 +82,9 @@ def program_train_loop(program, *, model_dir_flag: str = "--model_dir", argument
         rank = context.get_world_rank()
         root = work_dir or os.path.join(tempfile.gettempdir(), "estimator_migrate_ray", context.get_experiment_name())
         model_dir = os.path.join(root, f"worker_{rank}")
-        checkpoint = train.get_checkpoint()
-        if checkpoint is None:  # the run's first start: nothing of an earlier run with the same name is resumed
-            shutil.rmtree(model_dir, ignore_errors=True)
-        restore_model_dir(model_dir, checkpoint)
+        # a worker's state is Ray's checkpoint, or none at the run's first start (not an earlier run of that name)
+        shutil.rmtree(model_dir, ignore_errors=True)
+        restore_model_dir(model_dir, train.get_checkpoint())
         argv = [program, *map(str, arguments), model_dir_flag, model_dir, *config_flags(config or {})]
         handed_over = train.Checkpoint if rank == 0 else None  # the chief's files only
         _run_reporting(program, argv, CheckpointReporter(model_dir, train.report, handed_over))

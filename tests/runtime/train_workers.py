@@ -14,42 +14,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import signal
 
 import ray
 from ray import train
 from ray.train.tensorflow import TensorflowTrainer
 
 from estimator_migrate.compat import backup_listeners, ray_checkpoints
-
-
-class KillAfterBackup:
-    """SIGKILLs this process once the backup at `step` is written."""
-
-    def __init__(self, step: int):
-        self.step = step
-
-    def after_backup(self, backup_dir, step, logs):
-        if step == self.step:
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    def after_evaluation(self, metrics):
-        pass
-
-
-class ReportLog:
-    """Appends "<attempt> <step>" to `path` for each backup rank 0 reports (attempt 1 after a restart)."""
-
-    def __init__(self, path: str, attempt: int):
-        self.path, self.attempt = path, attempt
-
-    def after_backup(self, backup_dir, step, logs):
-        with open(self.path, "a") as log:
-            log.write(f"{self.attempt} {step}\n")
-
-    def after_evaluation(self, metrics):
-        pass
+from tests.runtime.backup_faults import KillAfterBackup, ReportLog
 
 
 def main() -> None:

@@ -14,43 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import time
 
 import ray
 from ray import tune
 
 from estimator_migrate.compat import backup_listeners, ray_checkpoints
-
-
-class KillAfterBackup:
-    """SIGKILLs this process once the backup at `step` is written (a marker file says it happened)."""
-
-    def __init__(self, step: int, marker: str):
-        self.step, self.marker = step, marker
-
-    def after_backup(self, backup_dir, step, logs):
-        if step == self.step:
-            with open(self.marker, "w") as written:
-                written.write(f"{os.getpid()} {step}\n")
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    def after_evaluation(self, metrics):
-        pass
-
-
-class PauseAfterBackup:
-    """Holds this process still once the backup at `step` is written, until somebody kills it."""
-
-    def __init__(self, step: int):
-        self.step = step
-
-    def after_backup(self, backup_dir, step, logs):
-        while step == self.step:
-            time.sleep(1)
-
-    def after_evaluation(self, metrics):
-        pass
+from tests.runtime.backup_faults import KillAfterBackup, PauseAfterBackup
 
 
 def main() -> None:
