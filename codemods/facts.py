@@ -770,8 +770,6 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         estimator.problems.extend(config.problems)
         if config.variable and (config.variable in misused or assigned[config.variable] != 1):
             estimator.problems.append(RunTimeChecked(f"RunConfig `{config.variable}` is used or assigned elsewhere"))
-        if config.variable is None and "tf_random_seed" in config.kwargs:
-            estimator.problems.append(RunTimeChecked("assign the RunConfig to a variable to carry tf_random_seed over"))
     if estimator.model_dir is None:
         estimator.problems.append(
             RunTimeChecked("no model_dir: checkpoints would go to a temporary directory; set model_dir")
@@ -806,8 +804,6 @@ def _distribution_problems(estimator: EstimatorFacts, exact: bool) -> list[str]:
     if estimator.train_strategy is None:
         return []
     problems = []
-    if exact:
-        problems.append("exact resume (--exact) under a distribution strategy is not supported")
     if estimator.custom and estimator.model_fn is not None and _sum_reduced(estimator.model_fn):
         problems.append(
             "train_distribute with a model_fn loss reduced by SUM is not migrated (TF1 optimizers left it unscaled "

@@ -24,6 +24,10 @@ class Rule:
 
     rule_id: ClassVar[str]
     node_types: ClassVar[tuple[type[cst.CSTNode], ...]]
+    # A rule that puts its node inside another statement (a `with` block) runs after the others of its node type:
+    # what it returns is no longer the node they look for. Rules that add statements before a node use
+    # `ctx.put_before` instead.
+    wraps_statement: ClassVar[bool] = False
 
     def leave(self, original, updated, ctx):  # pragma: no cover - interface
         raise NotImplementedError

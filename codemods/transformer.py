@@ -59,6 +59,8 @@ class RuleContext:
         # Rewritten nodes a rule removed from their statement for another rule to emit elsewhere, keyed by
         # the id of the original node (a TrainSpec assignment folded into its train_and_evaluate).
         self.moved: dict[int, cst.CSTNode] = {}
+        # Statements rules put before a statement (by the id of the original), written once every rule has seen it.
+        self.preludes: dict[int, list[cst.BaseStatement]] = defaultdict(list)
 
     @property
     def imports_tensorflow(self) -> bool:
@@ -83,6 +85,10 @@ class RuleContext:
         pending = self.pending_todos[id(statement or self.current_statement)]
         if comment not in pending:
             pending.append(comment)
+
+    def put_before(self, statement: cst.CSTNode, new: list[cst.BaseStatement]) -> None:
+        """Write `new` right before `statement` (an original statement node), whatever else rules make of it."""
+        self.preludes[id(statement)].extend(new)
 
     def need_import(self, module: str, obj: str | None = None, asname: str | None = None) -> None:
         needed = NeededImport(module, obj, asname)
@@ -133,7 +139,7 @@ class MigrationTransformer(cst.CSTTransformer):
         self.exact = exact
         self.project = project
         self.rules_by_type: dict[type, list[Rule]] = defaultdict(list)
-        for rule in rules:
+        for rule in sorted(rules, key=lambda rule: rule.wraps_statement):  # stable: registration order otherwise
             for node_type in rule.node_types:
                 self.rules_by_type[node_type].append(rule)
         self.ctx: RuleContext | None = None
@@ -161,6 +167,7 @@ class MigrationTransformer(cst.CSTTransformer):
             if todos and isinstance(result, _STATEMENTS):
                 result = _with_comments(result, todos)
             result = self._keep_spacing(original_node, result)
+            result = _with_prelude(result, self.ctx.preludes.pop(id(original_node), []))
         return result
 
     def _keep_spacing(self, original, result):
@@ -177,6 +184,17 @@ class MigrationTransformer(cst.CSTTransformer):
             if isinstance(result, _STATEMENTS) and not result.leading_lines:
                 result = result.with_changes(leading_lines=blank)
         return result
+
+
+def _with_prelude(result, prelude: list[cst.BaseStatement]):
+    """`result` (a statement, or statements) with `prelude` before it, taking over its leading lines."""
+    if not prelude:
+        return result
+    if isinstance(result, cst.RemovalSentinel):
+        return cst.FlattenSentinel(prelude)
+    following = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
+    first = prelude[0].with_changes(leading_lines=[*following[0].leading_lines, *prelude[0].leading_lines])
+    return cst.FlattenSentinel([first, *prelude[1:], following[0].with_changes(leading_lines=[]), *following[1:]])
 
 
 def _with_comments(statement, comments: list[str]):

@@ -32,7 +32,8 @@ whose RunConfig had `train_distribute=MultiWorkerMirroredStrategy()`; Ray sets e
 Every worker runs the program with a model_dir of its own, and reports at each backup (all workers back up at the
 same steps, so all report the same number of times, which Ray Train needs); only rank 0, the strategy's chief,
 hands its model_dir over as the checkpoint. A restarted worker group starts from Ray's latest checkpoint: every
-worker's model_dir is replaced by it (a worker with no checkpoint to start from starts with an empty one).
+worker's model_dir is replaced by it (a worker with no checkpoint to start from starts with an empty one, holding
+the group's model_dir seed, which `--exact` programs without tf_random_seed shuffle their input from).
 
 Imported only by programs that use Ray: nothing else in compat imports Ray.
 """
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import runpy
 import shutil
 import sys
@@ -48,8 +50,9 @@ import tempfile
 
 import tensorflow as tf
 from ray import train, tune
+from ray.train import collective
 
-from . import backup_listeners
+from . import backup_listeners, seeding
 
 MODEL_DIR = "model_dir"  # under the trial's directory
 
@@ -84,7 +87,14 @@ def program_train_loop(program, *, model_dir_flag: str = "--model_dir", argument
         model_dir = os.path.join(root, f"worker_{rank}")
         # a worker's state is Ray's checkpoint, or none at the run's first start (not an earlier run of that name)
         shutil.rmtree(model_dir, ignore_errors=True)
-        restore_model_dir(model_dir, train.get_checkpoint())
+        checkpoint = train.get_checkpoint()
+        if checkpoint is None:
+            # One model_dir seed for the whole group (an `--exact` program without tf_random_seed shuffles from it,
+            # each worker its own way: compat.seeding.worker_seed): a restarted worker, whose model_dir becomes rank
+            # 0's, then shuffles as it did before.
+            drawn = random.SystemRandom().randrange(1, 2**31) if rank == 0 else None
+            seeding.keep_model_dir_seed(model_dir, collective.broadcast_from_rank_zero(drawn))
+        restore_model_dir(model_dir, checkpoint)
         argv = [program, *map(str, arguments), model_dir_flag, model_dir, *config_flags(config or {})]
         handed_over = train.Checkpoint if rank == 0 else None  # the chief's files only
         _run_reporting(program, argv, CheckpointReporter(model_dir, train.report, handed_over))

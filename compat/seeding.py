@@ -13,6 +13,7 @@ as it was under the Estimator, which did not seed them.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import tempfile
@@ -40,27 +41,48 @@ def model_dir_seed(model_dir) -> int:
     """A seed drawn once for `model_dir` and kept in it (file `exact_seed`): every run on that model_dir gets
     the same one. `--exact` programs without tf_random_seed give it to `tf.random.set_seed` before making their
     input, so the shuffles of the epochs after a resume draw the orders the interrupted run would have drawn
-    (a tf.data iterator's checkpoint holds its epoch in progress, not the seeds of the next ones)."""
+    (a tf.data iterator's checkpoint holds its epoch in progress, not the seeds of the next ones).
+    A worker of a multi-worker cluster gets `worker_seed` of it."""
     path = os.path.join(os.fspath(model_dir), MODEL_DIR_SEED_FILE)
     try:
         with open(path) as kept:
-            return int(kept.read())
+            return worker_seed(int(kept.read()))
     except FileNotFoundError:
         pass
+    return worker_seed(keep_model_dir_seed(model_dir, random.SystemRandom().randrange(1, 2**31)))
+
+
+def keep_model_dir_seed(model_dir, seed: int) -> int:
+    """Keep `seed` as `model_dir`'s seed unless it has one already; return the one it has. The first process
+    to get here wins (a link, atomic); the others read its seed."""
+    path = os.path.join(os.fspath(model_dir), MODEL_DIR_SEED_FILE)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    seed = random.SystemRandom().randrange(1, 2**31)  # not the program's `random`, whose state is its own
     with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), prefix=".exact_seed.", delete=False) as staged:
         staged.write(f"{seed}\n")
         staged.flush()
         os.fsync(staged.fileno())
     try:
-        os.link(staged.name, path)  # the first process to get here wins; the others read its seed
+        os.link(staged.name, path)
     except FileExistsError:
         pass
     finally:
         os.unlink(staged.name)
     with open(path) as kept:
         return int(kept.read())
+
+
+def worker_seed(seed: int) -> int:
+    """`seed` for this process's task of the cluster TF_CONFIG describes: the first task (the chief, or worker 0
+    when there is no chief) and a process outside a cluster get it as it is, every other task one drawn from it
+    and its task. So the workers of a multi-worker run shuffle their input differently, as the unseeded input_fns
+    of an Estimator's workers did, and each the same on every run."""
+    config = json.loads(os.environ.get("TF_CONFIG") or "{}")
+    task = config.get("task") or {}
+    task_type, index = task.get("type"), int(task.get("index", 0))
+    first = "chief" if "chief" in (config.get("cluster") or {}) else "worker"
+    if task_type is None or (task_type, index) == (first, 0):
+        return seed
+    return random.Random(f"{seed}/{task_type}/{index}").randrange(1, 2**31)  # not the program's `random`
 
 
 @contextlib.contextmanager

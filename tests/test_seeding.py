@@ -8,6 +8,7 @@ and NumPy states are left as they were. End to end (training, both targets, --ex
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 
@@ -79,3 +80,20 @@ def test_the_model_dir_seed_is_drawn_once_and_kept(tmp_path):
     assert (tmp_path / "model" / seeding.MODEL_DIR_SEED_FILE).read_text() == f"{first}\n"
     assert not [p for p in (tmp_path / "model").iterdir() if p.name != seeding.MODEL_DIR_SEED_FILE]
     assert seeding.model_dir_seed(tmp_path / "other") != first
+
+
+def test_each_worker_of_a_cluster_gets_a_seed_of_its_own_from_the_model_dirs(tmp_path, monkeypatch):
+    kept = seeding.keep_model_dir_seed(tmp_path / "model", 1234)
+    assert kept == 1234 and seeding.keep_model_dir_seed(tmp_path / "model", 99) == 1234  # the first one stays
+    cluster = {"worker": ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]}
+    seeds = []
+    for index in range(3):
+        monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}))
+        seeds.append(seeding.model_dir_seed(tmp_path / "model"))
+        assert seeding.model_dir_seed(tmp_path / "model") == seeds[-1]  # the same on every run
+    assert seeds[0] == 1234 and len(set(seeds)) == 3
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"chief": ["a:1"], **cluster},
+                                                "task": {"type": "worker", "index": 0}}))
+    assert seeding.model_dir_seed(tmp_path / "model") not in (1234, seeds[1])  # with a chief, worker 0 is a second task
+    monkeypatch.delenv("TF_CONFIG")
+    assert seeding.model_dir_seed(tmp_path / "model") == 1234

@@ -815,17 +815,19 @@ PROGRAM = os.path.abspath("runs/tune/migrated/estimator_program.py")"""),
            "Ray Train's `TensorflowTrainer`, which starts them and sets each one's `TF_CONFIG`: "
            "`program_train_loop` runs the program on every worker in a model_dir of its own, every worker reports "
            "at each backup (Ray's report is a barrier), rank 0's model_dir is the checkpoint, and a worker group "
-           "Ray restarts after a failure starts from the latest one."),
+           "Ray restarts after a failure starts from the latest one. Migrated with `--exact`, the restarted workers "
+           "go on bit-exactly, as a Tune trial does (tests/test_ray_train.py kills a worker and compares the "
+           "weights with an uninterrupted run's)."),
         code("""\
 workers_source = open("runs/tune/estimator_program.py").read().replace(
     "config=tf.estimator.RunConfig(save_checkpoints_steps=10, tf_random_seed=7)",
-    "config=tf.estimator.RunConfig(save_checkpoints_steps=10,\\n"
+    "config=tf.estimator.RunConfig(save_checkpoints_steps=10, tf_random_seed=7,\\n"
     "                                      train_distribute=tf.distribute.experimental.MultiWorkerMirroredStrategy())")
 os.makedirs("runs/train", exist_ok=True)
 with open("runs/train/estimator_program.py", "w") as program_file:
     program_file.write(workers_source)
-rewrite = subprocess.run([MIGRATE, "rewrite", "runs/train/estimator_program.py", "--out", "runs/train/migrated"],
-                         capture_output=True, text=True)
+rewrite = subprocess.run([MIGRATE, "rewrite", "runs/train/estimator_program.py", "--out", "runs/train/migrated",
+                          "--exact"], capture_output=True, text=True)
 print(rewrite.stderr.strip().splitlines()[-1])
 WORKERS_PROGRAM = os.path.abspath("runs/train/migrated/estimator_program.py")"""),
         code(TRAIN_WORKERS),

@@ -39,6 +39,7 @@ import textwrap
 import libcst as cst
 
 from codemods.facts import EVAL_SPEC_PARAMS, TRAIN_AND_EVALUATE_PARAMS, train_call
+from codemods.findings import todo_comment
 from codemods.registry import Rule, register
 from codemods.rules.train_distribute import distributed_dataset, strategy_name
 from codemods.syntax import call_arguments, is_none
@@ -67,6 +68,15 @@ _MAX_STEPS_GUARD = """if int({iterations}) < {limit}:  # max_steps is a total ac
 # --exact without tf_random_seed: unseeded shuffles would draw the epochs after a resume anew.
 _INPUT_SEED = """# Exact resume: the input's shuffles draw from a seed kept in model_dir (no tf_random_seed was given).
 {tf}.random.set_seed(seeding.model_dir_seed({model_dir}))
+"""
+EXACT_UNDER_STRATEGY_IN_A_LOOP = (
+    "--exact under a distribution strategy is carried over by the keras target only: this loop resumes as the "
+    "Estimator did (from the last checkpoint, its input_fn started over), not bit-exactly (TensorFlow cannot "
+    "checkpoint a distributed iterator; fit's backups replay its position)"
+)
+_INPUT_SEED_UNLESS_GIVEN = """# Exact resume: with no tf_random_seed, the input's shuffles draw from a seed kept in model_dir.
+if {seed} is None:
+    {tf}.random.set_seed(seeding.model_dir_seed({model_dir}))
 """
 
 _KERAS_FIT = """
@@ -370,9 +380,13 @@ class EstimatorTrainRule(Rule):
             "limit": operand(kwargs[limit]) if limit else "",
         }
         values["input_seed"] = ""
-        if ctx.exact and estimator.run_config_value("tf_random_seed") is None:
+        seed = estimator.run_config_value("tf_random_seed")
+        if ctx.exact and seed is None:
             ctx.need_compat("seeding")
             values["input_seed"] = _INPUT_SEED.format(**values)
+        elif ctx.exact and isinstance(seed, (cst.Name, cst.Attribute)):  # a flag, None when not given
+            ctx.need_compat("seeding")
+            values["input_seed"] = _INPUT_SEED_UNLESS_GIVEN.format(seed=source(seed), **values)
         kind, every = estimator.checkpoint_cadence()
         values["every"] = operand(every)  # these three go into arithmetic too
         hours = estimator.run_config_value("keep_checkpoint_every_n_hours")
@@ -410,6 +424,11 @@ class EstimatorTrainRule(Rule):
                 code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
             target = "fit + " + values["backup"].rsplit(".", 1)[1]
         else:
+            exact = ctx.exact and estimator.train_strategy is None
+            not_exact_note = ""
+            if ctx.exact and not exact:
+                ctx.record(original, "exact", False, EXACT_UNDER_STRATEGY_IN_A_LOOP)
+                not_exact_note = todo_comment("exact", EXACT_UNDER_STRATEGY_IN_A_LOOP) + "\n"
             values["hooks"] = ", ".join(hooks)
             est = values["est"]
             # the step as a Python int (a MirroredVariable under a strategy, which int() does not take)
@@ -434,14 +453,14 @@ class EstimatorTrainRule(Rule):
                 values["train_step"] = _DISTRIBUTED_TRAIN_STEP.format(**values)
                 ctx.need_import("itertools")
                 values["batches"] = f"itertools.islice({values['dataset']}, max(0, {est}_last_step - {values['step']}))"
-            if ctx.exact:
+            if exact:
                 ctx.need_compat("exact")
                 ctx.need_compat("preemption")
             if kind == "secs":
                 ctx.need_import("time")
             for slot, text in (_STEP_CADENCE if kind == "steps" else _SECONDS_CADENCE).items():
                 values[slot] = text.format(**values)
-            if not ctx.exact and kind == "steps" and not hooks:
+            if not exact and kind == "steps" and not hooks:
                 values["chunk_apply_gradients"] = textwrap.indent(values["apply_gradients"], "    ")
                 if estimator.train_strategy is None:
                     values["replica_step"], values["chunk_step"] = "", _CHUNK_STEP.format(**values)
@@ -450,7 +469,9 @@ class EstimatorTrainRule(Rule):
                     values["chunk_step"] = _DISTRIBUTED_CHUNK_STEP.format(**values)
                 code = _CHUNKED_LOOP.format(**values)
             else:
-                code = (_EXACT_LOOP if ctx.exact else _LOOP).format(**values)
+                code = (_EXACT_LOOP if exact else _LOOP).format(**values)
+            blank = code[: len(code) - len(code.lstrip("\n"))]
+            code = blank + not_exact_note + code.lstrip("\n")
             target = "custom loop + CheckpointManager"
         if estimator.custom and estimator.train_strategy is not None:
             input_dataset = dataset_expression(kwargs["input_fn"])

@@ -29,9 +29,8 @@ class ExactRandomGeneratorRule(Rule):
             return updated
         ctx.need_import("tf_keras")
         ctx.record(original, self.rule_id, True, "dropout draws from checkpointed tf.random.Generator objects")
-        enable = statements(_ENABLE)
-        enable[0] = enable[0].with_changes(leading_lines=[*updated.leading_lines, *enable[0].leading_lines])
-        return cst.FlattenSentinel([*enable, updated.with_changes(leading_lines=[])])
+        ctx.put_before(original, statements(_ENABLE))
+        return updated
 
 
 def _builds_migrated_estimator(statement, ctx) -> bool:

@@ -10,6 +10,10 @@ Estimator's: `fit` reduces the compiled loss the same way (Keras scales a mean l
 leaves a summed one); the loop runs each step as `strategy.run` of a replica step and sums the replicas'
 losses, as the Estimator reported them. Canned estimators and counted training only
 (`codemods.facts._distribution_problems` says why not otherwise).
+
+The same statement carries an inline RunConfig's `tf_random_seed` (`config=RunConfig(tf_random_seed=42, ...)`):
+`seeding.set_graph_seed(42)` is written right before it, as codemods/rules/runconfig.py writes it for a
+RunConfig assigned to a variable, so the model is built under the Estimator's seed.
 """
 
 import libcst as cst
@@ -33,15 +37,34 @@ def distributed_dataset(estimator: EstimatorFacts, dataset: str) -> str:
     return f"{strategy_name(estimator)}.distribute_datasets_from_function(lambda _: {dataset})"
 
 
+def inline_seed(estimator: EstimatorFacts) -> cst.BaseExpression | None:
+    """The `tf_random_seed` of a RunConfig written inside the estimator's constructor, if any."""
+    config = estimator.config
+    if config is None or config.variable is not None:
+        return None
+    return config.kwargs.get("tf_random_seed")
+
+
 @register
 class TrainDistributeRule(Rule):
     rule_id = "train-distribute"
     node_types = (cst.SimpleStatementLine,)
+    wraps_statement = True
 
     def leave(self, original, updated, ctx):
         assignment = single_assignment(original)
         estimator = ctx.facts.estimator_for_call(assignment[1]) if assignment else None
-        if estimator is None or not estimator.migratable or estimator.train_strategy is None:
+        if estimator is None or not estimator.migratable:
+            return updated
+        seed = inline_seed(estimator)
+        if estimator.train_strategy is None and seed is None:
+            return updated
+        if seed is not None:
+            ctx.need_compat("seeding")
+            ctx.put_before(original, statements(f"seeding.set_graph_seed({source(seed)})  # RunConfig(tf_random_seed=...)\n"))
+            ctx.record(original, "runconfig-checkpointing", True,
+                       f"{estimator.variable}: inline RunConfig's tf_random_seed -> seeding.set_graph_seed")
+        if estimator.train_strategy is None:
             return updated
         name = strategy_name(estimator)
         code = "" if isinstance(estimator.train_strategy, cst.Name) else f"{name} = {source(estimator.train_strategy)}\n"
@@ -54,7 +77,7 @@ class TrainDistributeRule(Rule):
             original,
             self.rule_id,
             True,
-            f"{estimator.variable}: train_distribute -> built under {name}.scope(); fit takes per-replica "
-            "batches (distribute_datasets_from_function), as the Estimator's replicas did",
+            f"{estimator.variable}: train_distribute -> built under {name}.scope(); fit takes per-replica batches "
+            "(distribute_datasets_from_function), as the Estimator's replicas did",
         )
         return cst.FlattenSentinel(new)

@@ -14,6 +14,7 @@ def main():
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--learning_rate", type=float, default=0.05)
     parser.add_argument("--max_steps", type=int, default=120)
+    parser.add_argument("--tf_random_seed", type=int, default=None)
     args = parser.parse_args()
 
     digits = load_digits()
@@ -26,7 +27,9 @@ def main():
         n_classes=10,
         optimizer=tf.compat.v1.train.AdagradOptimizer(learning_rate=args.learning_rate),
         model_dir=args.model_dir,
-        config=tf.estimator.RunConfig(save_checkpoints_steps=20, train_distribute=strategy),
+        config=tf.estimator.RunConfig(
+            save_checkpoints_steps=20, train_distribute=strategy, tf_random_seed=args.tf_random_seed
+        ),
     )
     train_input_fn = tf.compat.v1.estimator.inputs.numpy_input_fn(
         x={"x": x}, y=y, batch_size=32, num_epochs=None, shuffle=True

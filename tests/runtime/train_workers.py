@@ -5,7 +5,7 @@ cluster.
 both workers (`compat.ray_checkpoints.program_train_loop`; Ray sets TF_CONFIG, the program's
 MultiWorkerMirroredStrategy reads it). With `--kill_step N` worker 1's process is SIGKILLed right after its backup
 at step N is written, before it reports; `FailureConfig(max_failures=1)` restarts the group from the last
-checkpoint. Rank 0 appends "<attempt> <step>" to `--reported` for each report it makes. Prints the result as one
+checkpoint. `--tf_random_seed` is passed on to the program. Rank 0 appends "<attempt> <step>" to `--reported` for each report it makes. Prints the result as one
 line of JSON.
 """
 
@@ -30,6 +30,7 @@ def main() -> None:
     parser.add_argument("--work_dir", required=True)
     parser.add_argument("--reported", required=True)
     parser.add_argument("--kill_step", type=int, default=0)
+    parser.add_argument("--tf_random_seed", type=int, default=None, help="the program's flag, if given")
     args = parser.parse_args()
 
     program = ray_checkpoints.program_train_loop(args.program, arguments=["--max_steps", "120"], work_dir=args.work_dir)
@@ -50,7 +51,8 @@ def main() -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     trainer = TensorflowTrainer(
         train_loop,
-        train_loop_config={"learning_rate": 0.05},
+        train_loop_config={"learning_rate": 0.05,
+                           **({} if args.tf_random_seed is None else {"tf_random_seed": args.tf_random_seed})},
         scaling_config=train.ScalingConfig(num_workers=2),
         run_config=train.RunConfig(name="workers", storage_path=args.storage,
                                    failure_config=train.FailureConfig(max_failures=1)),
