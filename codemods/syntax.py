@@ -71,17 +71,12 @@ def name_counts(node: cst.CSTNode) -> Counter[str]:
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Name):
+        if type(current) is cst.Name:
             counts[current.value] += 1
-        elif isinstance(current, cst.Attribute | cst.Arg):
+        elif type(current) is cst.Attribute or type(current) is cst.Arg:
             stack.append(current.value)  # `x.attr`: attr is no name here; `f(key=value)`: key names a parameter
         else:
-            for name in _node_fields(type(current)):
-                value = getattr(current, name)
-                if isinstance(value, cst.CSTNode):
-                    stack.append(value)
-                elif isinstance(value, list | tuple):
-                    stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+            stack.extend(_children(current))
     return counts
 
 
@@ -90,16 +85,51 @@ def fast_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     nodes' fields: LibCST's own `node.visit(visitor)` rebuilds every node it passes and calls its attribute
     hooks, several times slower. Children come in field order, which is source order except for decorators
     (after the body): for visitors that collect, not for those that depend on the order."""
-    if visitor.on_visit(node) is not False:
-        for name in _node_fields(type(node)):
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                fast_visit(value, visitor)
-            elif isinstance(value, list | tuple):
-                for item in value:
-                    if isinstance(item, cst.CSTNode):
-                        fast_visit(item, visitor)
-    visitor.on_leave(node)
+    visit, leave = _hooks(type(visitor), type(node))
+    if visit is None or visit(visitor, node) is not False:
+        for child in _children(node):
+            fast_visit(child, visitor)
+    if leave is not None:
+        leave(visitor, node)
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node`'s child nodes, in field order."""
+    children = []
+    for name in _node_fields(type(node)):
+        value = getattr(node, name)
+        kind = _value_kind(type(value))
+        if kind is _NODE:
+            children.append(value)
+        elif kind is _SEQUENCE:
+            children.extend(item for item in value if _value_kind(type(item)) is _NODE)
+    return children
+
+
+_NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
+
+
+@functools.cache
+def _value_kind(value_type: type) -> str:
+    # by type, once: isinstance() against CSTNode, an ABC, cost more than the rest of the walk
+    if issubclass(value_type, cst.CSTNode):
+        return _NODE
+    return _SEQUENCE if issubclass(value_type, list | tuple) else _OTHER
+
+
+@functools.cache
+def _hooks(visitor_type: type, node_type: type):
+    """The functions fast_visit calls for a node of `node_type` (None: nothing to call): the visitor's own
+    on_visit/on_leave when it overrides them, else its visit_<Node>/leave_<Node>, as CSTVisitor dispatches."""
+    if visitor_type.on_visit is not cst.CSTVisitor.on_visit:
+        visit = visitor_type.on_visit
+    else:
+        visit = getattr(visitor_type, f"visit_{node_type.__name__}", None)
+    if visitor_type.on_leave is not cst.CSTVisitor.on_leave:
+        leave = visitor_type.on_leave
+    else:
+        leave = getattr(visitor_type, f"leave_{node_type.__name__}", None)
+    return visit, leave
 
 
 @functools.cache

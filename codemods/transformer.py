@@ -14,13 +14,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import QualifiedNameProvider
 
 from codemods.api import ApiResolver
 from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
 from codemods.findings import Finding, todo_comment
 from codemods.imports import RUNTIME_PACKAGE, NeededImport, add_imports, names_used, remove_unused_imports
+from codemods.positions import start_positions
 from codemods.registry import Rule, load_rules
 from codemods.rules.unsupported_api import GUIDANCE
 from codemods.runtime_tier import ProjectFacts, estimator_mentions, kept_estimators
@@ -50,7 +51,7 @@ class RuleContext:
         )
         self.resolver.tf1_program = transformer.project is not None and transformer.project.tf1
         self.facts: ProgramFacts = collect_facts(module, self.resolver, exact, transformer.project)
-        self.findings: list[Finding] = []
+        self._recorded: list[tuple[cst.CSTNode, str, bool, str]] = []  # positions resolved at the end: findings()
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
         self.tf = self._tensorflow_name(module, self.bindings)
@@ -75,8 +76,14 @@ class RuleContext:
         return self.statement_stack[-1]
 
     def record(self, node: cst.CSTNode, rule: str, migrated: bool, message: str) -> None:
-        position = self._transformer.get_metadata(PositionProvider, node).start
-        self.findings.append(Finding(rule, position.line, position.column, migrated, message))
+        """A report entry on `node`, a node of the module as it was parsed."""
+        self._recorded.append((node, rule, migrated, message))
+
+    def findings(self, module: cst.Module) -> list[Finding]:
+        """The report entries recorded so far, with the positions of their nodes in `module` (the parsed one)."""
+        starts = start_positions(module, [node for node, *_ in self._recorded])
+        findings = [Finding(rule, *starts[id(node)], migrated, message) for node, rule, migrated, message in self._recorded]
+        return sorted(findings, key=lambda f: (f.line, f.col, f.rule))
 
     def todo(self, node: cst.CSTNode, rule: str, message: str, statement: cst.CSTNode | None = None) -> None:
         """Leave `node` as it is, with a TODO comment on its statement and a report entry."""
@@ -121,9 +128,10 @@ class RuleContext:
 class MigrationTransformer(cst.CSTTransformer):
     # A plain transformer, not a ContextAwareTransformer: that one's matcher-decorator dispatch on every
     # node cost more than the rules themselves (measured).
-    # Positions only: qualified names come from codemods.api, which asks `metadata_wrapper` for LibCST's
-    # scope analysis only for modules whose TensorFlow names are ambiguous (it costs more than the rules).
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    # No metadata up front: positions come from codemods.positions for the reported nodes only, qualified names
+    # from codemods.api, which asks `metadata_wrapper` for LibCST's scope analysis only for modules whose
+    # TensorFlow names are ambiguous (it costs more than the rules).
+    METADATA_DEPENDENCIES = ()
 
     def __init__(
         self,
@@ -246,7 +254,7 @@ def migrate_source(
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MigrationTransformer(wrapper, target, _RULES, exact, project)
     new_module = add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports)
-    clashes = _clashing_names(wrapper, transformer.ctx.bindings, transformer.ctx.imported_names)
+    clashes = _clashing_names(module, transformer.ctx.bindings, transformer.ctx.imported_names)
     if clashes:
         return MigrationResult(source, clashes, changed=False)
     code = new_module.code
@@ -257,8 +265,7 @@ def migrate_source(
         if pruned is not new_module or used_after is None:
             code = pruned.code
             _check_parses(code)
-    findings = sorted(transformer.ctx.findings, key=lambda f: (f.line, f.col, f.rule))
-    return MigrationResult(code, findings, changed=code != source)
+    return MigrationResult(code, transformer.ctx.findings(module), changed=code != source)
 
 
 def _check_parses(code: str) -> None:
@@ -270,30 +277,27 @@ def _check_parses(code: str) -> None:
         cst.parse_module(code)
 
 
-def _clashing_names(
-    wrapper: cst.MetadataWrapper, bindings: ModuleBindings, imported: dict[str, str]
-) -> list[Finding]:
+def _clashing_names(module: cst.Module, bindings: ModuleBindings, imported: dict[str, str]) -> list[Finding]:
     """The module's own bindings of a name the migrated code would import (`for prediction in ...` against
     `from estimator_migrate.compat import prediction`): the migrated code would call the user's object. Such a module is
     left as it is, with one finding per clash."""
-    positions = wrapper.resolve(PositionProvider)
-    clashes = []
-    for name, module in imported.items():
+    clashing = []
+    for name, origin in imported.items():
         for binding in bindings.by_name.get(name, ()):
-            if _imports(binding.node, name, module):
-                continue
-            start = positions[binding.node].start
-            clashes.append(
-                Finding(
-                    "name-clash",
-                    start.line,
-                    start.column,
-                    False,
-                    f"not migrated: the module binds `{name}`, the name under which the migrated code imports "
-                    f"{module}{'.' + name if module == RUNTIME_PACKAGE else ''}; rename it and run again",
-                )
-            )
-            break
+            if not _imports(binding.node, name, origin):
+                clashing.append((name, origin, binding.node))
+                break
+    starts = start_positions(module, [node for *_, node in clashing])
+    clashes = [
+        Finding(
+            "name-clash",
+            *starts[id(node)],
+            False,
+            f"not migrated: the module binds `{name}`, the name under which the migrated code imports "
+            f"{origin}{'.' + name if origin == RUNTIME_PACKAGE else ''}; rename it and run again",
+        )
+        for name, origin, node in clashing
+    ]
     return sorted(clashes, key=lambda f: (f.line, f.col))
 
 

@@ -40,6 +40,14 @@ ROWS = [
         ("seeding.set_graph_seed(42)", "checkpoint_interval=200", "% 50 == 0", "max_to_keep=3"),
     ),
     Row(
+        "`Estimator(..., config=RunConfig(tf_random_seed=S, ...))` (the RunConfig written in the constructor)",
+        "`seeding.set_graph_seed(S)` right before the model is built",
+        "same",
+        "runconfig_train_distribute",
+        ("seeding.set_graph_seed(7)  # RunConfig(tf_random_seed=...)",),
+        ("seeding.set_graph_seed(7)  # RunConfig(tf_random_seed=...)",),
+    ),
+    Row(
         "`RunConfig(keep_checkpoint_every_n_hours=H)`",
         "`CheckpointManager(..., keep_checkpoint_every_n_hours=H)` for model_dir (which holds the checkpoint of each finished `train` call; the in-call backups keep BackupAndRestore's own)",
         "the loop's `CheckpointManager(..., keep_checkpoint_every_n_hours=H)`",
