@@ -13,6 +13,8 @@ user sees it). `migrate` runs with one process (as tf_upgrade_v2 does) and with 
 Prints files/s and the ratio of tf_upgrade_v2's time to migrate's. With `--corpus DIR` the Estimator programs
 are real ones instead: DIR's tree (e.g. ../shared/corpus/files, public TF1 code; read, never committed) copied
 `--copies` times, the files tf_upgrade_v2 cannot parse (Python 2) left out so that both tools finish.
+With `--no_construct_copies N` a second tree of the standard-library modules alone (N copies) measures what a
+module with nothing to migrate costs.
 """
 
 from __future__ import annotations
@@ -93,36 +95,46 @@ def timed(command: list[str]) -> tuple[float, int]:
     return time.perf_counter() - start, completed.returncode
 
 
+def compare(tree: Path, files: int, scratch: Path, jobs_one: bool = True) -> None:
+    """Rewrite `tree` with each tool into a fresh directory; print each one's time and files/s, and the ratios."""
+    runs = {"tf_upgrade_v2": [str(BIN / "tf_upgrade_v2"), "--intree", str(tree), "--outtree"]}
+    if jobs_one:
+        runs["migrate --jobs 1"] = [str(BIN / "migrate"), "rewrite", str(tree), "--jobs", "1", "--out"]
+    runs["migrate (default jobs)"] = [str(BIN / "migrate"), "rewrite", str(tree), "--out"]
+    seconds = {}
+    for name, command in runs.items():
+        out = scratch / f"{tree.name}_{name.replace(' ', '_')}"
+        extra = ["--reportfile", str(scratch / "tf_upgrade_v2_report.txt")] if "upgrade" in name else []
+        seconds[name], code = timed([*command, str(out), *extra])
+        written = sum(1 for path in out.rglob("*.py"))
+        print(
+            f"  {name:24s} {seconds[name]:7.1f} s  {files / seconds[name]:7.1f} files/s  "
+            f"(exit {code}, {written} of {files} files written)"
+        )
+    for name in runs:
+        if name != "tf_upgrade_v2":
+            print(f"tf_upgrade_v2 time / {name} time: {seconds['tf_upgrade_v2'] / seconds[name]:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--copies", type=int, default=100)
     parser.add_argument("--plain_copies", type=int, default=4)
     parser.add_argument("--corpus", type=Path, help="a tree of real TF1 code to copy instead of our programs")
+    parser.add_argument("--no_construct_copies", type=int, default=0,
+                        help="also a tree of the standard-library modules alone, copied N times (no construct)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         tree = Path(scratch) / "tree"
         tf_files, plain_files = build_tree(tree, args.copies, args.plain_copies, args.corpus)
-        files = tf_files + plain_files
         kind = f"real files from {args.corpus}" if args.corpus else "Estimator programs"
-        print(f"tree: {files} files ({tf_files} {kind}, {plain_files} without TensorFlow)")
-        runs = {
-            "tf_upgrade_v2": [str(BIN / "tf_upgrade_v2"), "--intree", str(tree), "--outtree"],
-            "migrate --jobs 1": [str(BIN / "migrate"), "rewrite", str(tree), "--jobs", "1", "--out"],
-            "migrate (default jobs)": [str(BIN / "migrate"), "rewrite", str(tree), "--out"],
-        }
-        seconds = {}
-        for name, command in runs.items():
-            out = Path(scratch) / name.replace(" ", "_")
-            extra = ["--reportfile", str(Path(scratch) / "tf_upgrade_v2_report.txt")] if "upgrade" in name else []
-            seconds[name], code = timed([*command, str(out), *extra])
-            written = sum(1 for path in out.rglob("*.py"))
-            print(
-                f"  {name:24s} {seconds[name]:7.1f} s  {files / seconds[name]:7.1f} files/s  "
-                f"(exit {code}, {written} of {files} files written)"
-            )
-        for name in runs:
-            if name != "tf_upgrade_v2":
-                print(f"tf_upgrade_v2 time / {name} time: {seconds['tf_upgrade_v2'] / seconds[name]:.2f}x")
+        print(f"tree: {tf_files + plain_files} files ({tf_files} {kind}, {plain_files} without TensorFlow)")
+        compare(tree, tf_files + plain_files, Path(scratch))
+        if args.no_construct_copies:
+            plain_tree = Path(scratch) / "no_construct"
+            _, plain_files = build_tree(plain_tree, 0, args.no_construct_copies)
+            print(f"tree: {plain_files} files without TensorFlow (the standard library's modules)")
+            compare(plain_tree, plain_files, Path(scratch), jobs_one=False)
 
 
 if __name__ == "__main__":

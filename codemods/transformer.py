@@ -9,7 +9,6 @@ for imports (added afterwards by codemods.imports, whatever the module's existin
 from __future__ import annotations
 
 import ast
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -78,6 +77,11 @@ class RuleContext:
     def record(self, node: cst.CSTNode, rule: str, migrated: bool, message: str) -> None:
         """A report entry on `node`, a node of the module as it was parsed."""
         self._recorded.append((node, rule, migrated, message))
+
+    @property
+    def recorded(self) -> bool:
+        """Whether any rule has reported anything (every change comes with a report entry)."""
+        return bool(self._recorded)
 
     def findings(self, module: cst.Module) -> list[Finding]:
         """The report entries recorded so far, with the positions of their nodes in `module` (the parsed one)."""
@@ -215,20 +219,30 @@ def _with_comments(statement, comments: list[str]):
     )
 
 
-def _names_worth_parsing() -> re.Pattern:
+def _names_worth_parsing() -> tuple[str, ...]:
     """Every construct the rules act on is reached through a name containing "estimator" (tf.estimator,
     tf.compat.v1.estimator, tensorflow_estimator, estimator.inputs.*), is a SessionRunHook subclass, or is
     an API the unsupported-api rule flags (MonitoredTrainingSession, Saver, built-in hooks, ...)."""
-    flagged = {path.rsplit(".", 1)[-1] for path in GUIDANCE}
-    return re.compile("|".join(sorted({"estimator", "SessionRunHook", *flagged})))
+    flagged = {_spelled_by(path) for path in GUIDANCE}
+    return tuple(sorted({"estimator", "SessionRunHook", *flagged}))
 
 
-_WORTH_PARSING = _names_worth_parsing()
+_TOO_COMMON = {"run"}  # in nearly every module: no filter at all
+
+
+def _spelled_by(path: str) -> str:
+    """A word every use of the API `path` spells out: its name, or for a name too common to filter on
+    (`learn_runner.run`) its module's, which the import or the attribute chain reaching it names."""
+    parts = path.split(".")
+    return parts[-2] if parts[-1] in _TOO_COMMON and len(parts) > 1 else parts[-1]
+
+
+_WORTH_PARSING = _names_worth_parsing()  # tested with `in` one by one: faster than a regular expression of all
 
 
 def may_need_migration(source: str) -> bool:
     """False when no rule can act on `source` (checked on the text, before parsing): TF2 code, plain Python."""
-    return _WORTH_PARSING.search(source) is not None
+    return any(name in source for name in _WORTH_PARSING)
 
 
 _RULES: list[Rule] | None = None
@@ -254,6 +268,10 @@ def migrate_source(
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MigrationTransformer(wrapper, target, _RULES, exact, project)
     new_module = add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports)
+    if not transformer.ctx.recorded:
+        # Nothing to migrate: the source as it was, not LibCST's code for it, which is not always the same text
+        # (LibCST 1.8 drops the space in `except A :`: Instagram/LibCST#1457).
+        return MigrationResult(source, [], changed=False)
     clashes = _clashing_names(module, transformer.ctx.bindings, transformer.ctx.imported_names)
     if clashes:
         return MigrationResult(source, clashes, changed=False)

@@ -1,0 +1,53 @@
+"""What the rewrite leaves alone stays byte for byte as it was: modules with nothing to migrate are not even
+parsed when their text names no construct (codemods.transformer.may_need_migration), and are handed back as they
+were read when they are parsed but nothing in them is migrated."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemods.transformer import may_need_migration, migrate_source
+from tests.codemods.test_fixtures import FIXTURES
+
+
+def test_a_module_with_nothing_to_migrate_comes_back_as_it_was_read():
+    # Parsed (it names an estimator), nothing migrated; LibCST 1.8 alone would drop the space before the colon
+    # of `except ValueError :` (Instagram/LibCST#1457).
+    source = (
+        "def fit(estimator, data):\n"
+        "    try:\n"
+        "        return estimator.fit(data)\n"
+        "    except ValueError :\n"
+        "        return None\n"
+    )
+    assert may_need_migration(source)
+    for target in ("keras", "loop"):
+        result = migrate_source(source, target)
+        assert result.code == source and not result.changed and result.findings == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def run(command):\n    return command.run()\n",  # `run` is in nearly every module: not a construct
+        "import subprocess\nsubprocess.run(['ls'])\n",
+    ],
+)
+def test_common_words_do_not_make_a_module_worth_parsing(source):
+    assert not may_need_migration(source)
+
+
+def test_learn_runner_is_still_found_by_its_module_name():
+    source = "from tensorflow.contrib.learn.python.learn import learn_runner\nlearn_runner.run(experiment_fn)\n"
+    assert may_need_migration(source)
+    assert any("learn_runner" in finding.message or "contrib" in finding.message
+               for finding in migrate_source(source).findings)
+
+
+def test_every_fixture_with_something_to_migrate_passes_the_filter():
+    inputs = sorted(FIXTURES.glob("*/input.py"))
+    for path in inputs:
+        source = path.read_text()
+        if migrate_source(source).findings:
+            assert may_need_migration(source), path.parent.name
+
