@@ -623,10 +623,15 @@ class _ModelCalls(cst.CSTVisitor):
 
 
 def collect_facts(
-    module: cst.Module, resolver: ApiResolver, exact: bool = False, project: ProjectFacts | None = None
+    module: cst.Module,
+    resolver: ApiResolver,
+    exact: bool = False,
+    project: ProjectFacts | None = None,
+    source: str | None = None,
 ) -> ProgramFacts:
     """Everything the rules need to know about the module before they change it (with `--exact` or not);
-    `project` says what the project's other modules keep (None: the module is its own project)."""
+    `project` says what the project's other modules keep (None: the module is its own project); `source` is
+    the module's text when the caller has it (else the module's code is generated where needed)."""
     facts = ProgramFacts(
         module=module,
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
@@ -675,8 +680,8 @@ def collect_facts(
             )
     _block_sharers(facts)
     if project is None:  # callers with the source at hand pass it (codemods.transformer.migrate_source)
-        project = ProjectFacts(kept_estimators([estimator_mentions(module.code, "this module")]))
-    facts.runtime = analyze_runtime_tier(module, resolver, facts, project)
+        project = ProjectFacts(kept_estimators([estimator_mentions(source or module.code, "this module")]))
+    facts.runtime = analyze_runtime_tier(module, resolver, facts, project, source)
     return facts
 
 

@@ -19,6 +19,7 @@ Line numbers of the findings are those of the converted module (2to3 adds a line
 from __future__ import annotations
 
 import ast
+import functools
 
 import libcst as cst
 
@@ -46,8 +47,7 @@ def to_python3(source: str, name: str = "<module>") -> tuple[str, list[Finding]]
     from fissix.pgen2.tokenize import TokenError
 
     future = refactor._detect_future_features(source)  # fix_future drops the `__future__` imports
-    fixers = [fixer for fixer in refactor.get_fixers_from_package("fissix.fixes") if fixer not in _SKIPPED_FIXERS]
-    tool = refactor.RefactoringTool(fixers, {"print_function": "print_function" in future})
+    tool = _refactoring_tool("print_function" in future)
     try:
         converted = str(tool.refactor_string(source if source.endswith("\n") else source + "\n", name))
     except (ParseError, TokenError, IndentationError, SyntaxError) as error:
@@ -77,18 +77,26 @@ def to_python3(source: str, name: str = "<module>") -> tuple[str, list[Finding]]
     return code, findings
 
 
-def as_python3(source: str, name: str = "<module>") -> str:
-    """`source` if it parses as Python 3, else its conversion from Python 2 (else `source` as it is): what the
-    project index reads."""
+@functools.cache
+def _refactoring_tool(print_function: bool):
+    """2to3's tool, made once per process: compiling its fixers' patterns costs ten conversions."""
+    from fissix import refactor
+
+    fixers = [fixer for fixer in refactor.get_fixers_from_package("fissix.fixes") if fixer not in _SKIPPED_FIXERS]
+    return refactor.RefactoringTool(fixers, {"print_function": print_function})
+
+
+def python3_tree(source: str, name: str = "<module>") -> ast.Module | None:
+    """The `ast` of `source` if it parses as Python 3, else of its conversion from Python 2, else None: what
+    the project index reads."""
     try:
-        ast.parse(source)
-        return source
+        return ast.parse(source)
     except (SyntaxError, ValueError):
         pass
     try:
-        return to_python3(source, name)[0]
+        return ast.parse(to_python3(source, name)[0])
     except NotPython2:
-        return source
+        return None
 
 
 def _bound_names(code: str) -> set[str]:

@@ -108,12 +108,17 @@ class EstimatorMentions:
 def estimator_mentions(source: str, path: str) -> EstimatorMentions:
     """Calls of a class named like an estimator (not the custom `Estimator(model_fn=...)` calls this tier
     wraps) and every class definition with its bases, read from `source`."""
-    mentions = EstimatorMentions()
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return mentions
-    for node in ast.walk(tree):
+        return EstimatorMentions()
+    return estimator_mentions_in(list(ast.walk(tree)), path)
+
+
+def estimator_mentions_in(nodes: list[ast.AST], path: str) -> EstimatorMentions:
+    """`estimator_mentions` of a module already parsed with `ast`, given all its nodes (`ast.walk`)."""
+    mentions = EstimatorMentions()
+    for node in nodes:
         if isinstance(node, ast.ClassDef):
             bases = [_last_name(base) for base in node.bases]
             mentions.classes[node.name] = bases
@@ -269,15 +274,18 @@ class _Calls(cst.CSTVisitor):
         return names
 
 
-def analyze(module: cst.Module, resolver: ApiResolver, facts, project: ProjectFacts) -> RuntimeTier:
+def analyze(
+    module: cst.Module, resolver: ApiResolver, facts, project: ProjectFacts, source: str | None = None
+) -> RuntimeTier:
     """Decide, for every call of the module, whether this tier rewrites it (after tier 1's facts are known:
-    what tier 1 migrates, or keeps as part of a kept estimator, is not this tier's)."""
+    what tier 1 migrates, or keeps as part of a kept estimator, is not this tier's). `source`: the module's
+    text, if the caller has it."""
     tier = RuntimeTier()
     visitor = _Calls()
     fast_visit(module, visitor)
     # An unknown receiver's `.train(input_fn=...)` is taken for an Estimator's only in a module naming
-    # tensorflow; module.code regenerates the source, so it is read once, and only when such a call is found.
-    mentions_tensorflow = functools.cache(lambda: "tensorflow" in module.code)
+    # tensorflow; without the source, module.code regenerates it: once, and only when such a call is found.
+    mentions_tensorflow = functools.cache(lambda: "tensorflow" in (module.code if source is None else source))
     if project.keeps_estimators:
         tier.blocked_by = project.keeps_estimators
         unit_nodes = _unit_nodes(facts.estimators.values())

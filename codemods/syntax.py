@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 from collections import Counter
+from collections.abc import Collection
 
 import libcst as cst
 
@@ -93,8 +95,52 @@ def fast_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         leave(visitor, node)
 
 
+def subtrees_containing(node: cst.CSTNode, node_types: Collection[type]) -> set[int]:
+    """The ids of `node` and its descendants whose subtree holds a node of one of `node_types` (by exact type)."""
+    found: set[int] = set()
+
+    def holds(current: cst.CSTNode) -> bool:
+        held = type(current) in node_types
+        for child in _children(current):
+            if holds(child):
+                held = True
+        if held:
+            found.add(id(current))
+        return held
+
+    holds(node)
+    return found
+
+
+_CHILDREN: dict[int, tuple[cst.CSTNode, list[cst.CSTNode]]] | None = None  # see children_listed_once
+
+
+@contextlib.contextmanager
+def children_listed_once():
+    """Within it, each node's children are listed once however many walks pass it: the facts walk a module
+    several times. Each entry keeps its node alive, so no other node can take its id meanwhile."""
+    global _CHILDREN
+    outer, _CHILDREN = _CHILDREN, {} if _CHILDREN is None else _CHILDREN
+    try:
+        yield
+    finally:
+        _CHILDREN = outer
+
+
 def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`node`'s child nodes, in field order."""
+    cache = _CHILDREN
+    if cache is not None:
+        entry = cache.get(id(node))
+        if entry is not None:
+            return entry[1]
+    children = _field_children(node)
+    if cache is not None:
+        cache[id(node)] = (node, children)
+    return children
+
+
+def _field_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     children = []
     for name in _node_fields(type(node)):
         value = getattr(node, name)

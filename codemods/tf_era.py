@@ -33,8 +33,13 @@ def written_for_tf1(source: str) -> bool:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return False
+    return calls_tf1_only_apis(list(ast.walk(tree)))
+
+
+def calls_tf1_only_apis(nodes: list[ast.AST]) -> bool:
+    """`written_for_tf1` of a module already parsed with `ast`, given all its nodes (`ast.walk`)."""
     aliases = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             aliases.update(alias.asname or "tensorflow" for alias in node.names if alias.name == "tensorflow")
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -44,7 +49,7 @@ def written_for_tf1(source: str) -> bool:
                 return True
     if not aliases:
         return False
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute):
             dotted = _dotted(node)
             if dotted is None:

@@ -24,6 +24,7 @@ from codemods.positions import start_positions
 from codemods.registry import Rule, load_rules
 from codemods.rules.unsupported_api import GUIDANCE
 from codemods.runtime_tier import ProjectFacts, estimator_mentions, kept_estimators
+from codemods.syntax import children_listed_once, subtrees_containing
 from codemods.tf_era import written_for_tf1
 
 TARGETS = ("keras", "loop")
@@ -49,7 +50,7 @@ class RuleContext:
             module, self.bindings, lambda: transformer.metadata_wrapper.resolve(QualifiedNameProvider)
         )
         self.resolver.tf1_program = transformer.project is not None and transformer.project.tf1
-        self.facts: ProgramFacts = collect_facts(module, self.resolver, exact, transformer.project)
+        self.facts: ProgramFacts = collect_facts(module, self.resolver, exact, transformer.project, transformer.source)
         self._recorded: list[tuple[cst.CSTNode, str, bool, str]] = []  # positions resolved at the end: findings()
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
@@ -144,9 +145,11 @@ class MigrationTransformer(cst.CSTTransformer):
         rules: list[Rule],
         exact: bool = False,
         project: ProjectFacts | None = None,
+        source: str | None = None,
     ):
         super().__init__()
         self.metadata_wrapper = metadata_wrapper
+        self.source = source  # the module's text, when the caller has it (else regenerated where needed)
         self.target = target
         self.exact = exact
         self.project = project
@@ -156,13 +159,19 @@ class MigrationTransformer(cst.CSTTransformer):
                 self.rules_by_type[node_type].append(rule)
         self.ctx: RuleContext | None = None
         self._removed_spacing: dict[int, list[cst.EmptyLine]] = {}  # block depth -> a removed statement's blank lines
+        self._entered: set[int] = set()  # ids of the nodes whose children the traversal visits
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.ctx = RuleContext(self, node, self.target, self.exact)
         self._removed_spacing = {}
+        # Only subtrees holding a node some rule acts on are entered: LibCST rebuilds every node it passes, and
+        # most of a module's nodes are names, literals and whitespace inside expressions no rule reads.
+        self._entered = subtrees_containing(node, self.rules_by_type.keys())
         return True
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) not in self._entered and type(node) is not cst.Module:  # visit_Module fills _entered
+            return False
         if isinstance(node, _STATEMENTS):
             self.ctx.statement_stack.append(node)
         return super().on_visit(node)
@@ -266,8 +275,9 @@ def migrate_source(
         project = ProjectFacts(kept_estimators([estimator_mentions(source, "this module")]), written_for_tf1(source))
     # No defensive copy: the tree was parsed here and is not shared.
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    transformer = MigrationTransformer(wrapper, target, _RULES, exact, project)
-    new_module = add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports)
+    transformer = MigrationTransformer(wrapper, target, _RULES, exact, project, source)
+    with children_listed_once():
+        new_module = add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports)
     if not transformer.ctx.recorded:
         # Nothing to migrate: the source as it was, not LibCST's code for it, which is not always the same text
         # (LibCST 1.8 drops the space in `except A :`: Instagram/LibCST#1457).

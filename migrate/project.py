@@ -10,11 +10,14 @@ are read as the rewrite will convert them (codemods/python2.py).
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from codemods.python2 import as_python3
-from codemods.runtime_tier import EstimatorMentions, ProjectFacts, estimator_mentions, kept_estimators
-from codemods.tf_era import written_for_tf1
+from codemods.python2 import python3_tree
+from codemods.runtime_tier import EstimatorMentions, ProjectFacts, estimator_mentions_in, kept_estimators
+from codemods.tf_era import calls_tf1_only_apis
 from migrate.discovery import SourceFile
 from migrate.files import BadSource, read_source
 
@@ -27,24 +30,47 @@ def project_key(file: SourceFile) -> tuple[Path, str]:
     return file.root, parts[0] if len(parts) > 1 else ""
 
 
-def index_projects(files: list[SourceFile]) -> dict[Path, ProjectFacts]:
-    """Each Python file's ProjectFacts (notebooks are projects of their own: not indexed)."""
+@dataclass
+class ModuleIndex:
+    """What one module tells the index: its project, what it says about estimators (None: it names none),
+    whether it was written for TensorFlow 1.x."""
+
+    project: tuple[Path, str]
+    mentions: EstimatorMentions | None
+    tf1: bool
+
+
+def index_module(file: SourceFile) -> ModuleIndex | None:
+    """`file`'s part of the index (None: nothing to index, or a file that cannot be read); each module is
+    read on its own, so the modules of a tree are indexed in parallel."""
+    if file.is_notebook:
+        return None  # a notebook is a project of its own
+    try:
+        code, _ = read_source(file.path)
+    except BadSource:
+        return None
+    if "stimator" not in code and "tensorflow" not in code:
+        return None  # cheap test before parsing: every construct kept names an Estimator; TF1 APIs, tensorflow
+    tree = python3_tree(code, str(file.path))
+    if tree is None:
+        return ModuleIndex(project_key(file), EstimatorMentions() if "stimator" in code else None, False)
+    nodes = list(ast.walk(tree))
+    mentions = estimator_mentions_in(nodes, file.relative) if "stimator" in code else None
+    return ModuleIndex(project_key(file), mentions, "tensorflow" in code and calls_tf1_only_apis(nodes))
+
+
+def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None] | None = None) -> dict[Path, ProjectFacts]:
+    """Each Python file's ProjectFacts (notebooks are projects of their own: not indexed), from `modules`,
+    each file's `index_module` in the order of `files` (computed here when not given)."""
     mentions: dict[tuple[Path, str], list[EstimatorMentions]] = {}
     tf1: set[tuple[Path, str]] = set()
-    for file in files:
-        if file.is_notebook:
+    for module in map(index_module, files) if modules is None else modules:
+        if module is None:
             continue
-        try:
-            code, _ = read_source(file.path)
-        except BadSource:
-            continue
-        key = project_key(file)
-        if "stimator" in code or "tensorflow" in code:
-            code = as_python3(code, str(file.path))
-        if "stimator" in code:  # cheap test before parsing: every construct kept names an Estimator
-            mentions.setdefault(key, []).append(estimator_mentions(code, file.relative))
-        if key not in tf1 and written_for_tf1(code):
-            tf1.add(key)
+        if module.mentions is not None:
+            mentions.setdefault(module.project, []).append(module.mentions)
+        if module.tf1:
+            tf1.add(module.project)
     kept = {key: kept_estimators(found) for key, found in mentions.items()}
     return {
         file.path: ProjectFacts(kept.get(project_key(file), []), project_key(file) in tf1)

@@ -21,7 +21,7 @@ from codemods.unparsed import mark_unparsed
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
 from migrate.notebooks import NotebookError, migrate_notebook
-from migrate.project import index_projects
+from migrate.project import index_module, index_projects
 
 PROGRESS_THRESHOLD = 200  # files; below this a progress line is noise
 
@@ -104,10 +104,10 @@ def _process_star(args):
 def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = False) -> list[FileResult]:
     """`process_file` over every file, with `jobs` processes; results in the order of `files`. The
     projects are indexed first (migrate/project.py), so each module knows what its project keeps."""
-    projects = index_projects(files)
-    work = [(file, target, exact, projects.get(file.path)) for file in files]
     progress = _Progress(len(files))
     if jobs <= 1 or len(files) < 2:
+        projects = index_projects(files)
+        work = [(file, target, exact, projects.get(file.path)) for file in files]
         results = []
         for result in map(_process_star, work):
             results.append(result)
@@ -116,8 +116,11 @@ def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = F
     # One file per task, largest first: real trees mix 50-line modules with 5,000-line ones and notebooks,
     # and chunks of files in tree order left one core idle while the other worked through a chunk of large
     # ones (bench/rewrite_throughput.py).
-    slots: list[FileResult | None] = [None] * len(work)
+    slots: list[FileResult | None] = [None] * len(files)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
+        indexed = pool.map(index_module, files, chunksize=max(1, len(files) // (8 * jobs)))
+        projects = index_projects(files, indexed)
+        work = [(file, target, exact, projects.get(file.path)) for file in files]
         futures = {
             pool.submit(_process_star, work[index]): index
             for index in sorted(range(len(work)), key=lambda index: -_size(files[index]))
