@@ -11,6 +11,7 @@ else where its code starts.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import libcst as cst
@@ -23,9 +24,15 @@ def start_positions(module: cst.Module, nodes) -> dict[int, tuple[int, int]]:
     """{id(node): (line, column)} of each of `nodes` (nodes of `module`): line 1-based, column 0-based."""
     state = _StartTracking(default_indent=module.default_indent, default_newline=module.default_newline)
     state.wanted = {id(node) for node in nodes}
+    state.missing = len(state.wanted)
     if state.wanted:
-        module._codegen(state)
+        with contextlib.suppress(_AllFound):  # the code after the last wanted node is not generated
+            module._codegen(state)
     return state.starts
+
+
+class _AllFound(Exception):
+    pass
 
 
 class _NotRecorded:
@@ -45,13 +52,16 @@ class _Recorded:
 
     def __enter__(self):
         self.start = (self.state.line, self.state.column)
-        if self.start_node is not None:  # its start is this node's: keep it too
+        if self.start_node is not None and id(self.start_node) not in self.state.wanted:  # its start is this node's
             self.state.wanted.add(id(self.start_node))
+            self.state.missing += 1
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, exc_type, *exc_info):
+        if exc_type is not None:
+            return False
         state = self.state
         start = state.starts[id(self.start_node)] if self.start_node is not None else self.start
-        state.starts[id(self.node)] = start
+        state.found(id(self.node), start)
         return False
 
 
@@ -63,7 +73,15 @@ class _StartTracking(CodegenState):
         self.line, self.column = 1, 0
         self.wanted: set[int] = set()
         self.starts: dict[int, tuple[int, int]] = {}
+        self.missing = 0  # wanted nodes whose start is not known yet
         self._stack: list[tuple[int, int]] = []
+
+    def found(self, key: int, start: tuple[int, int]) -> None:
+        if key not in self.starts:
+            self.missing -= 1
+        self.starts[key] = start
+        if not self.missing:
+            raise _AllFound
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -84,7 +102,7 @@ class _StartTracking(CodegenState):
         start = self._stack.pop()
         key = id(node)
         if key in self.wanted and key not in self.starts:  # a syntactic start, recorded inside, wins
-            self.starts[key] = start
+            self.found(key, start)
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
         if id(node) not in self.wanted:
