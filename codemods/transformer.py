@@ -15,19 +15,18 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
+from codemods import TARGETS
 from codemods.api import ApiResolver
 from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
 from codemods.findings import Finding, todo_comment
 from codemods.imports import RUNTIME_PACKAGE, NeededImport, add_imports, names_used, remove_unused_imports
 from codemods.positions import start_positions
+from codemods.project_facts import ProjectFacts, estimator_mentions, kept_estimators
 from codemods.registry import Rule, load_rules
-from codemods.rules.unsupported_api import GUIDANCE
-from codemods.runtime_tier import ProjectFacts, estimator_mentions, kept_estimators
 from codemods.syntax import children_listed_once, subtrees_containing
 from codemods.tf_era import written_for_tf1
 
-TARGETS = ("keras", "loop")
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
@@ -226,32 +225,6 @@ def _with_comments(statement, comments: list[str]):
         if new_lines
         else statement
     )
-
-
-def _names_worth_parsing() -> tuple[str, ...]:
-    """Every construct the rules act on is reached through a name containing "estimator" (tf.estimator,
-    tf.compat.v1.estimator, tensorflow_estimator, estimator.inputs.*), is a SessionRunHook subclass, or is
-    an API the unsupported-api rule flags (MonitoredTrainingSession, Saver, built-in hooks, ...)."""
-    flagged = {_spelled_by(path) for path in GUIDANCE}
-    return tuple(sorted({"estimator", "SessionRunHook", *flagged}))
-
-
-_TOO_COMMON = {"run"}  # in nearly every module: no filter at all
-
-
-def _spelled_by(path: str) -> str:
-    """A word every use of the API `path` spells out: its name, or for a name too common to filter on
-    (`learn_runner.run`) its module's, which the import or the attribute chain reaching it names."""
-    parts = path.split(".")
-    return parts[-2] if parts[-1] in _TOO_COMMON and len(parts) > 1 else parts[-1]
-
-
-_WORTH_PARSING = _names_worth_parsing()  # tested with `in` one by one: faster than a regular expression of all
-
-
-def may_need_migration(source: str) -> bool:
-    """False when no rule can act on `source` (checked on the text, before parsing): TF2 code, plain Python."""
-    return any(name in source for name in _WORTH_PARSING)
 
 
 _RULES: list[Rule] | None = None

@@ -14,7 +14,7 @@ import tokenize
 
 from codemods.canned_estimators import CANNED
 from codemods.findings import Finding
-from codemods.rules.unsupported_api import GUIDANCE
+from codemods.guidance import GUIDANCE
 from codemods.runtime_tier import ESTIMATOR_METHODS
 
 RULE = "unparsed"

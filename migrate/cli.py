@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from codemods.transformer import TARGETS
+from codemods import TARGETS
 from migrate import __version__
 from migrate.config import ConfigError, find_config
 from migrate.discovery import Exclusions, SourceFile, discover

@@ -15,8 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from codemods.python2 import python3_tree
-from codemods.runtime_tier import EstimatorMentions, ProjectFacts, estimator_mentions_in, kept_estimators
+from codemods.project_facts import EstimatorMentions, ProjectFacts, estimator_mentions_in, kept_estimators
 from codemods.tf_era import calls_tf1_only_apis
 from migrate.discovery import SourceFile
 from migrate.files import BadSource, read_source
@@ -51,6 +50,10 @@ def index_module(file: SourceFile) -> ModuleIndex | None:
         return None
     if "stimator" not in code and "tensorflow" not in code:
         return None  # cheap test before parsing: every construct kept names an Estimator; TF1 APIs, tensorflow
+    from codemods.python2 import (
+        python3_tree,  # here: it loads LibCST, which a tree without TensorFlow never needs
+    )
+
     tree = python3_tree(code, str(file.path))
     if tree is None:
         return ModuleIndex(project_key(file), EstimatorMentions() if "stimator" in code else None, False)

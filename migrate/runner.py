@@ -12,18 +12,17 @@ import gc
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from codemods.findings import Finding
-from codemods.python2 import NotPython2, to_python3
-from codemods.runtime_tier import ProjectFacts
-from codemods.transformer import may_need_migration, migrate_source
-from codemods.unparsed import mark_unparsed
+from codemods.prefilter import may_need_migration
+from codemods.project_facts import ProjectFacts
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
-from migrate.notebooks import NotebookError, migrate_notebook
 from migrate.project import ModuleIndex, index_module, index_projects
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 PROGRESS_THRESHOLD = 200  # files; below this a progress line is noise
 
@@ -83,6 +82,20 @@ def _process_file(file: SourceFile, target: str, exact: bool, project: ProjectFa
         return FileResult(file, "error", error=str(error))
     if not may_need_migration(code):
         return FileResult(file, "unchanged", old_code=code, bom=bom)
+    return _rewrite(file, code, bom, target, exact, project)
+
+
+def _rewrite(file: SourceFile, code: str, bom: bool, target: str, exact: bool, project: ProjectFacts | None) -> FileResult:
+    """`file`'s code (`code`) rewritten, or marked where it cannot be."""
+    # Imported here, by the first module worth parsing: a tree with nothing to migrate never loads LibCST
+    # (half a second of start-up, most of what a pre-commit run over such files costs).
+    import libcst as cst
+
+    from codemods.python2 import NotPython2
+    from codemods.transformer import migrate_source
+    from codemods.unparsed import mark_unparsed
+    from migrate.notebooks import NotebookError, migrate_notebook
+
     try:
         result = migrate_notebook(code, target, exact) if file.is_notebook else migrate_source(code, target, exact, project)
     except NotebookError as error:
@@ -109,6 +122,9 @@ def _migrate_python2(
     file: SourceFile, code: str, bom: bool, target: str, exact: bool, project: ProjectFacts | None
 ) -> FileResult:
     """A module that is Python 2, converted (codemods/python2.py) and then migrated."""
+    from codemods.python2 import to_python3
+    from codemods.transformer import migrate_source
+
     converted, findings = to_python3(code, str(file.path))
     result = migrate_source(converted, target, exact, project)
     return FileResult(file, "changed", findings=[*findings, *result.findings], old_code=code,

@@ -6,115 +6,8 @@ do. Each call to one of these APIs gets a `TODO(migrate)` on its statement and a
 
 import libcst as cst
 
+from codemods.guidance import GUIDANCE, HOOKS, SAVER_HOW, SESSION_HOW
 from codemods.registry import Rule, register
-
-_HOOKS = {
-    "StopAtStepHook": "carried over (compat.estimator_hooks.StopAtStep) only inline in the hooks= list of a migrated "
-    "train call or in the hooks of a migrated MonitoredTrainingSession; elsewhere end the loop at that step yourself",
-    "LoggingTensorHook": "log from a tf_keras callback's on_train_batch_end(batch, logs) (graph tensors "
-    "fetched by name do not exist in TF2); LoggingTensorHook({tag: loss}, every_n_iter=N) in a migrated "
-    "MonitoredTrainingSession is carried over (compat.estimator_hooks.LogLoss)",
-    "NanTensorHook": "use tf_keras.callbacks.TerminateOnNaN() (NanTensorHook(loss) in the hooks of a migrated "
-    "MonitoredTrainingSession is carried over)",
-    "ProfilerHook": "use tf_keras.callbacks.TensorBoard(log_dir, profile_batch=(start, stop))",
-    # Estimator uses a CheckpointSaverHook in hooks= instead of its own saver (estimator.py,
-    # _train_with_estimator_spec): the RunConfig's cadence is then unused.
-    "CheckpointSaverHook": "it replaced the Estimator's own saver: carried over (its save_steps/save_secs become "
-    "the migrated cadence) when written inline in the hooks= of a migrated train call, saving to model_dir with "
-    "no saver/scaffold/listeners of its own; saving elsewhere needs a tf.train.CheckpointManager of its own",
-    "SummarySaverHook": "use tf_keras.callbacks.TensorBoard(log_dir, update_freq=save_steps)",
-    "StepCounterHook": "carried over (compat.estimator_hooks.StepCounter) only inline in the hooks= list of a "
-    "migrated train call, or through a variable; elsewhere time the steps in a callback",
-    "FinalOpsHook": "run the final ops after training, on the migrated model",
-    "FeedFnHook": "feed data through the input pipeline (tf.data) instead",
-    "GlobalStepWaiterHook": "not needed without parameter servers; remove it",
-}
-_EARLY_STOPPING = (
-    "stop_if_no_decrease_hook",
-    "stop_if_no_increase_hook",
-    "stop_if_higher_hook",
-    "stop_if_lower_hook",
-)
-
-SESSION_HOW = (
-    "migrated in the shape of docs/migration.md ('MonitoredTrainingSession'); otherwise write a TF2 loop with "
-    "tf.train.Checkpoint(model=..., optimizer=...) and tf.train.CheckpointManager(checkpoint_dir, "
-    "checkpoint_interval=save_checkpoint_steps), restore first, a tf.function train step (the migrated shape "
-    "shows how)"
-)
-
-SAVER_HOW = (
-    "migrated in the shape of docs/migration.md ('tf.Session and Saver loops'); otherwise build the network as a "
-    "Keras model, train it with a tf.function step, and save with tf.train.CheckpointManager(tf.train.Checkpoint("
-    "model=..., optimizer=...), directory, max_to_keep=...) (the migrated shape shows how)"
-)
-
-GUIDANCE = {
-    "estimator.Estimator": "custom model_fn Estimator: migrated only when its model_fn has the common shape "
-    "(docs/migration.md, 'Custom model_fn'); otherwise port model_fn to a compat.model_fns.EstimatorModel "
-    "subclass (network in call, loss in compute_loss, optimizer compiled in) and keep checkpoints with "
-    "BackupAndRestore or tf.train.CheckpointManager (the migrations of other estimators show the shape)",
-    "estimator.train_and_evaluate": "train_and_evaluate: migrated only for a canned estimator this module "
-    "builds; otherwise train with the migrated checkpointing and evaluate after checkpoint saves "
-    "(compat.estimator_evaluation.PeriodicEvaluation does it as a callback)",
-    "estimator.tpu.TPUEstimator": "TPUEstimator: not migrated; build the model in "
-    "tf.distribute.TPUStrategy(resolver).scope() and train it with fit",
-    "tpu.CrossShardOptimizer": "CrossShardOptimizer: TPUStrategy aggregates gradients itself; use the "
-    "plain Keras optimizer",
-    "train.MonitoredTrainingSession": "MonitoredTrainingSession: not migrated; " + SESSION_HOW,
-    "train.Saver": "tf.compat.v1.train.Saver writes name-based TF1 checkpoints: use tf.train.Checkpoint "
-    "and tf.train.CheckpointManager (tf.train.load_checkpoint still reads the old files by name); a training "
-    "loop saving with it migrates in the shape of docs/migration.md ('tf.Session and Saver loops')",
-}
-GUIDANCE["contrib.tpu.TPUEstimator"] = GUIDANCE["estimator.tpu.TPUEstimator"]
-_TPU_RUNCONFIG = (
-    "TPU RunConfig: kept with its TPUEstimator; once that is a Keras model under tf.distribute.TPUStrategy, its "
-    "save_checkpoints_steps/keep_checkpoint_max become BackupAndRestore(backup_dir, save_freq=N) or "
-    "tf.train.CheckpointManager(..., max_to_keep=N, checkpoint_interval=N)"
-)
-for _path in ("estimator.tpu.RunConfig", "contrib.tpu.RunConfig", "tpu.RunConfig"):
-    GUIDANCE[_path] = _TPU_RUNCONFIG
-# tf.contrib went away with TensorFlow 2.0: these programs stopped running long before tf.estimator did.
-_CONTRIB_LEARN = (
-    "tf.contrib.learn (removed in TensorFlow 2.0): port this to its tf.estimator counterpart "
-    "(tf.estimator.{name}, train/evaluate with input_fns instead of fit/Experiment), then run migrate again; "
-    "its checkpoints are not read by the migrated model"
-)
-for _name in ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
-              "DNNLinearCombinedRegressor", "Estimator", "RunConfig"):
-    GUIDANCE[f"contrib.learn.{_name}"] = _CONTRIB_LEARN.format(name=_name)
-GUIDANCE["contrib.learn.Experiment"] = _CONTRIB_LEARN.format(name="train_and_evaluate with TrainSpec/EvalSpec")
-for _path in ("contrib.learn.learn_runner.run", "contrib.learn.python.learn.learn_runner.run"):
-    GUIDANCE[_path] = _CONTRIB_LEARN.format(name="train_and_evaluate")
-for _name in ("LatestExporter", "FinalExporter", "BestExporter"):
-    GUIDANCE[f"estimator.{_name}"] = (
-        f"{_name}: carried over (compat.estimator_export.{_name}) only in the EvalSpec of a migrated "
-        "train_and_evaluate; otherwise export with compat.estimator_export.export_saved_model after an evaluation"
-    )
-for _name in ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEstimator"):
-    GUIDANCE[f"estimator.{_name}"] = (
-        f"{_name}: gradient boosted trees have no TensorFlow 2 counterpart; use TensorFlow Decision "
-        "Forests (tfdf.keras.GradientBoostedTreesModel) or XGBoost/LightGBM (the checkpoints do not convert)"
-    )
-for _name in _EARLY_STOPPING:
-    GUIDANCE[f"contrib.estimator.{_name}"] = GUIDANCE[f"estimator.experimental.{_name}"] = (
-        f"{_name}: carried over (compat.estimator_hooks.{_name}, reading model_dir/eval) only in the hooks of a migrated "
-        "train call of the estimator it names; otherwise stop on the evaluation metrics in a callback"
-    )
-GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
-    "make_early_stopping_hook: carried over (compat.estimator_hooks.make_early_stopping_hook) only in the hooks "
-    "of a migrated train call of the estimator it names; otherwise call should_stop_fn from a callback's "
-    "on_train_batch_end and set self.model.stop_training"
-)
-# Built-in hooks that run as they are (tf.compat.v1.train's) among the hooks of a model_fn kept as written
-# (compat.wrapped_hooks): they fetch tensors and read the global step, without feeds, options or summaries.
-_RUN_WITH_WRAPPED = ("StopAtStepHook", "LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook")
-_WRAPPED = ("runs as it is (tf.compat.v1.train.{name}) in the training_hooks of a model_fn kept as written or in "
-            "its train(hooks=...) (compat.wrapped_hooks); otherwise ")
-for _name, _what in _HOOKS.items():
-    for _namespace in ("train", "estimator"):
-        GUIDANCE[f"{_namespace}.{_name}"] = (
-            f"{_name}: not migrated yet; " + _WRAPPED.format(name=_name) * (_name in _RUN_WITH_WRAPPED) + _what)
 
 
 @register
@@ -144,7 +37,7 @@ class UnsupportedApiRule(Rule):
         if api is not None and api.path in GUIDANCE:
             message = GUIDANCE[api.path]
             namespace, _, name = api.path.partition(".")
-            if name in _HOOKS and namespace in ("train", "estimator") and not api.v1:
+            if name in HOOKS and namespace in ("train", "estimator") and not api.v1:
                 # TensorFlow 2 has TF1's hook classes under tf.compat.v1.train only (tf.estimator's were aliases)
                 updated = updated.with_changes(func=cst.parse_expression(f"{ctx.need_tensorflow()}.compat.v1.train.{name}"))
             why = ctx.facts.sessions.get(id(original))  # a MonitoredTrainingSession's reasons

@@ -3,7 +3,7 @@ across the project's modules: TensorFlow's estimators the rewrite cannot take an
 derived from them; not the custom `Estimator(model_fn=...)` and `TPUEstimator(...)` calls tier 2 wraps, nor a project's own class
 that is merely named `...Estimator`."""
 
-from codemods.runtime_tier import estimator_mentions, kept_estimators
+from codemods.project_facts import estimator_mentions, kept_estimators
 
 
 def _kept(**modules: str) -> list[str]:

@@ -1,12 +1,16 @@
 """What the rewrite leaves alone stays byte for byte as it was: modules with nothing to migrate are not even
-parsed when their text names no construct (codemods.transformer.may_need_migration), and are handed back as they
+parsed when their text names no construct (codemods.prefilter.may_need_migration), and are handed back as they
 were read when they are parsed but nothing in them is migrated."""
 
 from __future__ import annotations
 
+import sysconfig
+from pathlib import Path
+
 import pytest
 
-from codemods.transformer import may_need_migration, migrate_source
+from codemods.prefilter import may_need_migration, names_worth_parsing
+from codemods.transformer import migrate_source
 from tests.codemods.test_fixtures import FIXTURES
 
 
@@ -51,3 +55,15 @@ def test_every_fixture_with_something_to_migrate_passes_the_filter():
         if migrate_source(source).findings:
             assert may_need_migration(source), path.parent.name
 
+
+
+def test_the_filter_takes_exactly_the_modules_naming_one_of_its_names():
+    # It searches shared substrings first ("Hook", "stimator", ...); what it decides must be what searching every
+    # name would, on each name alone, on modules that name none, and on modules with and without TensorFlow.
+    names = names_worth_parsing()
+    texts = [f"x = {name}\n" for name in names] + [f"x = {name[:-1]}\n" for name in names]
+    texts += [path.read_text() for path in sorted(FIXTURES.glob("*/input.py"))]
+    texts += [path.read_text(errors="replace") for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))]
+    decided = [may_need_migration(text) for text in texts]
+    assert decided == [any(name in text for name in names) for text in texts]
+    assert any(decided) and not all(decided)
