@@ -39,17 +39,21 @@ class ModuleIndex:
     tf1: bool
 
 
+def worth_indexing(file: SourceFile, code: str) -> bool:
+    """Whether `file`, of text `code`, can tell the index anything (tested before parsing): every construct
+    kept names an Estimator, and TF1 APIs are tensorflow's. A notebook is a project of its own."""
+    return not file.is_notebook and ("stimator" in code or "tensorflow" in code)
+
+
 def index_module(file: SourceFile) -> ModuleIndex | None:
     """`file`'s part of the index (None: nothing to index, or a file that cannot be read); each module is
     read on its own, so the modules of a tree are indexed in parallel."""
-    if file.is_notebook:
-        return None  # a notebook is a project of its own
     try:
         code, _ = read_source(file.path)
     except BadSource:
         return None
-    if "stimator" not in code and "tensorflow" not in code:
-        return None  # cheap test before parsing: every construct kept names an Estimator; TF1 APIs, tensorflow
+    if not worth_indexing(file, code):
+        return None
     from codemods.python2 import (
         python3_tree,  # here: it loads LibCST, which a tree without TensorFlow never needs
     )
@@ -62,12 +66,12 @@ def index_module(file: SourceFile) -> ModuleIndex | None:
     return ModuleIndex(project_key(file), mentions, "tensorflow" in code and calls_tf1_only_apis(nodes))
 
 
-def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None] | None = None) -> dict[Path, ProjectFacts]:
-    """Each Python file's ProjectFacts (notebooks are projects of their own: not indexed), from `modules`,
-    each file's `index_module` in the order of `files` (computed here when not given)."""
+def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None]) -> dict[Path, ProjectFacts]:
+    """Each Python file's ProjectFacts (notebooks are projects of their own: not indexed), from the
+    `index_module` of its project's modules (those `worth_indexing`, at least)."""
     mentions: dict[tuple[Path, str], list[EstimatorMentions]] = {}
     tf1: set[tuple[Path, str]] = set()
-    for module in map(index_module, files) if modules is None else modules:
+    for module in modules:
         if module is None:
             continue
         if module.mentions is not None:

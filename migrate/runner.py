@@ -19,7 +19,7 @@ from codemods.prefilter import may_need_migration
 from codemods.project_facts import ProjectFacts
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
-from migrate.project import ModuleIndex, index_module, index_projects
+from migrate.project import ModuleIndex, index_module, index_projects, worth_indexing
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -73,6 +73,13 @@ def _index_module(file: SourceFile) -> ModuleIndex | None:
 
 
 def _process_file(file: SourceFile, target: str, exact: bool, project: ProjectFacts | None) -> FileResult:
+    settled = _settle(file)
+    return settled if isinstance(settled, FileResult) else _rewrite(file, *settled, target, exact, project)
+
+
+def _settle(file: SourceFile) -> FileResult | tuple[str, bool]:
+    """`file`'s outcome when it needs no rewrite (a symlink problem, unreadable, nothing worth parsing), else its
+    code and whether it had a BOM."""
     problem = symlink_problem(file)
     if problem:
         return FileResult(file, problem[0], error=problem[1])
@@ -82,7 +89,7 @@ def _process_file(file: SourceFile, target: str, exact: bool, project: ProjectFa
         return FileResult(file, "error", error=str(error))
     if not may_need_migration(code):
         return FileResult(file, "unchanged", old_code=code, bom=bom)
-    return _rewrite(file, code, bom, target, exact, project)
+    return code, bom
 
 
 def _rewrite(file: SourceFile, code: str, bom: bool, target: str, exact: bool, project: ProjectFacts | None) -> FileResult:
@@ -140,45 +147,63 @@ def _syntax_error(code: str, error: cst.ParserSyntaxError) -> str:
     return " ".join(f"LibCST cannot parse it (line {error.raw_line}): {error.message}".split())
 
 
-def _process_star(args):
+def _process_star(args) -> FileResult:
     return process_file(*args)
 
 
+@dataclass
+class _Triage:
+    """What reading a file tells before any rewrite: its outcome when it needs none, whether the project index
+    should read it, and its length (the longest are rewritten first)."""
+
+    result: FileResult | None
+    indexed: bool
+    size: int
+
+
+def _triage(file: SourceFile) -> _Triage:
+    with _collector_paused():
+        settled = _settle(file)
+    if not isinstance(settled, FileResult):
+        return _Triage(None, worth_indexing(file, settled[0]), len(settled[0]))
+    indexed = settled.old_code is not None and worth_indexing(file, settled.old_code)
+    settled.old_code = None  # nothing reads an unchanged file's code again: not sent back from a worker
+    return _Triage(settled, indexed, 0)
+
+
 def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = False) -> list[FileResult]:
-    """`process_file` over every file, with `jobs` processes; results in the order of `files`. The
-    projects are indexed first (migrate/project.py), so each module knows what its project keeps."""
+    """`process_file` over every file, with `jobs` processes; results in the order of `files`. Every file
+    is read first (most have nothing worth parsing: settled there, in chunks of files per task), then the
+    projects are indexed (migrate/project.py), so that each module rewritten knows what its project keeps."""
     progress = _Progress(len(files))
-    if jobs <= 1 or len(files) < 2:
-        projects = index_projects(files, map(_index_module, files))
-        work = [(file, target, exact, projects.get(file.path)) for file in files]
-        results = []
-        for result in map(_process_star, work):
-            results.append(result)
-            progress.advance()
-        return results
-    # One file per task, largest first: real trees mix 50-line modules with 5,000-line ones and notebooks,
-    # and chunks of files in tree order left one core idle while the other worked through a chunk of large
-    # ones (bench/rewrite_throughput.py).
-    slots: list[FileResult | None] = [None] * len(files)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        indexed = pool.map(_index_module, files, chunksize=max(1, len(files) // (8 * jobs)))
-        projects = index_projects(files, indexed)
-        work = [(file, target, exact, projects.get(file.path)) for file in files]
-        futures = {
-            pool.submit(_process_star, work[index]): index
-            for index in sorted(range(len(work)), key=lambda index: -_size(files[index]))
-        }
-        for future in as_completed(futures):
-            slots[futures[future]] = future.result()
-            progress.advance()
-    return slots
+    parallel = jobs > 1 and len(files) > 1
+    with ProcessPoolExecutor(max_workers=jobs) if parallel else contextlib.nullcontext() as pool:
 
+        def each(function, items):
+            if pool is None:
+                return map(function, items)
+            return pool.map(function, items, chunksize=max(1, len(items) // (8 * jobs)))
 
-def _size(file: SourceFile) -> int:
-    try:
-        return file.path.lstat().st_size
-    except OSError:
-        return 0
+        triaged = list(each(_triage, files))
+        results = [triage.result for triage in triaged]
+        for _ in filter(None, results):
+            progress.advance()
+        projects = index_projects(files, each(_index_module, [f for f, t in zip(files, triaged) if t.indexed]))
+        # One file per task, longest first: real trees mix 50-line modules with 5,000-line ones and notebooks,
+        # and chunks of files in tree order left one core idle while the other worked through a chunk of long
+        # ones (bench/rewrite_throughput.py).
+        pending = sorted((i for i, result in enumerate(results) if result is None), key=lambda i: -triaged[i].size)
+        work = {i: (files[i], target, exact, projects.get(files[i].path)) for i in pending}
+        if pool is None:
+            for index in pending:
+                results[index] = _process_star(work[index])
+                progress.advance()
+        else:
+            futures = {pool.submit(_process_star, work[index]): index for index in pending}
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                progress.advance()
+    return results
 
 
 class _Progress:
