@@ -10,7 +10,8 @@ top-level modules that tf_upgrade_v2 can parse, copied `--plain_copies` times), 
 directories. Each tool rewrites the
 whole tree into a fresh output directory, wall time measured around the process (start-up included, as a
 user sees it). `migrate` runs with one process (as tf_upgrade_v2 does) and with its default (one per core).
-Prints files/s and the ratio of tf_upgrade_v2's time to migrate's. With `--corpus DIR` the Estimator programs
+Prints files/s and the ratio of tf_upgrade_v2's time to migrate's (with `--repeat N`, of the median of N runs
+of each, the tools taking turns: the machine's speed varies by a tenth between runs). With `--corpus DIR` the Estimator programs
 are real ones instead: DIR's tree (e.g. ../shared/corpus/files, public TF1 code; read, never committed) copied
 `--copies` times, the files tf_upgrade_v2 cannot parse (Python 2) left out so that both tools finish.
 With `--no_construct_copies N` a second tree of the standard-library modules alone (N copies) measures what a
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import subprocess
 import sys
 import sysconfig
@@ -95,22 +97,27 @@ def timed(command: list[str]) -> tuple[float, int]:
     return time.perf_counter() - start, completed.returncode
 
 
-def compare(tree: Path, files: int, scratch: Path, jobs_one: bool = True) -> None:
-    """Rewrite `tree` with each tool into a fresh directory; print each one's time and files/s, and the ratios."""
+def compare(tree: Path, files: int, scratch: Path, jobs_one: bool = True, repeat: int = 1) -> None:
+    """Rewrite `tree` with each tool into a fresh directory, `repeat` times in turn; print each one's median
+    time and files/s, and the ratios of the medians."""
     runs = {"tf_upgrade_v2": [str(BIN / "tf_upgrade_v2"), "--intree", str(tree), "--outtree"]}
     if jobs_one:
         runs["migrate --jobs 1"] = [str(BIN / "migrate"), "rewrite", str(tree), "--jobs", "1", "--out"]
     runs["migrate (default jobs)"] = [str(BIN / "migrate"), "rewrite", str(tree), "--out"]
-    seconds = {}
-    for name, command in runs.items():
-        out = scratch / f"{tree.name}_{name.replace(' ', '_')}"
-        extra = ["--reportfile", str(scratch / "tf_upgrade_v2_report.txt")] if "upgrade" in name else []
-        seconds[name], code = timed([*command, str(out), *extra])
-        written = sum(1 for path in out.rglob("*.py"))
-        print(
-            f"  {name:24s} {seconds[name]:7.1f} s  {files / seconds[name]:7.1f} files/s  "
-            f"(exit {code}, {written} of {files} files written)"
-        )
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    outcome = {}
+    for run in range(repeat):  # the tools in turn, so that a slow spell of the machine hits each of them
+        for name, command in runs.items():
+            out = scratch / f"{tree.name}_{name.replace(' ', '_')}_{run}"
+            extra = ["--reportfile", str(scratch / "tf_upgrade_v2_report.txt")] if "upgrade" in name else []
+            elapsed, code = timed([*command, str(out), *extra])
+            times[name].append(elapsed)
+            outcome[name] = f"exit {code}, {sum(1 for path in out.rglob('*.py'))} of {files} files written"
+            shutil.rmtree(out, ignore_errors=True)
+    seconds = {name: statistics.median(values) for name, values in times.items()}
+    for name in runs:
+        spread = f" (runs: {', '.join(f'{value:.1f}' for value in times[name])})" if repeat > 1 else ""
+        print(f"  {name:24s} {seconds[name]:7.1f} s  {files / seconds[name]:7.1f} files/s  ({outcome[name]}){spread}")
     for name in runs:
         if name != "tf_upgrade_v2":
             print(f"tf_upgrade_v2 time / {name} time: {seconds['tf_upgrade_v2'] / seconds[name]:.2f}x")
@@ -123,18 +130,19 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, help="a tree of real TF1 code to copy instead of our programs")
     parser.add_argument("--no_construct_copies", type=int, default=0,
                         help="also a tree of the standard-library modules alone, copied N times (no construct)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each tool; the median is reported")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         tree = Path(scratch) / "tree"
         tf_files, plain_files = build_tree(tree, args.copies, args.plain_copies, args.corpus)
         kind = f"real files from {args.corpus}" if args.corpus else "Estimator programs"
         print(f"tree: {tf_files + plain_files} files ({tf_files} {kind}, {plain_files} without TensorFlow)")
-        compare(tree, tf_files + plain_files, Path(scratch))
+        compare(tree, tf_files + plain_files, Path(scratch), repeat=args.repeat)
         if args.no_construct_copies:
             plain_tree = Path(scratch) / "no_construct"
             _, plain_files = build_tree(plain_tree, 0, args.no_construct_copies)
             print(f"tree: {plain_files} files without TensorFlow (the standard library's modules)")
-            compare(plain_tree, plain_files, Path(scratch), jobs_one=False)
+            compare(plain_tree, plain_files, Path(scratch), jobs_one=False, repeat=args.repeat)
 
 
 if __name__ == "__main__":
