@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from migrate.files import BadSource, read_source
-from tests.conftest import EXAMPLE, MIGRATE, run
+from tests.conftest import EXAMPLE, MIGRATE, MODERN_PYTHON, run
 
 SYNTAX_ERROR = "def broken(:\n    import tensorflow.estimator\n"
 PYTHON2 = "import tensorflow as tf\nprint 'estimator'\n"
@@ -108,14 +108,34 @@ def test_report_follows_the_schema(tree, tmp_path):
 
 
 def test_parallel_run_gives_the_same_result(tree, tmp_path):
+    # Modules to rewrite, modules settled unparsed (no TensorFlow; TensorFlow but nothing to migrate, which the
+    # project index still reads), a Python 2 module and one that parses as neither: each path of the runner.
     for i in range(30):
         shutil.copy2(EXAMPLE, tree / "pkg" / f"copy_{i}.py")
+        (tree / "pkg" / f"plain_{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
+    (tree / "pkg" / "graph.py").write_text("import tensorflow as tf\nx = tf.placeholder(tf.float32)\n")
+    (tree / "pkg" / "python2.py").write_text(PYTHON2)
+    (tree / "pkg" / "syntax.py").write_text(SYNTAX_ERROR)
     reports = []
     for jobs in ("1", "2"):
         out, report = tmp_path / f"out{jobs}", tmp_path / f"report{jobs}.json"
-        run([MIGRATE, "rewrite", tree, "--out", out, "--jobs", jobs, "--report", report])
+        run([MIGRATE, "rewrite", tree, "--out", out, "--jobs", jobs, "--report", report], check_codes=(1,))  # syntax.py
         reports.append((snapshot(out), json.loads(report.read_text())))
     assert reports[0] == reports[1]
+
+
+def test_a_tree_without_tensorflow_never_loads_libcst(tmp_path):
+    # Start-up is most of what a pre-commit run over a few such files costs; LibCST's import is half a second.
+    for i in range(5):
+        (tmp_path / f"plain_{i}.py").write_text(f"import os\n\ndef f{i}():\n    return os.sep\n")
+    check = (
+        "import sys\nfrom migrate.cli import run\n"
+        f"code = run(['rewrite', {str(tmp_path)!r}, '--jobs', '1', '--check', '--quiet'])\n"
+        "print(code, 'libcst' in sys.modules)\n"
+    )
+    assert run([MODERN_PYTHON, "-c", check]).stdout.split() == ["0", "False"]
+    (tmp_path / "train.py").write_text("import tensorflow as tf\nclassifier = tf.estimator.DNNClassifier([1], [])\n")
+    assert run([MODERN_PYTHON, "-c", check], check_codes=(0,)).stdout.split() == ["1", "True"]
 
 
 BAD_FILES = {
