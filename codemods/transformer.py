@@ -186,6 +186,10 @@ class MigrationTransformer(cst.CSTTransformer):
             todos = self.ctx.pending_todos.pop(id(original_node), [])
             if todos and isinstance(result, _STATEMENTS):
                 result = _with_comments(result, todos)
+            elif todos and isinstance(result, cst.FlattenSentinel) and result.nodes:  # on the first statement
+                result = cst.FlattenSentinel([_with_comments(result.nodes[0], todos), *result.nodes[1:]])
+            elif todos:
+                raise AssertionError(f"TODOs for a statement that was removed: {todos}")
             result = self._keep_spacing(original_node, result)
             result = _with_prelude(result, self.ctx.preludes.pop(id(original_node), []))
         return result
