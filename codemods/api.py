@@ -18,6 +18,7 @@ from libcst.metadata import QualifiedName, QualifiedNameSource
 from libcst.metadata.base_provider import LazyValue
 
 from codemods.bindings import ModuleBindings
+from codemods.syntax import name_counts
 
 _ROOTS = (
     ("tensorflow.compat.v1.", True),
@@ -81,7 +82,7 @@ class ApiResolver:
         self.tf1_program = False
         self._qualified_names: Mapping[cst.CSTNode, Collection[QualifiedName]] | None = None
         self._aliases: dict[str, str] = {}
-        if not always_analyse and self._tensorflow_names_bound_once():
+        if not always_analyse and self._tensorflow_names_bound_once(module):
             self._aliases = self._module_aliases(module)
             if all(len(bindings.by_name[alias]) == 1 for alias in self._aliases):
                 return
@@ -93,17 +94,27 @@ class ApiResolver:
     def used_scope_analysis(self) -> bool:
         return self._qualified_names is not None
 
-    def _tensorflow_names_bound_once(self) -> bool:
+    def _tensorflow_names_bound_once(self, module: cst.Module) -> bool:
         """Whether each name an import binds to TensorFlow (or a name that reads as TensorFlow's own, like
-        `tensorflow`) is bound once in the whole module, at module level."""
+        `tensorflow`) is bound once in the whole module: at module level, or by an import in a function whose
+        body holds every occurrence of the name (`def main(): import tensorflow as tf`), where each one means
+        that import as surely."""
         if self._bindings.star_import:
             return False
+        module_counts = None
         for name, bindings in self._bindings.by_name.items():
             tensorflow = api_from_qualified_name(name + ".x") is not None or any(
                 binding.imported is not None and api_from_qualified_name(binding.imported) is not None
                 for binding in bindings
             )
-            if tensorflow and (len(bindings) > 1 or not bindings[0].module_level):
+            if not tensorflow or (len(bindings) == 1 and bindings[0].module_level):
+                continue
+            binding = bindings[0]
+            if len(bindings) > 1 or binding.imported is None or not isinstance(binding.scope, cst.FunctionDef):
+                return False
+            # its body only: decorators, defaults and annotations are evaluated where the function is defined
+            module_counts = module_counts or name_counts(module)
+            if name_counts(binding.scope.body)[name] != module_counts[name]:
                 return False
         return True
 

@@ -25,6 +25,8 @@ class Binding:
     node: cst.CSTNode
     imported: str | None  # the dotted name an import binds: `import a.b as c` -> "a.b"; None for others
     module_level: bool
+    # The innermost function, class, lambda or comprehension the binding is in (None: at module level).
+    scope: cst.CSTNode | None = None
 
 
 class ModuleBindings(cst.CSTVisitor):
@@ -35,7 +37,7 @@ class ModuleBindings(cst.CSTVisitor):
         super().__init__()
         self.by_name: dict[str, list[Binding]] = defaultdict(list)
         self.star_import = False
-        self._depth = 0  # nesting in functions, classes, lambdas and comprehensions
+        self._scopes: list[cst.CSTNode] = []  # the functions, classes, lambdas and comprehensions around a node
 
     @classmethod
     def of(cls, module: cst.Module) -> ModuleBindings:
@@ -46,7 +48,8 @@ class ModuleBindings(cst.CSTVisitor):
     def _bind(
         self, name: str, node: cst.CSTNode, imported: str | None = None, module_level: bool = False
     ) -> None:
-        self.by_name[name].append(Binding(name, node, imported, module_level or self._depth == 0))
+        scope = self._scopes[-1] if self._scopes else None
+        self.by_name[name].append(Binding(name, node, imported, module_level or scope is None, scope))
 
     def _bind_target(self, target: cst.BaseExpression) -> None:
         """Names stored to by an assignment target (`a`, `a, (b, *c)`); attributes and subscripts bind none."""
@@ -123,27 +126,27 @@ class ModuleBindings(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._bind(node.name.value, node)
-        self._depth += 1
+        self._scopes.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._depth -= 1
+        self._scopes.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._bind(node.name.value, node)
-        self._depth += 1
+        self._scopes.append(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._depth -= 1
+        self._scopes.pop()
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._depth += 1
+        self._scopes.append(node)
         self._bind_target(node.target)
 
     def leave_CompFor(self, original_node: cst.CompFor) -> None:
-        self._depth -= 1
+        self._scopes.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._depth += 1
+        self._scopes.append(node)
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._depth -= 1
+        self._scopes.pop()

@@ -14,6 +14,8 @@ from tests.codemods.test_fixtures import FIXTURES
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted(FIXTURES.glob("*/input.py")) + sorted((ROOT / "tests" / "corpus").glob("*.py"))
 PROGRAMS += sorted((ROOT / "tests" / "legacy").glob("*.py")) + [ROOT / "examples" / "digits_estimator.py"]
+# Real TF1 code, where it is beside this repository (never copied into it): names imported in functions, aliases
+PROGRAMS += sorted((ROOT.parent / "shared" / "corpus" / "files").glob("**/*.py"))
 
 
 def resolvers(source: str) -> tuple[cst.Module, ApiResolver, ApiResolver]:
@@ -65,7 +67,7 @@ def readable(path: Path) -> str | None:
 def test_the_import_table_resolves_like_scope_analysis(path):
     source = readable(path)
     if source is None:
-        pytest.skip("a deliberately malformed corpus file")
+        pytest.skip("a file LibCST cannot read: malformed on purpose, or Python 2")
     module, resolver, analysed = resolvers(source)
     nodes = used_expressions(module)
     resolved = [(cst.Module([]).code_for_node(n), resolver.api(n)) for n in nodes]
@@ -97,10 +99,15 @@ DNN = Api("estimator.DNNClassifier", False)
             "import tensorflow as tf\ndef f(tf):\n    tf.estimator.DNNClassifier([1])\ntf.estimator.DNNClassifier([1])\n",
             [None, DNN],
         ),
-        # imported in one function only
+        # imported in one function, named in another
         (
             "def f():\n    import tensorflow as tf\n    tf.estimator.DNNClassifier([1])\ndef g():\n    tf.estimator.DNNClassifier([1])\n",
             [DNN, None],
+        ),
+        # imported in a function, named by its decorator, which is evaluated outside it
+        (
+            "@tf.function()\ndef f():\n    import tensorflow as tf\n    tf.estimator.DNNClassifier([1])\n",
+            [None, DNN],
         ),
         # rebound: LibCST's analysis is not flow-sensitive, each use may mean either binding, one is TensorFlow
         (
@@ -108,10 +115,18 @@ DNN = Api("estimator.DNNClassifier", False)
             [DNN, None, DNN],
         ),
     ],
-    ids=["parameter", "function-import", "rebound"],
+    ids=["parameter", "function-import", "decorator", "rebound"],
 )
 def test_a_shadowed_or_rebound_tensorflow_name_is_resolved_by_scope(source, expected):
     assert api_of_calls(source) == (expected, True)
+
+
+def test_a_name_imported_in_the_only_function_naming_it_needs_no_scope_analysis():
+    source = (
+        "def main():\n    import tensorflow as tf\n    est = tf.estimator.DNNClassifier([1])\n"
+        "    return [tf.estimator.RunConfig() for _ in range(2)]\n"
+    )
+    assert api_of_calls(source) == ([DNN, Api("estimator.RunConfig", False), None], False)  # None: range(2)
 
 
 def test_an_alias_also_bound_elsewhere_is_resolved_by_scope():
