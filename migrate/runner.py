@@ -33,14 +33,14 @@ class FileResult:
     status: str  # changed | unchanged | error | skipped
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
-    old_code: str | None = None
+    old_code: str | None = None  # the text read, for diffs (process_all keeps it for the modules it parsed)
     new_code: str | None = None  # also for an error: a module that does not parse, with TODO marks
+    bom: bool = False
 
     @property
     def writes(self) -> bool:
         """Whether rewriting writes `new_code` (a migrated module, or one marked where it cannot be)."""
         return self.new_code is not None and self.status in ("changed", "error")
-    bom: bool = False
 
 
 def process_file(
