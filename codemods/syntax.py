@@ -87,25 +87,12 @@ def fast_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     nodes' fields: LibCST's own `node.visit(visitor)` rebuilds every node it passes and calls its attribute
     hooks, several times slower. Children come in field order, which is source order except for decorators
     (after the body): for visitors that collect, not for those that depend on the order."""
-    _walk(node, visitor, _dispatch(type(visitor)))
-
-
-def _walk(node: cst.CSTNode, visitor: cst.CSTVisitor, dispatch: dict) -> None:
-    hooks = dispatch.get(type(node))
-    if hooks is None:
-        hooks = dispatch[type(node)] = _hooks(type(visitor), type(node))
-    visit, leave = hooks
+    visit, leave = _hooks(type(visitor), type(node))
     if visit is None or visit(visitor, node) is not False:
         for child in _children(node):
-            _walk(child, visitor, dispatch)
+            fast_visit(child, visitor)
     if leave is not None:
         leave(visitor, node)
-
-
-@functools.cache
-def _dispatch(visitor_type: type) -> dict[type, tuple]:
-    """node type -> what `_walk` calls for it (filled as types are met), one table per visitor class."""
-    return {}
 
 
 def subtrees_containing(node: cst.CSTNode, node_types: Collection[type]) -> set[int]:

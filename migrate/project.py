@@ -54,9 +54,8 @@ def index_module(file: SourceFile) -> ModuleIndex | None:
         return None
     if not worth_indexing(file, code):
         return None
-    from codemods.python2 import (
-        python3_tree,  # here: it loads LibCST, which a tree without TensorFlow never needs
-    )
+    # imported here: it loads LibCST, which a tree without TensorFlow never needs
+    from codemods.python2 import python3_tree
 
     tree = python3_tree(code, str(file.path))
     if tree is None:

@@ -162,8 +162,7 @@ class _Triage:
 
 
 def _triage(file: SourceFile) -> _Triage:
-    with _collector_paused():
-        settled = _settle(file)
+    settled = _settle(file)
     if not isinstance(settled, FileResult):
         return _Triage(None, worth_indexing(file, settled[0]), len(settled[0]))
     indexed = settled.old_code is not None and worth_indexing(file, settled.old_code)
@@ -193,6 +192,7 @@ def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = F
         # and chunks of files in tree order left one core idle while the other worked through a chunk of long
         # ones (bench/rewrite_throughput.py).
         pending = sorted((i for i, result in enumerate(results) if result is None), key=lambda i: -triaged[i].size)
+        # A task reads its file again rather than have its text sent to the parent and back: cheaper for both.
         work = {i: (files[i], target, exact, projects.get(files[i].path)) for i in pending}
         if pool is None:
             for index in pending:
