@@ -18,25 +18,41 @@ class CannedSpec:
     required: tuple[str, ...]
     optimizers: tuple[str, ...]  # keywords holding an optimizer
     two_optimizers: bool = False  # the model has `linear_optimizer` besides `optimizer`
+    # The leading parameters the v1 and v2 classes (tensorflow_estimator 2.15) share in this order: positional
+    # arguments bind to them; past them v1's partitioner parameters shift the rest, so those must be named.
+    positional: tuple[str, ...] = ()
 
 
 _DNN = frozenset({
     "feature_columns", "hidden_units", "optimizer", "dropout", "activation_fn", "batch_norm", "weight_column",
 })
 _LINEAR = frozenset({"feature_columns", "optimizer", "weight_column"})
+_DNN_CLASSIFIER_ORDER = ("hidden_units", "feature_columns", "model_dir", "n_classes", "weight_column",
+                         "label_vocabulary", "optimizer", "activation_fn", "dropout")
+_DNN_REGRESSOR_ORDER = ("hidden_units", "feature_columns", "model_dir", "label_dimension", "weight_column",
+                        "optimizer", "activation_fn", "dropout")
+_LINEAR_CLASSIFIER_ORDER = ("feature_columns", "model_dir", "n_classes", "weight_column", "label_vocabulary",
+                            "optimizer", "config")
+_LINEAR_REGRESSOR_ORDER = ("feature_columns", "model_dir", "label_dimension", "weight_column", "optimizer", "config")
+_COMBINED_ORDER = ("model_dir", "linear_feature_columns", "linear_optimizer", "dnn_feature_columns", "dnn_optimizer",
+                   "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout")
 
 CANNED = {
     "estimator.DNNClassifier": CannedSpec(
-        "dnn_classifier", _DNN | {"n_classes", "label_vocabulary"}, ("feature_columns", "hidden_units"), ("optimizer",)
+        "dnn_classifier", _DNN | {"n_classes", "label_vocabulary"}, ("feature_columns", "hidden_units"), ("optimizer",),
+        positional=_DNN_CLASSIFIER_ORDER,
     ),
     "estimator.DNNRegressor": CannedSpec(
-        "dnn_regressor", _DNN | {"label_dimension"}, ("feature_columns", "hidden_units"), ("optimizer",)
+        "dnn_regressor", _DNN | {"label_dimension"}, ("feature_columns", "hidden_units"), ("optimizer",),
+        positional=_DNN_REGRESSOR_ORDER,
     ),
     "estimator.LinearClassifier": CannedSpec(
-        "linear_classifier", _LINEAR | {"n_classes", "label_vocabulary"}, ("feature_columns",), ("optimizer",)
+        "linear_classifier", _LINEAR | {"n_classes", "label_vocabulary"}, ("feature_columns",), ("optimizer",),
+        positional=_LINEAR_CLASSIFIER_ORDER,
     ),
     "estimator.LinearRegressor": CannedSpec(
-        "linear_regressor", _LINEAR | {"label_dimension"}, ("feature_columns",), ("optimizer",)
+        "linear_regressor", _LINEAR | {"label_dimension"}, ("feature_columns",), ("optimizer",),
+        positional=_LINEAR_REGRESSOR_ORDER,
     ),
 }
 _COMBINED = frozenset({
@@ -46,11 +62,13 @@ _COMBINED = frozenset({
 _COMBINED_REQUIRED = ("linear_feature_columns", "dnn_feature_columns", "dnn_hidden_units")
 CANNED["estimator.DNNLinearCombinedClassifier"] = CannedSpec(
     "dnn_linear_combined_classifier", _COMBINED | {"n_classes", "label_vocabulary"}, _COMBINED_REQUIRED,
-    ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
+    ("linear_optimizer", "dnn_optimizer"), two_optimizers=True, positional=(*_COMBINED_ORDER, "n_classes",
+                                                                           "weight_column", "label_vocabulary"),
 )
 CANNED["estimator.DNNLinearCombinedRegressor"] = CannedSpec(
     "dnn_linear_combined_regressor", _COMBINED | {"label_dimension"}, _COMBINED_REQUIRED,
     ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
+    positional=(*_COMBINED_ORDER, "label_dimension", "weight_column"),
 )
 MOVED_TO_CHECKPOINTING = ("model_dir", "config")
 # Partitioners split variables across parameter servers; the model computes the same without them (TF2's

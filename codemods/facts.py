@@ -468,7 +468,7 @@ class _Collector(cst.CSTVisitor):
         elif api.path in BUILTIN_HOOKS:
             self.facts.builtin_hook_variables[name] = value
         elif api.is_one_of(*CANNED_ESTIMATORS):
-            kwargs, problems = keyword_args(value)
+            kwargs, problems = call_arguments(value, CANNED[api.path].positional)
             self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
         elif api.path == CUSTOM_ESTIMATOR:
             arguments, problems = call_arguments(value, ESTIMATOR_PARAMS)

@@ -40,9 +40,18 @@ METRIC_EARLY_STOPPING_HOOKS = [name for name in EARLY_STOPPING_HOOKS if name.sta
 BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_STOPPING_HOOKS})
 
 
+# Attributes a Keras callback is given by fit and the migrated loop (Callback.set_model, set_params): a hook's
+# own attribute of that name would be replaced by them.
+CALLBACK_ATTRIBUTES = {"model": "set_model", "params": "set_params"}
+
+
 def analyze_hook(node: cst.ClassDef) -> list[str]:
     """Why a SessionRunHook subclass cannot become a Keras callback (empty when it can)."""
-    problems = []
+    problems = [
+        f"sets self.{name}, which a Keras callback is given by fit (Callback.{CALLBACK_ATTRIBUTES[name]}): rename the "
+        "hook's attribute, then migrate again"
+        for name in _assigned_self_attributes(node) if name in CALLBACK_ATTRIBUTES
+    ]
     for statement in node.body.body:
         if not isinstance(statement, cst.FunctionDef):
             continue
@@ -146,3 +155,28 @@ def saver_hook_cadence(call: cst.Call, model_dir: cst.BaseExpression | None) -> 
     if len(cadences) != 1:
         problems.append("CheckpointSaverHook needs exactly one of save_secs and save_steps")
     return problems or cadences[0]
+
+
+def _assigned_self_attributes(node: cst.ClassDef) -> list[str]:
+    """The `self.<name>` attributes the class's methods assign, sorted."""
+    names = set()
+
+    class Targets(cst.CSTVisitor):
+        def _add(self, target):
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+                names.add(target.attr.value)
+            elif isinstance(target, cst.Tuple | cst.List):
+                for element in target.elements:
+                    self._add(element.value)
+
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            self._add(target.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._add(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._add(node.target)
+
+    fast_visit(node.body, Targets())
+    return sorted(names)

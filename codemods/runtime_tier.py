@@ -34,7 +34,7 @@ from codemods.api import ApiResolver
 from codemods.canned_estimators import CANNED, accepted, loss_reduction_problem
 from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
 from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts
-from codemods.syntax import fast_visit, keyword_args
+from codemods.syntax import call_arguments, fast_visit, keyword_args
 
 # Estimator methods the tier rewrites, and the keyword only an Estimator's version of the method takes (a
 # Keras model has evaluate and predict too): a call with it is an Estimator's whatever its receiver.
@@ -127,7 +127,7 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
     from codemods.optimizers import optimizer_problem
 
     spec = CANNED[path]
-    kwargs, problems = keyword_args(call)
+    kwargs, problems = call_arguments(call, spec.positional)
     name = path.rsplit(".", 1)[1]
     v1 = resolver.call_api(call).v1
     problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs if not accepted(key, spec, v1)]

@@ -38,7 +38,7 @@ def call_arguments(call: cst.Call, parameters: tuple[str, ...]) -> tuple[dict[st
         elif index < len(parameters):
             arguments[parameters[index]] = arg.value
         else:
-            problems.append("more positional arguments than the function takes")
+            problems.append(f"only the first {len(parameters)} arguments are followed by position; name the rest")
     return arguments, problems
 
 

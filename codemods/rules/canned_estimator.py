@@ -51,12 +51,17 @@ class CannedEstimatorRule(Rule):
         return canned_builder_call(original, updated, ctx, estimator.api, estimator.kwargs)
 
 
+_NO_SPACE = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+
+
 def canned_builder_call(original: cst.Call, updated: cst.Call, ctx, api, kwargs) -> cst.Call:
     """`updated` (a canned estimator's call) as its compat.canned builder's, laid out as the program wrote it
     (comments too): optimizers converted, model_dir/config and partitioners left out, loss_reduction added."""
     spec = CANNED[api.path]
     args = []
-    for original_arg, arg in zip(original.args, updated.args):
+    for index, (original_arg, arg) in enumerate(zip(original.args, updated.args)):
+        if arg.keyword is None:  # by position: named, as the builders take every argument by keyword
+            arg = arg.with_changes(keyword=cst.Name(spec.positional[index]), equal=_NO_SPACE)
         key = arg.keyword.value
         if key in MOVED_TO_CHECKPOINTING or key in DROPPED or key == "loss_reduction":
             continue  # (an explicit loss_reduction is the head's own: added below as every head's is)

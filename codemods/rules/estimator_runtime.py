@@ -27,7 +27,7 @@ from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
 from codemods.registry import Rule, register
 from codemods.rules.canned_estimator import canned_builder_call
 from codemods.runtime_tier import CUSTOM, SPECS, wrapped_arguments
-from codemods.syntax import keyword_args
+from codemods.syntax import call_arguments
 from codemods.templates import source
 
 _LOOP_METHODS = ("train", "train_and_evaluate")
@@ -116,9 +116,10 @@ class EstimatorRuntimeRule(Rule):
     def _canned(original: cst.Call, updated: cst.Call, ctx) -> cst.BaseExpression:
         api = ctx.resolver.call_api(original)
         spec = CANNED[api.path]
-        moved = [f"{arg.keyword.value}={source(arg.value)}" for arg in updated.args
-                 if arg.keyword.value in MOVED_TO_CHECKPOINTING]
-        built = canned_builder_call(original, updated, ctx, api, keyword_args(original)[0])
+        arguments = call_arguments(original, spec.positional)[0]
+        moved = [f"{key}={source(value)}" for key, value in call_arguments(updated, spec.positional)[0].items()
+                 if key in MOVED_TO_CHECKPOINTING]
+        built = canned_builder_call(original, updated, ctx, api, arguments)
         head = "v1 head: loss summed over the batch" if api.v1 else "v2 head: loss averaged"
         ctx.record(
             original, "canned-estimator", True,

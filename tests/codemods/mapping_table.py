@@ -223,6 +223,18 @@ ROWS = [
         ('loss_reduction="sum", head_version="v2"', "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE"),
     ),
     Row(
+        "`DNNClassifier([16, 8], columns, model_dir)`: a canned estimator's arguments by position",
+        "named in the builder's call (`hidden_units=[16, 8], feature_columns=columns`), bound to the parameters the "
+        "v1 and v2 classes both take in that position; past them (where v1's partitioners shift the rest) a TODO "
+        "asks to name them",
+        "same",
+        "canned_positional_arguments",
+        ("canned.dnn_classifier(hidden_units=[16, 8], feature_columns=columns, n_classes=3",
+         "only the first 7 arguments are followed by position"),
+        ("canned.dnn_classifier(hidden_units=[16, 8], feature_columns=columns, n_classes=3",
+         "only the first 7 arguments are followed by position"),
+    ),
+    Row(
         "`ProximalAdagradOptimizer(lr, initial_accumulator_value, l1_/l2_regularization_strength)`",
         "`proximal_adagrad.ProximalAdagrad(...)`, the same arguments (TF1's own kernels: the same steps)",
         "same",
