@@ -29,6 +29,7 @@ from codemods.hook_facts import (
     BUILTIN_HOOKS,
     EARLY_STOPPING_HOOKS,
     HOOK_BASE_APIS,
+    HOOK_METHODS,
     SAVER_HOOKS,
     analyze_hook,
     builtin_hook_problems,
@@ -144,6 +145,7 @@ class HookFacts:
     name: str
     node: cst.ClassDef
     problems: list[str]
+    step_attributes: frozenset[str] = frozenset()  # hook_facts.HookAnalysis
 
 
 @dataclass
@@ -156,6 +158,7 @@ class EstimatorFacts:
     trainings: list[Training] = field(default_factory=list)
     hook_classes: set[str] = field(default_factory=set)  # SessionRunHook classes its train calls use
     hook_references: set[int] = field(default_factory=set)  # ids of those class names in its hooks lists
+    hook_instance_references: set[int] = field(default_factory=set)  # ids of hook instance variables there
     input_fn_calls: list[cst.Call] = field(default_factory=list)  # numpy_input_fn calls its train calls use
     builtin_hook_calls: list[cst.Call] = field(default_factory=list)  # StopAtStepHook(...) in its hooks=
     saver_hook_calls: list[cst.Call] = field(default_factory=list)  # CheckpointSaverHook(...) in its hooks=
@@ -262,6 +265,8 @@ class ProgramFacts:
     # input_fns returning a one-shot iterator's get_next(), which return their dataset instead (rules/input_fn_iterator.py)
     iterator_input_fns: dict = field(default_factory=dict)
     builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
+    # name -> `HookClass(...)` assigned to it once, a SessionRunHook class of the module (`hook = MyHook(...)`)
+    hook_instances: dict[str, cst.Call] = field(default_factory=dict)
     # name -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
     hook_lists: dict[str, cst.List] = field(default_factory=dict)
     module: cst.Module | None = None
@@ -412,6 +417,8 @@ class _Collector(cst.CSTVisitor):
         self.facts = facts
         self.assigned = defaultdict(int)
         self.lists: dict[str, cst.List] = {}  # name -> list literal assigned to it
+        self.instances: dict[str, cst.Call] = {}  # name -> `SomeName(...)` assigned to it
+        self.assignment_targets: set[int] = set()  # ids of those assignments' target names
         self.enclosing: list[cst.FunctionDef] = []  # the defs around the node being visited
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -434,7 +441,10 @@ class _Collector(cst.CSTVisitor):
         if any(
             (api := self.resolver.api(base.value)) and api.is_one_of(*HOOK_BASE_APIS) for base in node.bases
         ):
-            self.facts.hooks[node.name.value] = HookFacts(node.name.value, node, analyze_hook(node))
+            analysis = analyze_hook(node, self.resolver)
+            self.facts.hooks[node.name.value] = HookFacts(
+                node.name.value, node, analysis.problems, analysis.step_attributes
+            )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
         self._collect(node)
@@ -452,6 +462,9 @@ class _Collector(cst.CSTVisitor):
         self.assigned[name] += 1
         if isinstance(value, cst.List):
             self.lists[name] = value
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            self.instances[name] = value  # a hook's instance if it names a SessionRunHook class (build_facts)
+            self.assignment_targets.add(id(node.body[0].targets[0].target))
         api = self.resolver.call_api(value)
         if api is None:
             return
@@ -483,6 +496,8 @@ class _UseChecker(cst.CSTVisitor):
         self.resolver = resolver
         self.lists = lists  # list variables: used only as hooks= (and assigned once) they are hook lists
         self.hook_references: dict[str, list[cst.Name]] = {}  # SessionRunHook class -> every use of its name
+        self.instance_uses: dict[str, list[cst.Name]] = {}  # hook instance variable -> every use of its name
+        self.instance_attributes: set[int] = set()  # ids of those uses reading one of its own attributes
         self.allowed: set[int] = set()  # ids of Name nodes whose use is understood
         self.misused: set[str] = set()
         self.assigned_so_far: set[str] = set()
@@ -538,6 +553,9 @@ class _UseChecker(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.allowed.add(id(node.attr))
+        if isinstance(node.value, cst.Name) and node.value.value in self.facts.hook_instances \
+                and node.attr.value not in (*HOOK_METHODS, "after_create_session"):
+            self.instance_attributes.add(id(node.value))  # `hook.seen`: the callback keeps the hook's attributes
 
     def visit_Call(self, node: cst.Call) -> None:
         api = self.resolver.call_api(node)
@@ -566,6 +584,8 @@ class _UseChecker(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.facts.hooks and node is not self.facts.hooks[node.value].node.name:
             self.hook_references.setdefault(node.value, []).append(node)
+        if node.value in self.facts.hook_instances:
+            self.instance_uses.setdefault(node.value, []).append(node)
         watched = (
             node.value in self.facts.estimators
             or node.value in self.facts.run_configs
@@ -634,6 +654,10 @@ def collect_facts(
     collector = _Collector(resolver, facts)
     fast_visit(module, collector)
     facts.iterator_input_fns = iterator_input_fns(module, facts.functions, resolver)
+    facts.hook_instances = {
+        name: call for name, call in collector.instances.items()
+        if call.func.value in facts.hooks and collector.assigned[name] == 1
+    }
     checker = _UseChecker(facts, resolver, collector.lists)
     fast_visit(module, checker)
     _check_sessions(facts, checker.hook_references)
@@ -667,6 +691,14 @@ def collect_facts(
     facts.hooks_used_elsewhere = {
         name for name, references in checker.hook_references.items() if any(id(r) not in followed for r in references)
     }
+    # An instance variable given to a followed hooks list only (its assignment aside): its class is followed there
+    followed_instances = {reference for estimator in facts.estimators.values()
+                          for reference in estimator.hook_instance_references}
+    for name, call in facts.hook_instances.items():
+        uses = [use for use in checker.instance_uses.get(name, [])
+                if id(use) not in collector.assignment_targets and id(use) not in checker.instance_attributes]
+        if any(id(use) not in followed_instances for use in uses):
+            facts.hooks_used_elsewhere.add(call.func.value)
     if facts.graph_mode_switches and facts.graph_code:
         for estimator in facts.estimators.values():
             estimator.problems.append(
@@ -937,6 +969,9 @@ def _train_problems(
                 hook = element.value
                 if isinstance(hook, cst.Name) and hook.value in facts.builtin_hook_variables:
                     hook = facts.builtin_hook_variables[hook.value]
+                elif isinstance(hook, cst.Name) and hook.value in facts.hook_instances:
+                    estimator.hook_instance_references.add(id(hook))
+                    hook = facts.hook_instances[hook.value]
                 builtin = resolver.call_api(hook)
                 if builtin is not None and builtin.path in SAVER_HOOKS:
                     problems += _saver_hook_problems(hook, element.value, listed_elsewhere, estimator)

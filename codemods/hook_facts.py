@@ -3,6 +3,8 @@ they use) and Estimator's built-in hooks that have a compat.estimator_hooks twin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from codemods.syntax import call_arguments, fast_visit, is_none
@@ -43,15 +45,33 @@ BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_S
 # Attributes a Keras callback is given by fit and the migrated loop (Callback.set_model, set_params): a hook's
 # own attribute of that name would be replaced by them.
 CALLBACK_ATTRIBUTES = {"model": "set_model", "params": "set_params"}
+GLOBAL_STEP_APIS = ("train.get_global_step", "train.get_or_create_global_step")
+SESSION_RUN_ARGS_APIS = ("train.SessionRunArgs", "estimator.SessionRunArgs")
+# Where a converted hook keeps what its before_run fetched, for after_run's `run_values.results`
+FETCHED_ATTRIBUTE = "_session_run_results"
 
 
-def analyze_hook(node: cst.ClassDef) -> list[str]:
-    """Why a SessionRunHook subclass cannot become a Keras callback (empty when it can)."""
+@dataclass(frozen=True)
+class HookAnalysis:
+    """Why a SessionRunHook subclass cannot become a Keras callback (empty when it can), and the attributes
+    holding the global step (`self.<name> = get_global_step()` in begin) its before_run and end fetch."""
+
+    problems: list[str]
+    step_attributes: frozenset[str] = frozenset()
+
+
+def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
+    """Whether a SessionRunHook subclass can become a Keras callback (see HookAnalysis)."""
+    assigned = _assigned_self_attributes(node)
     problems = [
         f"sets self.{name}, which a Keras callback is given by fit (Callback.{CALLBACK_ATTRIBUTES[name]}): rename the "
         "hook's attribute, then migrate again"
-        for name in _assigned_self_attributes(node) if name in CALLBACK_ATTRIBUTES
+        for name in sorted(assigned) if name in CALLBACK_ATTRIBUTES
     ]
+    if FETCHED_ATTRIBUTE in assigned:
+        problems.append(f"sets self.{FETCHED_ATTRIBUTE}, the attribute its callback would keep its fetches in")
+    steps = _global_step_attributes(node, assigned, resolver)
+    reader = _StepFetches(steps, resolver)
     for statement in node.body.body:
         if not isinstance(statement, cst.FunctionDef):
             continue
@@ -66,27 +86,153 @@ def analyze_hook(node: cst.ClassDef) -> list[str]:
         if len(params) != HOOK_METHODS[name][1] or star or statement.params.kwonly_params:
             problems.append(f"{name}() has an unexpected signature")
             continue
-        problems.extend(_hook_parameter_uses(statement, name, params))
-    return problems
+        problems.extend(_hook_parameter_uses(statement, name, params, reader))
+    problems.extend(reader.other_step_uses(node))
+    return HookAnalysis(problems, frozenset(steps) if not problems else frozenset())
 
 
-def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) -> list[str]:
-    """Uses of run_context/run_values/session that a callback cannot offer."""
+def _global_step_attributes(node: cst.ClassDef, assigned: dict, resolver) -> set[str]:
+    """`self.<name>` set to `get_global_step()` / `get_or_create_global_step()` in begin() (and otherwise only
+    to None): a graph tensor in TF1, the step counter (`model.optimizer.iterations`) in a callback."""
+    found = set()
+    for name, values in assigned.items():
+        steps = [(method, value) for method, value in values if _is_step_call(value, resolver)]
+        others = [value for _, value in values if not _is_step_call(value, resolver)]
+        if steps and all(method == "begin" for method, _ in steps) and all(is_none(value) for value in others):
+            found.add(name)
+    return found
+
+
+def _is_step_call(value, resolver) -> bool:
+    api = resolver.call_api(value) if isinstance(value, cst.Call) and not value.args else None
+    return api is not None and api.path in GLOBAL_STEP_APIS
+
+
+def _self_attribute(node) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def step_fetch(node, steps) -> bool:
+    """Whether `node` fetches only global-step attributes: `self.<step>`, or a dict/list/tuple of such."""
+    if _self_attribute(node) is not None:
+        return _self_attribute(node) in steps
+    if isinstance(node, cst.Dict):
+        return bool(node.elements) and all(
+            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and step_fetch(e.value, steps)
+            for e in node.elements
+        )
+    if isinstance(node, cst.List | cst.Tuple):
+        return bool(node.elements) and all(
+            isinstance(e, cst.Element) and step_fetch(e.value, steps) for e in node.elements
+        )
+    return False
+
+
+def session_run_args_fetches(call: cst.Call) -> cst.BaseExpression | None:
+    """The fetches of `SessionRunArgs(fetches)` (positional or `fetches=`), when it is given nothing else."""
+    if len(call.args) != 1 or call.args[0].star or (call.args[0].keyword and call.args[0].keyword.value != "fetches"):
+        return None
+    return call.args[0].value
+
+
+class _StepFetches:
+    """Where a hook's global-step attributes are fetched (a before_run's SessionRunArgs, end()'s session.run):
+    the uses a callback carries over. Any other use of them is a problem (in a callback they are a variable)."""
+
+    def __init__(self, steps: set[str], resolver):
+        self.steps, self.resolver = steps, resolver
+        self.fetching: set[int] = set()  # ids of the self.<step> nodes inside carried-over fetches
+        self.before_run_fetches = self.results_read = False
+
+    def fetches(self, node) -> bool:
+        """Whether `node` fetches only the global step; its attributes are then carried-over uses."""
+        if not self.steps or not step_fetch(node, self.steps):
+            return False
+        for found in _attributes_in(node):
+            self.fetching.add(id(found))
+        return True
+
+    def session_run_args(self, value) -> bool:
+        """Whether `value` is `SessionRunArgs(<global step fetches>)`."""
+        api = self.resolver.call_api(value) if isinstance(value, cst.Call) else None
+        fetches = session_run_args_fetches(value) if api is not None and api.path in SESSION_RUN_ARGS_APIS else None
+        found = fetches is not None and self.fetches(fetches)
+        self.before_run_fetches |= found
+        return found
+
+    def other_step_uses(self, node: cst.ClassDef) -> list[str]:
+        problems, plain = set(), _plain_uses(node)
+        if self.results_read and not self.before_run_fetches:
+            problems.add("after_run() reads run_values.results, but before_run() fetches nothing")
+        for attribute in _attributes_in(node):
+            name = _self_attribute(attribute)
+            if name in self.steps and id(attribute) not in self.fetching and id(attribute) not in plain:
+                problems.add(
+                    f"uses the global step `self.{name}` other than by fetching it (before_run, end) or testing it "
+                    "for None: a graph tensor in TF1, the step counter in a Keras callback"
+                )
+        return sorted(problems)
+
+
+def _attributes_in(node) -> list[cst.Attribute]:
+    found = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            if _self_attribute(attribute) is not None:
+                found.append(attribute)
+
+    fast_visit(node, Collect())
+    return found
+
+
+def _plain_uses(node: cst.ClassDef) -> set[int]:
+    """ids of `self.<name>` nodes assigned to, or compared with `is None` / `is not None`."""
+    found = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            found.add(id(target.target))
+
+        def visit_Comparison(self, comparison: cst.Comparison) -> None:
+            if len(comparison.comparisons) == 1 and is_none(comparison.comparisons[0].comparator) and isinstance(
+                comparison.comparisons[0].operator, cst.Is | cst.IsNot
+            ):
+                found.add(id(comparison.left))
+
+    fast_visit(node, Collect())
+    return found
+
+
+def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str], steps: _StepFetches) -> list[str]:
+    """Uses of run_context/run_values/session that a callback cannot offer. Carried over: run_context.request_stop(),
+    `del <parameter>`, and with global-step attributes, before_run's `return SessionRunArgs(<them>)`, after_run's
+    `run_values.results` and end()'s `session.run(<them>)`."""
     run_context = params[0] if name in ("before_run", "after_run") else None
     problems = []
 
     class Uses(cst.CSTVisitor):
         def visit_Call(self, call: cst.Call) -> bool:
             func = call.func
-            is_request_stop = (
-                run_context
-                and isinstance(func, cst.Attribute)
-                and isinstance(func.value, cst.Name)
-                and func.value.value == run_context
-                and func.attr.value == "request_stop"
-                and not call.args
-            )
-            return not is_request_stop  # run_context.request_stop() -> self.model.stop_training = True
+            receiver = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
+            if run_context and receiver == run_context and func.attr.value == "request_stop" and not call.args:
+                return False  # -> self.model.stop_training = True
+            if name == "end" and receiver == params[0] and func.attr.value == "run" and len(call.args) == 1 \
+                    and not call.args[0].keyword and steps.fetches(call.args[0].value):
+                return False  # -> estimator_hooks.fetched(...)
+            return True
+
+        def visit_Del(self, node: cst.Del) -> bool:
+            return not (isinstance(node.target, cst.Name) and node.target.value in params)  # dropped
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            # -> self._session_run_results, which the callback's before_run filled
+            results = name == "after_run" and isinstance(node.value, cst.Name) and node.value.value == params[1] \
+                and node.attr.value == "results" and bool(steps.steps)
+            steps.results_read |= results
+            return not results
 
         def visit_Name(self, node: cst.Name) -> None:
             if node.value in params:
@@ -96,13 +242,11 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str]) 
                 )
 
         def visit_Return(self, node: cst.Return) -> None:
-            if (
-                name == "before_run"
-                and node.value is not None
-                and not (isinstance(node.value, cst.Name) and node.value.value == "None")
-            ):
+            if name == "before_run" and node.value is not None and not is_none(node.value) \
+                    and not steps.session_run_args(node.value):
                 problems.append(
-                    "before_run() returns SessionRunArgs; fetch from `logs` in the callback instead"
+                    "before_run() returns SessionRunArgs of more than the global step; fetch from `logs` in the "
+                    "callback instead"
                 )
 
     fast_visit(method.body, Uses())
@@ -157,26 +301,33 @@ def saver_hook_cadence(call: cst.Call, model_dir: cst.BaseExpression | None) -> 
     return problems or cadences[0]
 
 
-def _assigned_self_attributes(node: cst.ClassDef) -> list[str]:
-    """The `self.<name>` attributes the class's methods assign, sorted."""
-    names = set()
+def _assigned_self_attributes(node: cst.ClassDef) -> dict[str, list[tuple[str, cst.BaseExpression | None]]]:
+    """The `self.<name>` attributes the class's methods assign: name -> [(method, value assigned)]; the value is
+    None for augmented, annotated-only and unpacking assignments."""
+    names: dict[str, list] = {}
 
     class Targets(cst.CSTVisitor):
-        def _add(self, target):
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-                names.add(target.attr.value)
+        def __init__(self, method: str):
+            self.method = method
+
+        def _add(self, target, value):
+            if _self_attribute(target) is not None:
+                names.setdefault(_self_attribute(target), []).append((self.method, value))
             elif isinstance(target, cst.Tuple | cst.List):
                 for element in target.elements:
-                    self._add(element.value)
+                    self._add(element.value, None)
 
-        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
-            self._add(target.target)
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                self._add(target.target, node.value)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._add(node.target)
+            self._add(node.target, None)
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._add(node.target)
+            self._add(node.target, node.value)
 
-    fast_visit(node.body, Targets())
-    return sorted(names)
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            fast_visit(statement.body, Targets(statement.name.value))
+    return names

@@ -242,3 +242,10 @@ def stop_if_higher_hook(eval_dir, metric_name, threshold, min_steps=0, **cadence
 def stop_if_lower_hook(eval_dir, metric_name, threshold, min_steps=0, **cadence):
     """`tf.estimator.experimental.stop_if_lower_hook`, reading the metrics in eval_dir."""
     return StopOnEvalMetrics(eval_dir, _crossed(metric_name, threshold, min_steps, operator.lt), **cadence)
+
+
+def fetched(fetches):
+    """What a TF1 session returned for `fetches` of a hook migrated to a callback: the global step's attribute
+    holds the step counter (`model.optimizer.iterations`), read as numpy (nested as given). Read in
+    on_train_batch_begin, it is the value before the step, as Estimator's hooks fetched it with the step."""
+    return tf.nest.map_structure(lambda variable: variable.numpy(), fetches)

@@ -8,7 +8,13 @@ The program's second estimator trains with make_early_stopping_hook(run_every_st
 says yes when asked the third time. The migrated callback asks after steps 1, 5 and 9 and stops at 9. The
 Estimator's hook reads the global step in the same session.run as the train op, unordered, so it sees the
 value before or after the step: measured, it stopped at 9 in three runs out of four and at 10 in one, and at 8
-once under load (each of its three checks may see the step before or after)."""
+once under load (each of its three checks may see the step before or after).
+
+The program's own StepReport hook fetches the global step with each step (SessionRunArgs) and at each call's
+end (session.run); migrated, it becomes a callback reading the step counter before the step. The Estimator's
+reads race the step's increment the same way: measured, most see the value before the step, some the one
+after (0, 2, 2, 3, ...). The migrated callback sees the value before the step, every time, and the same end
+values."""
 
 from __future__ import annotations
 
@@ -38,7 +44,20 @@ def estimator_dir(legacy_python, tmp_path_factory):
         {0, EARLY_STOP - 1}, {0, EARLY_STOP}, {0, EARLY_STOP + 1}
     )
     assert_steps_counted(model_dir / "step_counter")
+    fetched, ends = fetched_steps(model_dir)
+    assert ends == [12, 15]
+    assert len(fetched) == len(FETCHED) and all(seen in (before, before + 1) for seen, before in zip(fetched, FETCHED))
     return model_dir
+
+
+# The global step StepReport fetched with each step: the value before it, over the calls to 12 and to 15
+FETCHED = [*range(12), *range(12, 15)]
+
+
+def fetched_steps(model_dir) -> tuple[list[int], list[int]]:
+    """The steps StepReport wrote: fetched with each step, and at each call's end."""
+    lines = [line.split() for line in (model_dir / "fetched_steps.txt").read_text().splitlines()]
+    return [int(n) for what, n in lines if what == "fetched"], [int(n) for what, n in lines if what == "end"]
 
 
 def assert_steps_counted(output_dir) -> None:
@@ -57,3 +76,8 @@ def test_train_calls_stop_where_the_estimators_did(target, estimator_dir, tmp_pa
     assert "make_early_stopping_hook(should_stop_fn=stop_on_third_check" in migrated.read_text()
     assert max(checkpoint_steps(model_dir / "early_stopped", "ckpt-")) == EARLY_STOP
     assert_steps_counted(model_dir / "step_counter")
+    assert "class StepReport(tf_keras.callbacks.Callback)" in migrated.read_text()
+    assert fetched_steps(model_dir) == (FETCHED, [12, 15])
+    triggered = [int(line.split()[1]) for line in (model_dir / "fetched_steps.txt").read_text().splitlines()
+                 if line.startswith("triggered")]
+    assert triggered == [0, 5, 10]  # SecondOrStepTimer(every_steps=5) on the fetched values, as in TF1

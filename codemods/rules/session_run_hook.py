@@ -3,14 +3,23 @@
 begin -> on_train_begin, before_run -> on_train_batch_begin, after_run -> on_train_batch_end,
 end -> on_train_end; `run_context.request_stop()` -> `self.model.stop_training = True`, which both `fit`
 and the migrated loop honour after the current step, as MonitoredSession did. The hook's own state
-(counters set in begin(), constructor arguments) is kept as written. Hooks that fetch tensors
-(SessionRunArgs, run_values) or use the session are left with a TODO.
+(counters set in begin(), constructor arguments) is kept as written.
+
+A hook fetching the global step (`self.step = get_global_step()` in begin, `return SessionRunArgs(self.step)`
+or a dict/list of such, `run_values.results` in after_run, `session.run(self.step)` in end) keeps doing so:
+the attribute holds `self.model.optimizer.iterations` (the step counter both targets train with), before_run
+keeps its value in `self._session_run_results` (`compat.estimator_hooks.fetched`), read before the step as
+Estimator's hooks read it (its model_fn's ops wait for the global step's read: measured, after_run saw 0, 1,
+2, ... and end() the step after the last), and after_run reads it there. Hooks fetching other tensors or
+using the session otherwise are left with a TODO.
 """
 
 import libcst as cst
 
 from codemods.api import dotted_name
-from codemods.hook_facts import HOOK_BASE_APIS, HOOK_METHODS
+from codemods.hook_facts import FETCHED_ATTRIBUTE, HOOK_BASE_APIS, HOOK_METHODS, session_run_args_fetches
+from codemods.syntax import is_none
+from codemods.templates import source
 from codemods.registry import Rule, register
 
 
@@ -126,17 +135,114 @@ class SessionRunHookRule(Rule):
                 base = base.with_changes(value=cst.parse_expression("tf_keras.callbacks.Callback"))
             bases.append(base)
         ctx.need_import("tf_keras")
-        body = [self._method(statement) for statement in updated.body.body]
+        if hook.step_attributes:
+            ctx.need_compat("estimator_hooks")
+        body = [self._method(statement, hook.step_attributes) for statement in updated.body.body]
         ctx.record(original, self.rule_id, True, f"SessionRunHook {hook.name} -> tf_keras.callbacks.Callback")
         return updated.with_changes(bases=bases, body=updated.body.with_changes(body=body))
 
     @staticmethod
-    def _method(statement):
+    def _method(statement, steps: frozenset[str]):
         if not isinstance(statement, cst.FunctionDef) or statement.name.value not in HOOK_METHODS:
             return statement
         keras_method, _ = HOOK_METHODS[statement.name.value]
         hook_params = [p.name.value for p in statement.params.params][1:]
-        body = statement.body
+        body = statement.body.visit(_WithoutParameterDeletes(hook_params))
         if statement.name.value in ("before_run", "after_run"):
             body = body.visit(_RequestStop(hook_params[0]))
+        if steps:
+            body = body.visit(_GlobalStepFetches(statement.name.value, hook_params, steps))
+            if statement.name.value == "before_run":
+                body = _fetches_kept_on_every_path(body)
         return statement.with_changes(name=cst.Name(keras_method), params=_params(keras_method), body=body)
+
+
+def _statement(code: str) -> cst.SimpleStatementLine:
+    return cst.parse_statement(code)
+
+
+class _WithoutParameterDeletes(cst.CSTTransformer):
+    """`del run_context` (a hook's way of marking it unused) goes with the parameter."""
+
+    def __init__(self, params: list[str]):
+        self.params = params
+
+    def leave_SimpleStatementLine(self, original, updated):
+        kept = [small for small in updated.body
+                if not (isinstance(small, cst.Del) and isinstance(small.target, cst.Name) and small.target.value in self.params)]
+        if len(kept) == len(updated.body):
+            return updated
+        return updated.with_changes(body=kept) if kept else cst.RemoveFromParent()
+
+
+class _GlobalStepFetches(cst.CSTTransformer):
+    """The global step a hook fetched (hook_facts checked every use): its attribute set to the step counter,
+    before_run's SessionRunArgs kept in `self._session_run_results`, run_values.results read from there,
+    end()'s session.run evaluated as compat.estimator_hooks.fetched."""
+
+    def __init__(self, method: str, params: list[str], steps: frozenset[str]):
+        self.method, self.params, self.steps = method, params, steps
+
+    def leave_Assign(self, original, updated):
+        target = updated.targets[0].target if len(updated.targets) == 1 else None
+        if (self.method == "begin" and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == "self" and target.attr.value in self.steps and not is_none(updated.value)):
+            return updated.with_changes(value=cst.parse_expression("self.model.optimizer.iterations"))
+        return updated
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if self.method != "before_run" or len(updated.body) != 1 or not isinstance(updated.body[0], cst.Return):
+            return updated
+        value = updated.body[0].value
+        if value is None or is_none(value):
+            return updated
+        fetched = _fetched(session_run_args_fetches(value))
+        stored = updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.parse_expression(
+            f"self.{FETCHED_ATTRIBUTE}"))], fetched)])
+        return cst.FlattenSentinel([stored, updated.with_changes(body=[cst.Return()], leading_lines=[])])
+
+    def leave_Attribute(self, original, updated):
+        if (self.method == "after_run" and isinstance(updated.value, cst.Name) and updated.value.value == self.params[1]
+                and updated.attr.value == "results"):
+            return cst.parse_expression(f"self.{FETCHED_ATTRIBUTE}")
+        return updated
+
+    def leave_Call(self, original, updated):
+        func = updated.func
+        if (self.method == "end" and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == self.params[0] and func.attr.value == "run"):
+            return _fetched(updated.args[0].value)
+        return updated
+
+
+def _fetched(fetches: cst.BaseExpression) -> cst.Call:
+    return cst.Call(cst.parse_expression("estimator_hooks.fetched"), [cst.Arg(fetches)])
+
+
+def _fetches_kept_on_every_path(body: cst.IndentedBlock) -> cst.IndentedBlock:
+    """before_run's body once its SessionRunArgs are kept: a last bare `return` dropped; unless the kept fetches are
+    then its last statement and it returns nowhere else, `self._session_run_results = None` first (a path that
+    returned None or fell off the end fetched nothing: run_values.results was None)."""
+    statements = list(body.body)
+    if len(statements) >= 2 and _is_line(statements[-1], cst.Return) and _is_line(statements[-2], cst.Assign):
+        statements.pop()
+    returns = []
+
+    class Returns(cst.CSTVisitor):
+        def visit_Return(self, node):
+            returns.append(node)
+
+        def visit_FunctionDef(self, node):
+            return False
+
+    body.with_changes(body=statements).visit(Returns())
+    stored_last = bool(statements) and _is_line(statements[-1], cst.Assign) and \
+        source(statements[-1].body[0].targets[0].target) == f"self.{FETCHED_ATTRIBUTE}"
+    if returns or not stored_last:
+        statements.insert(0, _statement(f"self.{FETCHED_ATTRIBUTE} = None"))
+    return body.with_changes(body=statements)
+
+
+def _is_line(statement, kind) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+        isinstance(statement.body[0], kind)

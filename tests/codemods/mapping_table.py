@@ -277,6 +277,22 @@ ROWS = [
         ("(tf_keras.callbacks.Callback)", "self.model.stop_training = True"),
     ),
     Row(
+        "a `SessionRunHook` fetching the global step: `self.step = get_global_step()` in begin, `return "
+        "SessionRunArgs(self.step)` (or a dict/list of it), `run_values.results`, `session.run(self.step)` in end; "
+        "given inline or as a variable (`hook = MyHook(...)`, its attributes read after training)",
+        "a callback: the attribute holds `self.model.optimizer.iterations`, `on_train_batch_begin` keeps "
+        "`estimator_hooks.fetched(...)` in `self._session_run_results` (the value before the step, as Estimator's "
+        "hooks mostly read it: their read raced the increment), which `run_values.results` becomes; "
+        "`session.run(...)` in end -> `estimator_hooks.fetched(...)`. Other uses of the step tensor keep the hook",
+        "same",
+        "hook_fetches_global_step",
+        ("self._global_step_tensor = self.model.optimizer.iterations",
+         'self._session_run_results = estimator_hooks.fetched({"global_step": self._global_step_tensor})',
+         "uses the global step `self.step` other than by fetching it", "every_5,"),
+        ("self._global_step_tensor = self.model.optimizer.iterations",
+         'self._session_run_results = estimator_hooks.fetched({"global_step": self._global_step_tensor})'),
+    ),
+    Row(
         "`est.train(input_fn, hooks, max_steps \\| steps)`",
         "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[RaiseOnNanLoss, BackupAndRestore, TensorBoard, *hooks])`, final save; without hooks, with a step cadence and a step limit (fit must know how long a call may run), `steps_per_execution = gcd(N, S)` and `compat.step_backup.BackupAndRestore(save_freq=N // gcd(N, S))`",
         "`Checkpoint` + `CheckpointManager(checkpoint_interval=N)`, `tf.function` step, final save; without hooks and with a step cadence, the steps up to the next checkpoint or summary run in one `tf.function` call",

@@ -3,7 +3,8 @@ tests/test_stop_hooks.py. Both the input of `migrate rewrite` and, unchanged, th
 
 Three calls: max_steps=20 cut at step 12 by StopAtStepHook(last_step=12), with a StepCounterHook counting
 every 5 steps into model_dir/step_counter; steps=10 cut after 3 steps by
-StopAtStepHook(num_steps=3) given through a list variable (step 15); no limit over an input of one epoch, 18 batches
+StopAtStepHook(num_steps=3) given through a list variable (step 15), a hook of the program's own in both writing
+the global step it fetched with each step, every 5 steps and at each call's end; no limit over an input of one epoch, 18 batches
 (step 33). A second estimator, in model_dir/early_stopped, trains to max_steps=60 with
 make_early_stopping_hook(run_every_steps=4) whose should_stop_fn says yes the third time it is asked. (It has
 its own directory because Estimator's early-stopping hook adds a variable to the graph: restoring a checkpoint
@@ -18,6 +19,36 @@ import tensorflow as tf
 from sklearn.datasets import load_digits
 
 tf1 = tf.compat.v1
+
+
+class StepReport(tf1.train.SessionRunHook):
+    """Writes the global step it fetched with each step, `triggered` every `every_n_steps` steps and at the end
+    of each call, as hooks fetching the step did (compare_gan's EveryNSteps, criteo's early stopping)."""
+
+    def __init__(self, path, every_n_steps):
+        self._path = path
+        self._timer = tf1.train.SecondOrStepTimer(every_steps=every_n_steps)
+        self._global_step = None
+
+    def begin(self):
+        self._global_step = tf1.train.get_global_step()
+
+    def before_run(self, run_context):
+        return tf1.train.SessionRunArgs({"global_step": self._global_step})
+
+    def after_run(self, run_context, run_values):
+        step = run_values.results["global_step"]
+        self._write("fetched", step)
+        if self._timer.should_trigger_for_step(step):
+            self._timer.update_last_triggered_step(step)
+            self._write("triggered", step)
+
+    def end(self, session):
+        self._write("end", session.run(self._global_step))
+
+    def _write(self, what, step):
+        with open(self._path, "a") as log:
+            log.write(f"{what} {int(step)}\n")
 
 
 def main():
@@ -44,10 +75,13 @@ def main():
         x={"x": images}, y=labels, batch_size=100, num_epochs=1, shuffle=False
     )
     step_counter = tf1.train.StepCounterHook(every_n_steps=5, output_dir=os.path.join(args.model_dir, "step_counter"))
+    step_report = StepReport(os.path.join(args.model_dir, "fetched_steps.txt"), every_n_steps=5)
     classifier.train(
-        input_fn=endless_input_fn, max_steps=20, hooks=[tf1.train.StopAtStepHook(last_step=12), step_counter]
+        input_fn=endless_input_fn,
+        max_steps=20,
+        hooks=[tf1.train.StopAtStepHook(last_step=12), step_counter, step_report],
     )
-    stop_hooks = [tf1.train.StopAtStepHook(num_steps=3)]
+    stop_hooks = [tf1.train.StopAtStepHook(num_steps=3), step_report]
     classifier.train(input_fn=endless_input_fn, steps=10, hooks=stop_hooks)
     classifier.train(input_fn=one_epoch_input_fn)
 
