@@ -219,10 +219,9 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str], 
             receiver = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
             if run_context and receiver == run_context and func.attr.value == "request_stop" and not call.args:
                 return False  # -> self.model.stop_training = True
-            if name == "end" and receiver == params[0] and func.attr.value == "run" and len(call.args) == 1 \
-                    and not call.args[0].keyword and steps.fetches(call.args[0].value):
-                return False  # -> estimator_hooks.fetched(...)
-            return True
+            session_run = name == "end" and receiver == params[0] and func.attr.value == "run" \
+                and len(call.args) == 1 and not call.args[0].keyword and steps.fetches(call.args[0].value)
+            return not session_run  # -> estimator_hooks.fetched(...)
 
         def visit_Del(self, node: cst.Del) -> bool:
             return not (isinstance(node.target, cst.Name) and node.target.value in params)  # dropped

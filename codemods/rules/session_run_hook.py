@@ -18,9 +18,9 @@ import libcst as cst
 
 from codemods.api import dotted_name
 from codemods.hook_facts import FETCHED_ATTRIBUTE, HOOK_BASE_APIS, HOOK_METHODS, session_run_args_fetches
+from codemods.registry import Rule, register
 from codemods.syntax import is_none
 from codemods.templates import source
-from codemods.registry import Rule, register
 
 
 def _params(keras_method: str) -> cst.Parameters:
