@@ -9,6 +9,7 @@ differently. Everything here reads the original tree; the rules consult it while
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -329,6 +330,17 @@ class ProgramFacts:
             if hook in e.hook_classes and not e.migratable and not e.runtime
         ]
         return users + (["code the rewrite does not follow"] if hook in self.hooks_used_elsewhere else [])
+
+    @functools.cached_property
+    def replaced_hook_nodes(self) -> set[int]:
+        """ids of the nodes codemods/rules/session_run_hook.py replaces whole, in the hook classes that become
+        callbacks: their SessionRunHook bases and SessionRunArgs calls' names."""
+        replaced = set()
+        for hook in self.hooks.values():
+            if not hook.problems and not self.hook_blocked_by(hook.name):
+                replaced |= {id(base.value) for base in hook.node.bases}
+                replaced |= {id(node) for node in m.findall(hook.node, m.Attribute(attr=m.Name("SessionRunArgs")))}
+        return replaced
 
     def input_fn_blocked(self, call: cst.Call) -> bool:
         """Whether a numpy_input_fn call feeds an estimator that stays an Estimator."""

@@ -293,6 +293,16 @@ ROWS = [
          'self._session_run_results = estimator_hooks.fetched({"global_step": self._global_step_tensor})'),
     ),
     Row(
+        "`tf.estimator.LoggingTensorHook` / `ProfilerHook` / `SessionRunHook` / `SessionRunArgs` / "
+        "`SecondOrStepTimer` / ... (and TF1's `tf.train.*` of them) where the rewrite keeps them",
+        "`tf.compat.v1.train.<the same name>`: the same classes (TF 2.15: `tf.estimator.X is "
+        "tf.compat.v1.train.X`), which TensorFlow >= 2.16 still has; it has no `tf.estimator`",
+        "same",
+        "wrapped_tf1_hook",
+        ("logging_hook = tf.compat.v1.train.LoggingTensorHook(",),
+        ("logging_hook = tf.compat.v1.train.LoggingTensorHook(",),
+    ),
+    Row(
         "`est.train(input_fn, hooks, max_steps \\| steps)`",
         "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[RaiseOnNanLoss, BackupAndRestore, TensorBoard, *hooks])`, final save; without hooks, with a step cadence and a step limit (fit must know how long a call may run), `steps_per_execution = gcd(N, S)` and `compat.step_backup.BackupAndRestore(save_freq=N // gcd(N, S))`",
         "`Checkpoint` + `CheckpointManager(checkpoint_interval=N)`, `tf.function` step, final save; without hooks and with a step cadence, the steps up to the next checkpoint or summary run in one `tf.function` call",
