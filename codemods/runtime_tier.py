@@ -144,7 +144,10 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
 
 
 def config_problems(call: cst.Call, tpu: bool = False) -> list[str]:
-    kwargs, problems = keyword_args(call)
+    """Why a RunConfig cannot become a TrainingConfig. `RunConfig(**settings)` can (not the TPU one): the
+    settings' names are checked when the program runs (TrainingConfig.__new__)."""
+    settings = [arg for arg in call.args if arg.star == "**"] if not tpu else []
+    kwargs, problems = keyword_args(call.with_changes(args=[arg for arg in call.args if arg not in settings]))
     accepted_ = CONFIG_ARGUMENTS + TPU_CONFIG_ARGUMENTS * tpu
     return problems + [f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in accepted_]
 
@@ -248,6 +251,8 @@ def analyze(
                 _keep(call, kind, tier, mentions_tensorflow)
             continue
         if kind in ("config", "tpu_config") and config_problems(call, tpu=kind == "tpu_config"):
+            problems = config_problems(call, tpu=kind == "tpu_config")
+            tier.kept_calls[id(call)] = f"kept (TensorFlow >= 2.16 has no RunConfig): {'; '.join(problems)}"
             continue
         tier.calls[id(call)] = kind
     trains = any(kind in ("train", "train_and_evaluate") for kind in tier.calls.values())

@@ -84,6 +84,27 @@ class TrainingConfig:
     session_config: Any = None
     train_distribute: Any = None
 
+    def __new__(cls, *args, **settings):
+        # `RunConfig(**settings)` migrates as `TrainingConfig(**settings)`: a setting it does not carry over
+        # is one error naming it (the dataclass's own says only "unexpected keyword argument").
+        unknown = sorted(set(settings) - {field.name for field in dataclasses.fields(cls)})
+        if unknown:
+            raise TypeError(
+                f"RunConfig({unknown[0]}=...) is not a setting the migration carries over (it takes "
+                f"{', '.join(field.name for field in dataclasses.fields(cls))}): leave it out of the RunConfig settings"
+            )
+        return super().__new__(cls)
+
+    def __getattr__(self, name):
+        # Only for names the class lacks: a RunConfig property read from it (`config.master`, `task_type`, ...)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"RunConfig.{name} is not carried over by the migration: its TrainingConfig holds "
+            f"{', '.join(field.name for field in dataclasses.fields(self))} (TF_CONFIG clusters and devices are "
+            "not migrated)"
+        )
+
     def __post_init__(self):
         if self.train_distribute is not None:
             raise ValueError(

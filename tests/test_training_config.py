@@ -30,3 +30,20 @@ def test_train_distribute_none_is_no_strategy_and_a_strategy_is_one_error():
     assert TrainingConfig(train_distribute=None).train_distribute is None
     with pytest.raises(ValueError, match=r"RunConfig\(train_distribute=OneDeviceStrategy\).*build the estimator where"):
         TrainingConfig(train_distribute=tf.distribute.OneDeviceStrategy("/cpu:0"))
+
+
+def test_settings_given_as_a_mapping_are_checked_by_name():
+    """`RunConfig(**CONF.runconfig)` (wide_deep's build_estimator) migrates as `TrainingConfig(**settings)`."""
+    settings = {"save_checkpoints_steps": 50, "keep_checkpoint_max": 3, "log_step_count_steps": 10}
+    config = TrainingConfig(**settings).replace(session_config=object())
+    assert (config.cadence, config.keep_checkpoint_max) == (("steps", 50), 3)
+    with pytest.raises(TypeError, match=r"RunConfig\(device_fn=\.\.\.\) is not a setting the migration carries over"):
+        TrainingConfig(**settings, device_fn=None)
+
+
+def test_a_runconfig_property_it_does_not_hold_is_one_clear_error():
+    """RunConfig's cluster properties (read from TF_CONFIG) are not migrated: reading one says so."""
+    config = TrainingConfig()
+    assert not hasattr(config, "master")
+    with pytest.raises(AttributeError, match=r"RunConfig\.task_type is not carried over by the migration"):
+        config.task_type  # noqa: B018

@@ -505,6 +505,18 @@ ROWS = [
         ("BestExporter(...) assigned once and used only there", "TrainSpec(saving_listeners=...) is not migrated yet"),
     ),
     Row(
+        "`RunConfig(**settings)` (settings read from a file or flags) where the run-time tier builds the estimator",
+        "`estimator_training.TrainingConfig(**settings)`: a setting it does not carry over (`device_fn`, a "
+        "cluster's) is one TypeError naming it when the program runs; reading a RunConfig property it does not hold "
+        "(`config.master`, `task_type`) is one AttributeError saying so. A RunConfig with such a setting written "
+        "out is kept, with a TODO",
+        "same",
+        "canned_optimizer_at_run_time",
+        ("config = estimator_training.TrainingConfig(**settings).replace(keep_checkpoint_max=2)",
+         "kept (TensorFlow >= 2.16 has no RunConfig): RunConfig(device_fn=...) is not migrated yet"),
+        ("config = estimator_training.TrainingConfig(**settings).replace(keep_checkpoint_max=2)",),
+    ),
+    Row(
         "`est.evaluate(input_fn, steps)` after `est.train(...)` in the same or an enclosing block",
         "`compat.estimator_evaluation.evaluate(est, dataset, steps=..., summary_dir=model_dir/eval)`: the head's metrics under the Estimator's keys (`loss`, `average_loss`, `accuracy`, binary: `precision`, `recall`, `auc`, ...; `global_step`)",
         "same",
