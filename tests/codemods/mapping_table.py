@@ -517,6 +517,17 @@ ROWS = [
         ("config = estimator_training.TrainingConfig(**settings).replace(keep_checkpoint_max=2)",),
     ),
     Row(
+        "type annotations naming tf.estimator / tf.contrib APIs (`estimator: tf.estimator.Estimator`, "
+        "`-> tf.estimator.EstimatorSpec`), evaluated when the def runs",
+        "an estimator class -> `tf_keras.Model`, `RunConfig`/`TrainSpec`/`EvalSpec` -> `estimator_training`'s, "
+        "`ModeKeys`/`EstimatorSpec` as elsewhere; any other such API quotes the annotation as written (not evaluated)",
+        "same",
+        "estimator_annotations",
+        ("-> tf_keras.Model:", "config: Optional[estimator_training.TrainingConfig] = None",
+         'exporter: "tf.estimator.Exporter" = None'),
+        ("-> tf_keras.Model:", 'exporter: "tf.estimator.Exporter" = None'),
+    ),
+    Row(
         "`est.evaluate(input_fn, steps)` after `est.train(...)` in the same or an enclosing block",
         "`compat.estimator_evaluation.evaluate(est, dataset, steps=..., summary_dir=model_dir/eval)`: the head's metrics under the Estimator's keys (`loss`, `average_loss`, `accuracy`, binary: `precision`, `recall`, `auc`, ...; `global_step`)",
         "same",
