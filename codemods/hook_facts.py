@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
+import libcst.matchers as m
 
 from codemods.syntax import call_arguments, fast_visit, is_none
 from codemods.templates import source
@@ -72,6 +73,10 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
         problems.append(f"sets self.{FETCHED_ATTRIBUTE}, the attribute its callback would keep its fetches in")
     steps = _global_step_attributes(node, assigned, resolver)
     reader = _StepFetches(steps, resolver)
+    reader.before_run_fetches = any(
+        isinstance(statement, cst.FunctionDef) and statement.name.value == "before_run" and reader.returns_steps(statement)
+        for statement in node.body.body
+    )
     for statement in node.body.body:
         if not isinstance(statement, cst.FunctionDef):
             continue
@@ -87,7 +92,9 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
             problems.append(f"{name}() has an unexpected signature")
             continue
         problems.extend(_hook_parameter_uses(statement, name, params, reader))
-    problems.extend(reader.other_step_uses(node))
+    if problems:  # kept as a hook already: how it uses the global step does not matter
+        return HookAnalysis(problems)
+    problems = reader.other_step_uses(node)
     return HookAnalysis(problems, frozenset(steps) if not problems else frozenset())
 
 
@@ -144,7 +151,7 @@ class _StepFetches:
     def __init__(self, steps: set[str], resolver):
         self.steps, self.resolver = steps, resolver
         self.fetching: set[int] = set()  # ids of the self.<step> nodes inside carried-over fetches
-        self.before_run_fetches = self.results_read = False
+        self.before_run_fetches = False  # before_run returns SessionRunArgs of the global step
 
     def fetches(self, node) -> bool:
         """Whether `node` fetches only the global step; its attributes are then carried-over uses."""
@@ -158,14 +165,16 @@ class _StepFetches:
         """Whether `value` is `SessionRunArgs(<global step fetches>)`."""
         api = self.resolver.call_api(value) if isinstance(value, cst.Call) else None
         fetches = session_run_args_fetches(value) if api is not None and api.path in SESSION_RUN_ARGS_APIS else None
-        found = fetches is not None and self.fetches(fetches)
-        self.before_run_fetches |= found
-        return found
+        return fetches is not None and self.fetches(fetches)
+
+    def returns_steps(self, before_run: cst.FunctionDef) -> bool:
+        """Whether before_run returns SessionRunArgs of the global step (and otherwise only None)."""
+        values = [node.value for node in m.findall(before_run.body, m.Return())]
+        fetching = [value for value in values if value is not None and not is_none(value)]
+        return bool(fetching) and all(self.session_run_args(value) for value in fetching)
 
     def other_step_uses(self, node: cst.ClassDef) -> list[str]:
         problems, plain = set(), _plain_uses(node)
-        if self.results_read and not self.before_run_fetches:
-            problems.add("after_run() reads run_values.results, but before_run() fetches nothing")
         for attribute in _attributes_in(node):
             name = _self_attribute(attribute)
             if name in self.steps and id(attribute) not in self.fetching and id(attribute) not in plain:
@@ -228,10 +237,8 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str], 
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             # -> self._session_run_results, which the callback's before_run filled
-            results = name == "after_run" and isinstance(node.value, cst.Name) and node.value.value == params[1] \
-                and node.attr.value == "results" and bool(steps.steps)
-            steps.results_read |= results
-            return not results
+            return not (name == "after_run" and isinstance(node.value, cst.Name) and node.value.value == params[1]
+                        and node.attr.value == "results" and steps.before_run_fetches)
 
         def visit_Name(self, node: cst.Name) -> None:
             if node.value in params:
