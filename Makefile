@@ -6,8 +6,9 @@ LEGACY := .venv-legacy
 # wheel by name, which would pull a second 600 MB copy of TensorFlow next to tensorflow-cpu.
 # TensorBoard is no longer a dependency of TensorFlow 2.21; migrated programs write summaries as Estimator did.
 # pandas < 2.2, as Estimator users had it: TF 2.15's pandas_input_fn cannot read pandas 3's string columns.
+# tf-slim: tests/legacy/slim_model_fn_program.py's model_fn.
 LEGACY_PKGS := tensorflow-cpu==2.15.1 tensorflow-estimator==2.15.0 "numpy<2" scikit-learn "pandas<2.2" pytest \
-	nbformat nbclient ipykernel
+	nbformat nbclient ipykernel tf-slim
 
 .PHONY: env env-modern env-legacy demo test test-fast lint clean
 

@@ -18,7 +18,8 @@ What makes that sound is `Tf1Graph`, entered around each model_fn call:
   and the variables enter the collections TF1 put them in (`tf.compat.v1.trainable_variables()`, the
   optimizer's default var_list, work);
 - the global step exists before the model_fn runs (Estimator created it), so `get_global_step()` finds it;
-- `init_from_checkpoint` (warm starts) fills the variables when they are made, once, not at every step.
+- `init_from_checkpoint` (warm starts) fills the variables when they are made, once, not at every step;
+- tensors compare (`==`, `in`) and hash by identity, as in a TF1 graph.
 
 Variables in `LOCAL_VARIABLES` (streaming metrics) live for one evaluation, as in Estimator's eval graphs.
 """
@@ -142,6 +143,12 @@ class Tf1Graph:
         original = checkpoint_utils._set_checkpoint_initializer  # noqa: SLF001
         checkpoint_utils._set_checkpoint_initializer = self._warm_start  # noqa: SLF001
         self._exit.callback(setattr, checkpoint_utils, "_set_checkpoint_initializer", original)
+        # In Estimator's graph `==` on tensors was identity and tensors were hashable (TF2's element-wise
+        # equality applies only to functions traced eagerly, as this one is): TF1 code relies on it
+        # (`if train_op not in tf.get_collection(TRAIN_OP)` in tf_slim's create_train_op, tensors as dict keys).
+        equality = tf.Tensor._USE_EQUALITY  # noqa: SLF001  (what disable_tensor_equality sets; no getter)
+        tf.compat.v1.disable_tensor_equality()
+        self._exit.callback(setattr, tf.Tensor, "_USE_EQUALITY", equality)
         return self
 
     def __exit__(self, *exc_info):

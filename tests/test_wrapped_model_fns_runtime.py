@@ -180,3 +180,25 @@ def test_a_hook_kept_tf1_runs_against_the_wrapped_graph(tmp_path):
         assert tf.train.latest_checkpoint(str(tmp_path / target)).endswith("-10")
         losses = program.main(str(tmp_path / f"{target}_history"), history=True)
         assert len(losses) == 10 and all(np.ndim(loss) == 0 for loss in losses) and losses[-1] < losses[0], losses
+
+
+def test_tensors_compare_and_hash_by_identity_while_the_model_fn_builds_as_in_a_tf1_graph():
+    """tf_slim's create_train_op asks `train_op not in tf.get_collection(TRAIN_OP)` (a TF1 optimizer put its
+    update there), and TF1 code keys dicts by tensors: in Estimator's graph both went by identity; in the traced
+    function they would compare element-wise ("can't convert Operation to Tensor") or be unhashable."""
+
+    def identity_model_fn(features, labels, mode):
+        logits = tf.compat.v1.layers.dense(features["x"], 2, name="logits")
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        update = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, tf.compat.v1.train.get_global_step())
+        with tf.control_dependencies([update]):
+            train_op = tf.identity(loss)
+        assert train_op not in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.TRAIN_OP)
+        names = {loss: "loss", train_op: "train_op"}
+        return EstimatorSpec(mode, loss=loss, train_op=train_op if names[train_op] == "train_op" else update)
+
+    model = WrappedModelFn(identity_model_fn)
+    model.make_variables(_dataset().element_spec)
+    model.fit(_dataset(), epochs=1, verbose=0)
+    assert int(model.optimizer.iterations) == 3
+    assert tf.Tensor._USE_EQUALITY  # noqa: SLF001  (TF2's own behaviour again outside the model_fn)

@@ -1,0 +1,45 @@
+"""Tier 2 on a model_fn written with tf_slim (TF-Slim model zoo style) against the real Estimator:
+tests/legacy/slim_model_fn_program.py trains 20 steps under TensorFlow 2.15; rewritten for each target, it is
+started on a directory holding only the Estimator's model.ckpt-0 and continues by itself. After 20 steps on the
+same batches every variable (slim's weights and biases, the batch norm's statistics, Momentum's slots, the
+global step) equals the Estimator's model.ckpt-20 within 1e-5, and evaluate() and predict() return the
+Estimator's results. tf_slim runs unchanged in both environments (the model_fn stays as written)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import (
+    MODERN_PYTHON,
+    ROOT,
+    assert_wrapped_run_matches_estimator,
+    estimator_start,
+    migrate_file,
+    run,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("slim_model_fn")]
+PROGRAM = ROOT / "tests" / "legacy" / "slim_model_fn_program.py"
+STEPS = 20
+
+
+@pytest.fixture(scope="module")
+def estimator_dir(legacy_python, tmp_path_factory):
+    model_dir = tmp_path_factory.mktemp("estimator") / "model"
+    run([legacy_python, PROGRAM, "--model_dir", model_dir, "--max_steps", STEPS, "--results", model_dir / "results.json"])
+    return model_dir
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_a_slim_model_fn_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target, tmp_path):
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    source = migrated.read_text()
+    assert "tf.estimator" not in source and "wrapped_model_fns.WrappedModelFn(model_fn" in source
+    assert "slim.conv2d(" in source and "slim.learning.create_train_op(" in source  # the model_fn as written
+    model_dir = estimator_start(estimator_dir, tmp_path / "model")
+    results = tmp_path / "results.json"
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--results", results])
+    assert_wrapped_run_matches_estimator(
+        model_dir, estimator_dir, STEPS, ("conv1/weights", "logits/weights", "fc1/weights/Momentum"),
+        results, {"accuracy", "loss", "global_step"},
+    )
