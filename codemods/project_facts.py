@@ -37,6 +37,8 @@ class EstimatorMentions:
 
     constructions: list[tuple[str, str]] = field(default_factory=list)
     classes: dict[str, list[str]] = field(default_factory=dict)
+    thin_subclasses: set[str] = field(default_factory=set)  # `thin_estimator_subclass` classes: they migrate
+    overriding: set[str] = field(default_factory=set)  # classes defining one of ESTIMATOR_ATTRIBUTES
 
 
 def estimator_mentions(source: str, path: str) -> EstimatorMentions:
@@ -56,7 +58,14 @@ def estimator_mentions_in(nodes: list[ast.AST], path: str) -> EstimatorMentions:
         if isinstance(node, ast.ClassDef):
             bases = [_last_name(base) for base in node.bases]
             mentions.classes[node.name] = bases
+            members = _members(node.body)
+            if thin_estimator_subclass(bases, members):
+                mentions.thin_subclasses.add(node.name)
+                continue
             mentions.constructions += [(base, f"{base} in {path}") for base in bases if _estimator_like(base)]
+            if ESTIMATOR_ATTRIBUTES.intersection(members):  # an estimator if it derives from one (kept_estimators)
+                mentions.overriding.add(node.name)
+                mentions.constructions.append((node.name, f"{node.name} in {path}"))
         elif isinstance(node, ast.Call):
             name = _last_name(node.func)
             if not name[:1].isupper() or (name in WRAPPED_CLASSES and not _wrapped_ast_problems(node, name)):
@@ -71,14 +80,60 @@ def kept_estimators(mentions: list[EstimatorMentions]) -> list[str]:
     TensorFlow's (any estimator class that is not a canned one or a wrapped custom `Estimator`) and the
     project's classes derived from one. A project's own class merely named `...Estimator` is not one."""
     classes = {name: bases for module in mentions for name, bases in module.classes.items()}
+    thin = {name for module in mentions for name in module.thin_subclasses}
+    overriding = {name for module in mentions for name in module.overriding}
+
+    def reaches_thin(name: str, seen: frozenset = frozenset()) -> bool:
+        return name in thin or (name in classes and name not in seen
+                                and any(reaches_thin(base, seen | {name}) for base in classes[name]))
 
     def is_estimator(name: str, seen: frozenset = frozenset()) -> bool:
+        if name in thin:
+            return False  # it migrates (compat.wrapped_model_fns.Estimator)
         if name in classes and name not in seen:
-            return any(is_estimator(base, seen | {name}) for base in classes[name])
+            # A class derived from a thin one that defines Estimator's attributes changes how it works: kept
+            return any(is_estimator(base, seen | {name}) for base in classes[name]) or (
+                name in overriding and any(reaches_thin(base) for base in classes[name]))
         return name not in classes and _estimator_like(name)
 
     found = [where for module in mentions for name, where in module.constructions if is_estimator(name)]
     return list(dict.fromkeys(found))
+
+
+# tf.estimator.Estimator's attributes (TensorFlow 2.15, dir() less object's; tests/codemods/test_estimator_subclasses.py
+# checks the list): a subclass defining one of them changes how the Estimator trains, evaluates or exports.
+ESTIMATOR_ATTRIBUTES = frozenset({
+    "_actual_eval", "_actual_train_model_distributed", "_add_meta_graph_for_mode",
+    "_assert_members_are_not_overridden", "_call_input_fn", "_call_model_fn", "_call_model_fn_eval",
+    "_call_model_fn_eval_distributed", "_convert_eval_steps_to_hooks", "_convert_train_steps_to_hooks",
+    "_create_and_assert_global_step", "_create_global_step", "_estimator_api_names", "_estimator_api_names_v1",
+    "_evaluate_build_graph", "_evaluate_run", "_export_all_saved_models", "_extract_batch_length", "_extract_keys",
+    "_get_features_and_labels_from_input_fn", "_get_features_from_input_fn", "_get_iterator_from_input_fn",
+    "_maybe_warm_start", "_tf_docs_inheritable_header", "_train_model", "_train_model_default",
+    "_train_model_distributed", "_train_with_estimator_spec", "_train_with_estimator_spec_distributed",
+    "_validate_features_in_predict_input", "config", "eval_dir", "evaluate", "experimental_export_all_saved_models",
+    "export_saved_model", "export_savedmodel", "get_variable_names", "get_variable_value", "latest_checkpoint",
+    "model_dir", "model_fn", "params", "predict", "train",
+})
+
+
+def thin_estimator_subclass(bases: list[str], members: list[str]) -> bool:
+    """Whether a class derived from `Estimator` alone defines none of its attributes: its constructor only hands
+    Estimator's a model_fn and settings (compat.wrapped_model_fns.Estimator takes the same), and its own
+    helpers are its own."""
+    return bases == ["Estimator"] and not ESTIMATOR_ATTRIBUTES.intersection(members)
+
+
+def _members(body: list[ast.stmt]) -> list[str]:
+    """The names a class body defines (methods, attributes)."""
+    names = []
+    for statement in body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(statement.name)
+        elif isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names += [target.id for target in targets if isinstance(target, ast.Name)]
+    return names
 
 
 def _estimator_like(name: str) -> bool:

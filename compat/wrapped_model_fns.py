@@ -29,6 +29,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import copy
+import functools
 import inspect
 import os
 
@@ -39,7 +40,7 @@ from tensorflow.python.training import checkpoint_utils  # init_from_checkpoint'
 
 from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
-from .estimator_training import ModeKeys
+from .estimator_training import ModeKeys, configure
 from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from .wrapped_hooks import ModeGraph, SessionHooks
 
@@ -422,6 +423,49 @@ class WrappedModelFn(tf_keras.Model):
 # What a Scaffold does beyond Estimator's defaults (tf.compat.v1.train.Scaffold's attributes)
 _SCAFFOLD_SETTINGS = ("_user_init_fn", "_init_op", "_init_feed_dict", "_ready_op", "_ready_for_local_init_op",
                       "_local_init_op", "_local_init_feed_dict", "_summary_op", "_saver")
+
+
+class Estimator(WrappedModelFn):
+    """The base of a project's own `class MyModel(tf.estimator.Estimator)` whose constructor only hands
+    Estimator's its model_fn and settings (`super().__init__(model_fn=..., model_dir=..., config=...,
+    params=...)`): the same parameters, and the instance is the migrated estimator (a wrapped model_fn,
+    configured as `estimator_training.configure` configures one). `params` and `config` read as Estimator's."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A name of the project's class that the migrated estimator (a tf_keras.Model, a wrapped model_fn) has too
+        # would replace it silently (a helper method named `build`, `call` or `summary`): one error, when defined.
+        clashes = sorted(name for name in vars(cls) if not name.startswith("__") and name in _estimator_names())
+        if clashes:
+            raise TypeError(
+                f"{cls.__qualname__} defines {', '.join(clashes)}, which the migrated estimator (a tf_keras.Model "
+                "running the model_fn as written: compat.wrapped_model_fns.Estimator) has too: rename "
+                f"{'them' if len(clashes) > 1 else 'it'} in {cls.__qualname__}"
+            )
+
+    def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
+        if warm_start_from is not None:
+            raise ValueError(
+                f"{type(self).__name__}: Estimator(warm_start_from=...) is not migrated; call "
+                "tf.compat.v1.train.init_from_checkpoint in the model_fn instead (a wrapped model_fn applies it once)"
+            )
+        super().__init__(model_fn, params=params)
+        configure(self, model_dir=model_dir, config=config)
+
+    @property
+    def params(self) -> dict:
+        """A copy of the params, as Estimator's `params` property."""
+        return copy.deepcopy(self.model_fn_params)
+
+
+@functools.cache
+def _estimator_names() -> frozenset:
+    """The names an instance of `Estimator` has: its class's, a tf_keras.Model's and a wrapped model_fn's own
+    attributes (read from an instance), and those `configure` sets."""
+    probe = WrappedModelFn(lambda features, labels, mode: None)
+    configured = ("estimator_config", "model_dir", "config", "latest_checkpoint", "get_variable_names",
+                  "get_variable_value")
+    return frozenset(dir(Estimator)) | frozenset(dir(probe)) | frozenset(configured)
 
 
 def _check_scaffold(scaffold) -> None:

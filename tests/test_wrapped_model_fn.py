@@ -16,12 +16,13 @@ from tests.conftest import (
     MODERN_PYTHON,
     ROOT,
     assert_wrapped_run_matches_estimator,
-    estimator_start,
     latest_saved_step,
     migrate_file,
     run,
+    run_wrapped_from_estimator_start,
     sigkill_after_save,
     tf1_variables_in,
+    wrapped_reference,
 )
 
 # On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
@@ -32,19 +33,13 @@ STEPS = 20
 
 @pytest.fixture(scope="module")
 def estimator_dir(legacy_python, tmp_path_factory):
-    model_dir = tmp_path_factory.mktemp("estimator") / "model"
-    run([legacy_python, PROGRAM, "--model_dir", model_dir, "--max_steps", STEPS, "--results", model_dir / "results.json"])
-    return model_dir
+    return wrapped_reference(legacy_python, PROGRAM, tmp_path_factory.mktemp("estimator") / "model", STEPS)
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target, tmp_path):
-    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
-    source = migrated.read_text()
+    source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS)
     assert "tf.estimator" not in source and "wrapped_model_fns.WrappedModelFn(model_fn" in source
-    model_dir = estimator_start(estimator_dir, tmp_path / "model")
-    results = tmp_path / "results.json"
-    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--results", results])
     assert_wrapped_run_matches_estimator(model_dir, estimator_dir, STEPS, ("encoder/w", "logits/kernel", "encoder/w/Adam_1"),
                                          results, {"accuracy", "loss", "global_step"})
 

@@ -528,6 +528,20 @@ ROWS = [
         ("-> tf_keras.Model:", 'exporter: "tf.estimator.Exporter" = None'),
     ),
     Row(
+        "`class MyModel(tf.estimator.Estimator)` whose constructor hands Estimator's its model_fn and settings "
+        "(`super().__init__(model_fn=..., model_dir=..., config=..., params=...)`), defining none of Estimator's "
+        "attributes",
+        "`class MyModel(wrapped_model_fns.Estimator)`: the same constructor, a wrapped model_fn (tier 2) configured as "
+        "`configure` does; `params`/`model_dir`/`config` read as Estimator's; its instances' calls go through the "
+        "run-time tier (`estimator_training.train(model, ...)`; loop: `estimator_loop.train`). A name of the class that a tf_keras.Model has (`build`, `summary`) is one TypeError when the "
+        "class is defined. A subclass (or a class derived from it) defining `train`, `_call_model_fn`, ... is kept, "
+        "with a TODO",
+        "same",
+        "estimator_subclass",
+        ("class LinearModel(wrapped_model_fns.Estimator):", "estimator_training.train(model, input_fn=input_fn, steps=10)"),
+        ("class LinearModel(wrapped_model_fns.Estimator):", "estimator_loop.train(model, input_fn=input_fn, steps=10)"),
+    ),
+    Row(
         "`est.evaluate(input_fn, steps)` after `est.train(...)` in the same or an enclosing block",
         "`compat.estimator_evaluation.evaluate(est, dataset, steps=..., summary_dir=model_dir/eval)`: the head's metrics under the Estimator's keys (`loss`, `average_loss`, `accuracy`, binary: `precision`, `recall`, `auc`, ...; `global_step`)",
         "same",

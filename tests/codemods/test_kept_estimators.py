@@ -18,9 +18,19 @@ def test_a_projects_own_estimator_named_class_is_not_an_estimator():
 
 
 def test_a_subclass_of_tensorflows_estimator_is_kept_where_defined_and_built():
-    mine = "import tensorflow as tf\n\nclass Mine(tf.estimator.Estimator):\n    pass\n\nclass Yours(Mine):\n    pass\n"
+    """...when it (or a class derived from it) defines one of Estimator's attributes: it changes how it works."""
+    mine = "import tensorflow as tf\n\nclass Mine(tf.estimator.Estimator):\n    def train(self):\n        pass\n\n" \
+        "class Yours(Mine):\n    pass\n"
     run = "from mine import Yours\n\nYours(model_fn=f)\n"
-    assert _kept(mine=mine, run=run) == ["Estimator in mine.py", "Yours in run.py"]
+    assert _kept(mine=mine, run=run) == ["Estimator in mine.py", "Mine in mine.py", "Yours in run.py"]
+
+
+def test_a_subclass_only_handing_estimator_its_model_fn_migrates_unless_a_class_derived_from_it_overrides():
+    thin = "import tensorflow as tf\n\nclass Mine(tf.estimator.Estimator):\n    def __init__(self, d):\n" \
+        "        super().__init__(model_fn=f, model_dir=d)\n\n    def helper(self):\n        pass\n"
+    assert _kept(mine=thin, run="from mine import Mine\n\nMine('d')\n") == []
+    derived = "from mine import Mine\n\nclass Yours(Mine):\n    def _call_model_fn(self, *args):\n        pass\n"
+    assert _kept(mine=thin, yours=derived) == ["Yours in yours.py"]
 
 
 def test_custom_estimators_are_wrapped_unless_an_argument_is_not_carried_over():
