@@ -108,7 +108,16 @@ class SessionHooks:
         """Each hook's begin() in the graph, then after_create_session (the variables restored by then)."""
         with self.graph.as_default():
             for hook in self.hooks:
-                hook.begin()
+                try:
+                    hook.begin()
+                except AttributeError as error:
+                    if "eager execution" not in str(error):
+                        raise
+                    raise TypeError(
+                        f"{type(hook).__name__}.begin() reads the graph op of a variable ({error}): a wrapped model_fn's "
+                        "variables are TF2 variables, made once outside its graph; this hook is not migrated (summary "
+                        "hooks such as StepCounterHook: drop them, the migrated training writes the loss to TensorBoard)"
+                    ) from error
             for hook in self.hooks:
                 hook.after_create_session(self.session, None)
 

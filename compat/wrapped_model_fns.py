@@ -36,7 +36,10 @@ import os
 import numpy as np
 import tensorflow as tf
 import tf_keras
-from tensorflow.python.training import checkpoint_utils  # init_from_checkpoint's initializer
+from tensorflow.python.training import (
+    checkpoint_utils,  # init_from_checkpoint's initializer
+    training_util,  # the global step read the built-in hooks fetch
+)
 
 from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
@@ -255,7 +258,12 @@ class WrappedModelFn(tf_keras.Model):
                             ("config", getattr(self, "estimator_config", None))):
             if name in parameters:
                 kwargs[name] = value
-        tf.compat.v1.train.get_or_create_global_step()
+        step = tf.compat.v1.train.get_or_create_global_step()
+        # Estimator read it once before the model_fn (training_util._get_or_create_global_step_read), and the built-in
+        # hooks (StopAtStepHook, StepCounterHook, ...) fetch that read: made here (the variable lives outside the
+        # graph, where TF's own helper cannot name it).
+        with tf.compat.v1.name_scope("global_step/"):
+            tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, step.read_value() + 0)
         spec = self.estimator_spec(tf.autograph.experimental.do_not_convert(self.model_fn)(features=features, **kwargs))
         _check_scaffold(spec.scaffold)
         if mode == ModeKeys.PREDICT and spec.prediction_hooks:

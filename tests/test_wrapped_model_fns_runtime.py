@@ -226,3 +226,27 @@ def test_a_projects_estimator_class_keeps_its_constructor_and_reads_as_an_estima
         class Summarized(wrapped_model_fns.Estimator):
             def summary(self):
                 return "a helper of the project's own"
+
+
+def test_built_in_hooks_of_the_spec_find_the_global_step_read_estimator_made(tmp_path):
+    """Estimator read the global step once before the model_fn, and StopAtStepHook (like every built-in hook)
+    fetches that read: in a spec's training_hooks it stops the training at its last_step. A hook reading a
+    variable's graph op (StepCounterHook's summary tag) is one error naming it."""
+    from estimator_migrate.compat.estimator_training import configure, train
+
+    def stopping_model_fn(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        hooks = [tf.compat.v1.train.StopAtStepHook(last_step=4), *params.get("hooks", ())]
+        return EstimatorSpec(mode, loss=spec.loss, train_op=spec.train_op, training_hooks=hooks)
+
+    def endless():
+        return _dataset().repeat()
+
+    model = configure(WrappedModelFn(stopping_model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path / "a"))
+    train(model, input_fn=endless, steps=10)
+    assert int(model.optimizer.iterations) == int(model.tf1_variables["global_step"]) == 4
+    counter = tf.compat.v1.train.StepCounterHook(every_n_steps=2, output_dir=str(tmp_path / "counter"))
+    counting = configure(WrappedModelFn(stopping_model_fn, params={"learning_rate": 0.1, "hooks": [counter]}),
+                         model_dir=str(tmp_path / "b"))
+    with pytest.raises(TypeError, match=r"StepCounterHook\.begin\(\) reads the graph op of a variable"):
+        train(counting, input_fn=endless, steps=10)
