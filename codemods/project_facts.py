@@ -11,11 +11,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-# Estimator's parameters, in order, that a wrapped model_fn carries over (warm_start_from is not yet).
-WRAPPED_PARAMETERS = ("model_fn", "model_dir", "config", "params")
+# Estimator's parameters, in order, that a wrapped model_fn carries over: all of them.
+WRAPPED_PARAMETERS = ("model_fn", "model_dir", "config", "params", "warm_start_from")
 # TPUEstimator's, in order, that compat.tpu_estimators.WrappedTPUModelFn takes (run as with use_tpu=False)
-TPU_PARAMETERS = (*WRAPPED_PARAMETERS, "use_tpu", "train_batch_size", "eval_batch_size", "predict_batch_size",
-                  "batch_axis", "eval_on_tpu", "export_to_tpu", "export_to_cpu")
+TPU_PARAMETERS = (*WRAPPED_PARAMETERS[:4], "use_tpu", "train_batch_size", "eval_batch_size", "predict_batch_size",
+                  "batch_axis", "eval_on_tpu", "export_to_tpu", "export_to_cpu", "warm_start_from")
 
 
 @dataclass

@@ -86,7 +86,7 @@ def wrapped_problems(call: cst.Call, name: str = "Estimator") -> list[str]:
         return [f"{name}(*args/**kwargs): pass {', '.join(parameters[:-1])} and {parameters[-1]} by name"]
     positional = [arg for arg in call.args if arg.keyword is None]
     if len(positional) > len(parameters):
-        return [f"{name}(...) takes warm_start_from positionally, which is not migrated yet"]
+        return [f"{name}(...) is given more positional arguments than it takes"]
     given = [*parameters[: len(positional)], *(arg.keyword.value for arg in call.args if arg.keyword)]
     problems = [f"{name}({key}=...) is not migrated yet" for key in given if key not in parameters]
     if "model_fn" not in given:

@@ -157,6 +157,16 @@ class EvalSpec(NamedTuple):
     throttle_secs: float = 600
 
 
+class WarmStartSettings(NamedTuple):
+    """`tf.estimator.WarmStartSettings`: the same fields, positions and defaults (what
+    `tf.compat.v1.train.warm_start` takes)."""
+
+    ckpt_to_initialize_from: str
+    vars_to_warm_start: Any = ".*"
+    var_name_to_vocab_info: dict | None = None
+    var_name_to_prev_var_name: dict | None = None
+
+
 def configure(model: tf_keras.Model, model_dir=None, config: TrainingConfig | None = None) -> tf_keras.Model:
     """Attach an Estimator's `model_dir` and `config` to a `compat.canned` model; returns the model.
 

@@ -43,7 +43,7 @@ from tensorflow.python.training import (
 
 from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
-from .estimator_training import ModeKeys, configure
+from .estimator_training import ModeKeys, WarmStartSettings, configure
 from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from .wrapped_hooks import ModeGraph, SessionHooks
 
@@ -233,12 +233,13 @@ class WrappedModelFn(tf_keras.Model):
     follows the global step.
     """
 
-    def __init__(self, model_fn, params=None, **kwargs):
+    def __init__(self, model_fn, params=None, warm_start_from=None, **kwargs):
         super().__init__(**kwargs)
         if not callable(model_fn):
             raise TypeError(f"model_fn must be callable, got {type(model_fn).__name__}")
         self.model_fn = model_fn
         self.model_fn_params = {} if params is None else params
+        self.warm_start_settings = _warm_start_settings(warm_start_from)
         self.tf1_variables = {}  # TF1 name -> variable: tracked, so checkpoints hold them
         self.trained_graph = True  # False when only a PREDICT graph made the variables (no optimizer's)
         self.stateful_random_ops = []  # the op types of the TRAIN graph drawing from the global RNG
@@ -306,6 +307,11 @@ class WrappedModelFn(tf_keras.Model):
         def graph(features, labels=None):
             with Tf1Graph(self.tf1_variables, local_variables) as tf1:
                 spec = self._call_model_fn(features, labels, mode)
+                if mode == ModeKeys.TRAIN and self.warm_start_settings is not None:
+                    # Estimator warm-started its training graph's variables once the model_fn had made them; here
+                    # they take the values when made, and a checkpoint restored afterwards wins, as with Estimator
+                    # (which warm-started only when model_dir held none).
+                    tf.compat.v1.train.warm_start(*self.warm_start_settings)
                 built["collections"] = tf1.collections
                 built["hooks"] = (spec.training_hooks + spec.training_chief_hooks if mode == ModeKeys.TRAIN
                                   else spec.evaluation_hooks if mode == ModeKeys.EVAL else ())
@@ -452,18 +458,28 @@ class Estimator(WrappedModelFn):
             )
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
-        if warm_start_from is not None:
-            raise ValueError(
-                f"{type(self).__name__}: Estimator(warm_start_from=...) is not migrated; call "
-                "tf.compat.v1.train.init_from_checkpoint in the model_fn instead (a wrapped model_fn applies it once)"
-            )
-        super().__init__(model_fn, params=params)
+        super().__init__(model_fn, params=params, warm_start_from=warm_start_from)
         configure(self, model_dir=model_dir, config=config)
 
     @property
     def params(self) -> dict:
         """A copy of the params, as Estimator's `params` property."""
         return copy.deepcopy(self.model_fn_params)
+
+
+def _warm_start_settings(warm_start_from) -> WarmStartSettings | None:
+    """Estimator's `_get_default_warm_start_settings`: a checkpoint (or a SavedModel directory: its variables),
+    or WarmStartSettings as given."""
+    if warm_start_from is None:
+        return None
+    if isinstance(warm_start_from, str | bytes | os.PathLike):
+        path = os.fsdecode(warm_start_from)
+        if tf.io.gfile.exists(os.path.join(path, "variables", "variables.index")):
+            return WarmStartSettings(os.path.join(path, "variables", "variables"))
+        return WarmStartSettings(path)
+    if isinstance(warm_start_from, WarmStartSettings):
+        return warm_start_from
+    raise ValueError(f"warm_start_from must be a string or a WarmStartSettings, instead got {type(warm_start_from)}")
 
 
 @functools.cache

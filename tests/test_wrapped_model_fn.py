@@ -82,3 +82,27 @@ def test_exact_resume_after_sigkill_ends_bit_identical(tmp_path):
     assert int(resumed["global_step"]) == steps
     for name, value in straight.items():
         np.testing.assert_array_equal(resumed[name], value, err_msg=name)
+
+
+def test_warm_start_from_an_estimator_directory_as_the_estimator_did(estimator_dir, legacy_python, tmp_path):
+    """`Estimator(..., warm_start_from=<the 20-step run's model_dir>)`: a fresh model_dir whose trainable
+    variables start from that run's latest checkpoint (a TF1 one, read by name), the rest (Adam's slots and
+    powers, the batch norm's statistics, the global step) from their initializers, trained 10 steps. Migrated, both
+    targets, from an empty model_dir: every variable equals the Estimator's model.ckpt-10 within 1e-5."""
+    import numpy as np
+
+    from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
+
+    reference_dir = tmp_path / "estimator"
+    run([legacy_python, PROGRAM, "--model_dir", reference_dir, "--max_steps", 10, "--warm_start_from", estimator_dir])
+    reference, started = LegacyCheckpoint(reference_dir / "model.ckpt-10"), LegacyCheckpoint(reference_dir / "model.ckpt-0")
+    warm = LegacyCheckpoint(estimator_dir / f"model.ckpt-{STEPS}")
+    np.testing.assert_array_equal(started.read("encoder/w"), warm.read("encoder/w"))  # warm-started, as it should
+    for target in ("keras", "loop"):
+        migrated = migrate_file(PROGRAM, tmp_path / target / "migrated", target)
+        model_dir = tmp_path / target / "model"
+        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", 10, "--warm_start_from", estimator_dir])
+        variables = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
+        assert set(variables) == set(reference.shapes) and int(variables["global_step"]) == 10
+        for name, value in variables.items():
+            np.testing.assert_allclose(value, reference.read(name), rtol=0, atol=1e-5, err_msg=f"{target}: {name}")

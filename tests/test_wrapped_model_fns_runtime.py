@@ -206,8 +206,8 @@ def test_tensors_compare_and_hash_by_identity_while_the_model_fn_builds_as_in_a_
 
 def test_a_projects_estimator_class_keeps_its_constructor_and_reads_as_an_estimator(tmp_path):
     """`class MyModel(tf.estimator.Estimator)` migrates as a subclass of wrapped_model_fns.Estimator: Estimator's
-    constructor parameters, `params` (a copy) and `model_dir`/`config` as Estimator had them; what it cannot
-    carry is one error."""
+    constructor parameters, `params` (a copy) and `model_dir`/`config` as Estimator had them; a name the migrated
+    estimator has too is one error."""
     from estimator_migrate.compat.estimator_training import TrainingConfig, train
 
     class LinearModel(wrapped_model_fns.Estimator):
@@ -220,8 +220,6 @@ def test_a_projects_estimator_class_keeps_its_constructor_and_reads_as_an_estima
     assert (model.params, model.model_dir, model.config.save_checkpoints_steps) == ({"learning_rate": 0.1}, str(tmp_path), 2)
     train(model, input_fn=_dataset, steps=3)
     assert int(model.tf1_variables["global_step"]) == 3
-    with pytest.raises(ValueError, match=r"Estimator\(warm_start_from=\.\.\.\) is not migrated"):
-        wrapped_model_fns.Estimator(model_fn, warm_start_from=str(tmp_path))
     with pytest.raises(TypeError, match="Summarized defines summary, which the migrated estimator .* rename it"):
         class Summarized(wrapped_model_fns.Estimator):
             def summary(self):

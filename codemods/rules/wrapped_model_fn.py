@@ -16,6 +16,7 @@ from codemods.runtime_tier import tpu_name
 REPLACEMENTS = {
     "estimator.ModeKeys": ("estimator_training", "ModeKeys"),
     "estimator.EstimatorSpec": ("wrapped_model_fns", "EstimatorSpec"),
+    "estimator.WarmStartSettings": ("estimator_training", "WarmStartSettings"),
     **{f"estimator.export.{name}": ("wrapped_model_fns", name)
        for name in ("PredictOutput", "ClassificationOutput", "RegressionOutput")},
 }

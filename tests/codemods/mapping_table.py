@@ -749,7 +749,7 @@ ROWS = [
          "batch_size]).numpy()"),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(warm_start_from=/embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

@@ -35,8 +35,8 @@ def test_a_subclass_only_handing_estimator_its_model_fn_migrates_unless_a_class_
 
 def test_custom_estimators_are_wrapped_unless_an_argument_is_not_carried_over():
     wrapped = "tf.estimator.Estimator(model_fn=f, model_dir=d, config=c, params=p)\ntf.estimator.Estimator(f, d)\n"
-    assert _kept(wrapped=wrapped) == []
-    assert _kept(warm=wrapped + "tf.estimator.Estimator(model_fn=f, warm_start_from=w)\n") == ["Estimator in warm.py"]
+    assert _kept(wrapped=wrapped + "tf.estimator.Estimator(model_fn=f, warm_start_from=w)\n") == []
+    assert _kept(extra="tf.estimator.Estimator(f, d, c, p, w, x)\n") == ["Estimator in extra.py"]
     assert _kept(star="tf.estimator.Estimator(**kwargs)\n") == ["Estimator in star.py"]
 
 
@@ -48,7 +48,7 @@ def test_boosted_trees_estimators_are_kept_canned_and_tpu_ones_are_not():
 
 def test_a_tpu_estimator_is_wrapped_unless_an_argument_is_not_carried_over():
     assert _kept(tpu="TPUEstimator(f, d, c, p, True, 8, 8, 8, None, True)\n") == []
-    assert _kept(warm="TPUEstimator(model_fn=f, warm_start_from=w)\n") == ["TPUEstimator in warm.py"]
+    assert _kept(warm="TPUEstimator(model_fn=f, warm_start_from=w)\n") == []
     assert _kept(embed="TPUEstimator(model_fn=f, embedding_config_spec=e)\n") == ["TPUEstimator in embed.py"]
 
 

@@ -7,7 +7,8 @@ layers with batch normalization (train_op depending on the UPDATE_OPS), an L2 pe
 `tf.trainable_variables()`, a training summary, TF1 Adam at an exponentially decaying rate, gradients
 clipped by global norm between `compute_gradients` and `apply_gradients`. The input_fns return a one-shot
 iterator's `get_next()`, as TensorFlow 1.4-1.12 code did (the rewrite returns the dataset). With --results, the estimator
-is evaluated on all of digits and predicts its first 20 examples (written as JSON).
+is evaluated on all of digits and predicts its first 20 examples (written as JSON); with --warm_start_from, its
+trainable variables start from that checkpoint (Estimator's warm_start_from).
 """
 
 import argparse
@@ -74,11 +75,13 @@ def main():
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--max_steps", type=int, default=20)
     parser.add_argument("--results")
+    parser.add_argument("--warm_start_from")
     args = parser.parse_args()
 
     config = tf.estimator.RunConfig(model_dir=args.model_dir, save_checkpoints_steps=10)
     params = {"units": 24, "l2": 1e-4, "learning_rate": 0.01, "batch_size": BATCH}
-    estimator = tf.estimator.Estimator(model_fn=model_fn, config=config, params=params)
+    estimator = tf.estimator.Estimator(model_fn=model_fn, config=config, params=params,
+                                       warm_start_from=args.warm_start_from)
     estimator.train(input_fn, max_steps=args.max_steps)
     if args.results:
         metrics = estimator.evaluate(input_fn)
