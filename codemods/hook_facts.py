@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
+from codemods.model_fns import GLOBAL_STEP_APIS
 from codemods.syntax import call_arguments, fast_visit, is_none
 from codemods.templates import source
 
@@ -46,7 +47,6 @@ BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_S
 # Attributes a Keras callback is given by fit and the migrated loop (Callback.set_model, set_params): a hook's
 # own attribute of that name would be replaced by them.
 CALLBACK_ATTRIBUTES = {"model": "set_model", "params": "set_params"}
-GLOBAL_STEP_APIS = ("train.get_global_step", "train.get_or_create_global_step")
 SESSION_RUN_ARGS_APIS = ("train.SessionRunArgs", "estimator.SessionRunArgs")
 # Where a converted hook keeps what its before_run fetched, for after_run's `run_values.results`
 FETCHED_ATTRIBUTE = "_session_run_results"
@@ -121,18 +121,18 @@ def _self_attribute(node) -> str | None:
     return None
 
 
-def step_fetch(node, steps) -> bool:
+def _step_fetch(node, steps) -> bool:
     """Whether `node` fetches only global-step attributes: `self.<step>`, or a dict/list/tuple of such."""
     if _self_attribute(node) is not None:
         return _self_attribute(node) in steps
     if isinstance(node, cst.Dict):
         return bool(node.elements) and all(
-            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and step_fetch(e.value, steps)
+            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and _step_fetch(e.value, steps)
             for e in node.elements
         )
     if isinstance(node, cst.List | cst.Tuple):
         return bool(node.elements) and all(
-            isinstance(e, cst.Element) and step_fetch(e.value, steps) for e in node.elements
+            isinstance(e, cst.Element) and _step_fetch(e.value, steps) for e in node.elements
         )
     return False
 
@@ -155,7 +155,7 @@ class _StepFetches:
 
     def fetches(self, node) -> bool:
         """Whether `node` fetches only the global step; its attributes are then carried-over uses."""
-        if not self.steps or not step_fetch(node, self.steps):
+        if not self.steps or not _step_fetch(node, self.steps):
             return False
         for found in _attributes_in(node):
             self.fetching.add(id(found))

@@ -8,9 +8,9 @@ and the migrated loop honour after the current step, as MonitoredSession did. Th
 A hook fetching the global step (`self.step = get_global_step()` in begin, `return SessionRunArgs(self.step)`
 or a dict/list of such, `run_values.results` in after_run, `session.run(self.step)` in end) keeps doing so:
 the attribute holds `self.model.optimizer.iterations` (the step counter both targets train with), before_run
-keeps its value in `self._session_run_results` (`compat.estimator_hooks.fetched`), read before the step as
-Estimator's hooks read it (its model_fn's ops wait for the global step's read: measured, after_run saw 0, 1,
-2, ... and end() the step after the last), and after_run reads it there. Hooks fetching other tensors or
+keeps its value in `self._session_run_results` (`compat.estimator_hooks.fetched`), read before the step, as
+Estimator's hooks mostly read it (their read raced the step's increment: measured in TF 2.15, 0, 1, 2, ... in
+most runs, 0, 2, 2, 3, ... in some; end() saw the step after the last), and after_run reads it there. Hooks fetching other tensors or
 using the session otherwise are left with a TODO.
 """
 
@@ -157,10 +157,6 @@ class SessionRunHookRule(Rule):
         return statement.with_changes(name=cst.Name(keras_method), params=_params(keras_method), body=body)
 
 
-def _statement(code: str) -> cst.SimpleStatementLine:
-    return cst.parse_statement(code)
-
-
 class _WithoutParameterDeletes(cst.CSTTransformer):
     """`del run_context` (a hook's way of marking it unused) goes with the parameter."""
 
@@ -239,7 +235,7 @@ def _fetches_kept_on_every_path(body: cst.IndentedBlock) -> cst.IndentedBlock:
     stored_last = bool(statements) and _is_line(statements[-1], cst.Assign) and \
         source(statements[-1].body[0].targets[0].target) == f"self.{FETCHED_ATTRIBUTE}"
     if returns or not stored_last:
-        statements.insert(0, _statement(f"self.{FETCHED_ATTRIBUTE} = None"))
+        statements.insert(0, cst.parse_statement(f"self.{FETCHED_ATTRIBUTE} = None"))
     return body.with_changes(body=statements)
 
 
