@@ -16,7 +16,6 @@ using the session otherwise are left with a TODO.
 
 import libcst as cst
 
-from codemods.api import dotted_name
 from codemods.hook_facts import FETCHED_ATTRIBUTE, HOOK_BASE_APIS, HOOK_METHODS, session_run_args_fetches
 from codemods.registry import Rule, register
 from codemods.syntax import is_none
@@ -62,46 +61,6 @@ KEPT_HOOK_RUNS = (
     "evaluate(hooks=...) or EstimatorSpec hooks: compat.wrapped_hooks runs it against the model_fn's graph); with "
     "a canned or class-migrated estimator it is one error when the program runs"
 )
-# The session-run API a kept hook class uses, which TensorFlow 2 has under tf.compat.v1.train only
-_SESSION_RUN_NAMES = ("SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues")
-_SESSION_RUN_APIS = {f"{namespace}.{name}" for namespace in ("train", "estimator") for name in _SESSION_RUN_NAMES}
-
-
-class _Renamed(cst.CSTTransformer):
-    """Attributes spelled as one of `names` (dotted) -> `names[spelling]`."""
-
-    def __init__(self, names: dict[str, str]):
-        self.names = names
-
-    def leave_Attribute(self, original, updated):
-        spelling = dotted_name(updated)
-        return cst.parse_expression(self.names[spelling]) if spelling in self.names else updated
-
-
-def _with_compat_v1_names(original: cst.ClassDef, updated: cst.ClassDef, ctx) -> cst.ClassDef:
-    """A hook kept as a SessionRunHook, its `tf.train.SessionRunHook` / `tf.estimator.SessionRunArgs` (gone from
-    TensorFlow 2's API, the estimator ones with TensorFlow 2.16) spelled `tf.compat.v1.train.*`, the same
-    classes: the module imports and the hook runs wherever a TF1 session still does."""
-    found = {}
-    for node in _attributes(original):
-        api = ctx.resolver.api(node)
-        if api is not None and not api.v1 and api.path in _SESSION_RUN_APIS and dotted_name(node):
-            found[dotted_name(node)] = api.path.rsplit(".", 1)[1]
-    if not found:
-        return updated
-    tf = ctx.need_tensorflow()
-    return updated.visit(_Renamed({spelling: f"{tf}.compat.v1.train.{name}" for spelling, name in found.items()}))
-
-
-def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
-    found = []
-
-    class Collect(cst.CSTVisitor):
-        def visit_Attribute(self, attribute):
-            found.append(attribute)
-
-    node.visit(Collect())
-    return found
 
 
 @register
@@ -117,7 +76,7 @@ class SessionRunHookRule(Rule):
             for problem in hook.problems:
                 ctx.todo(original, self.rule_id, problem, statement=original)
             ctx.todo(original, self.rule_id, KEPT_HOOK_RUNS, statement=original)
-            return _with_compat_v1_names(original, updated, ctx)
+            return updated  # its tf.train / tf.estimator names: rules/session_run_names.py
         blocked = ctx.facts.hook_blocked_by(hook.name)
         if blocked:
             ctx.todo(
@@ -126,7 +85,7 @@ class SessionRunHookRule(Rule):
                 f"kept as a SessionRunHook: used by {', '.join(blocked)} (not migrated)",
                 statement=original,
             )
-            return _with_compat_v1_names(original, updated, ctx)
+            return updated  # its tf.train / tf.estimator names: rules/session_run_names.py
 
         bases = []
         for original_base, base in zip(original.bases, updated.bases):
