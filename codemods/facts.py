@@ -1059,22 +1059,33 @@ def model_method_call(call: cst.Call) -> str | None:
     return None
 
 
-def model_call_arguments(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[str]]:
-    """A model method call's arguments by parameter name, and problems (arguments not carried over among them)."""
+def model_call_arguments(call: cst.Call, custom: bool = False) -> tuple[dict[str, cst.BaseExpression], list[str]]:
+    """A model method call's arguments by parameter name, and problems (arguments not carried over among them);
+    `custom`: the estimator is a custom `Estimator(model_fn=...)`."""
     method = call.func.attr.value
     parameters, carried_over = MODEL_METHODS[method]
-    arguments, problems = call_arguments(call, parameters)
+    arguments, problems = _spread_checked_at_run_time(*call_arguments(call, parameters))
     for key in arguments:
         if key not in carried_over:
             problem = f"{method}({key}=...) is not migrated yet"
-            problems.append(RunTimeChecked(problem) if _runtime_carries(method, key, arguments[key]) else problem)
+            carried = _runtime_carries(method, key, arguments[key], custom)
+            problems.append(RunTimeChecked(problem) if carried else problem)
     return arguments, problems
 
 
-def _runtime_carries(method: str, key: str, value: cst.BaseExpression) -> bool:
+def _spread_checked_at_run_time(arguments: dict, problems: list[str]) -> tuple[dict, list[str]]:
+    """`call_arguments`' result, its */** problem a run-time one: the run-time tier's compat functions take
+    the Estimator API's parameters by the same names, and check what they are given."""
+    return arguments, [RunTimeChecked(p) if p.startswith("*/** arguments") else p for p in problems]
+
+
+def _runtime_carries(method: str, key: str, value: cst.BaseExpression, custom: bool) -> bool:
     """Whether the run-time tier's compat function does what Estimator did with this argument (evaluate's
-    `name`, any method's `checkpoint_path`, no hooks), so it need not keep the estimator."""
+    `name`, any method's `checkpoint_path`, no hooks; an evaluation's SessionRunHooks for a custom model_fn,
+    which runs as written), so it need not keep the estimator."""
     if key == "checkpoint_path" or (method == "evaluate" and key == "name"):
+        return True
+    if key == "hooks" and method == "evaluate" and custom:
         return True
     return key == "hooks" and (is_none(value) or isinstance(value, cst.List) and not value.elements)
 
@@ -1082,7 +1093,7 @@ def _runtime_carries(method: str, key: str, value: cst.BaseExpression) -> bool:
 def _model_call_problems(
     call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
-    arguments, problems = model_call_arguments(call)
+    arguments, problems = model_call_arguments(call, custom=estimator.custom)
     if call.func.attr.value in EXPORT_METHODS:
         return problems + _serving_input_problems(arguments.get("serving_input_receiver_fn"), estimator, facts, resolver)
     return problems + _input_fn_problems(arguments.get("input_fn"), estimator, facts, resolver)
@@ -1152,15 +1163,18 @@ def train_and_evaluate_call(statement: cst.CSTNode, resolver: ApiResolver) -> cs
 def _train_and_evaluate_problems(
     training: Training, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
-    train, problems = call_arguments(training.train_spec, TRAIN_SPEC_PARAMS)
+    train, problems = _spread_checked_at_run_time(*call_arguments(training.train_spec, TRAIN_SPEC_PARAMS))
     if "saving_listeners" in train:
         problems.append("TrainSpec(saving_listeners=...) is not migrated yet")
         del train["saving_listeners"]
     train.setdefault("max_steps", cst.Name("None"))  # TrainSpec's default: train until stopped
     problems += _train_problems(train, estimator, facts, resolver)
-    evaluation, eval_problems = call_arguments(training.eval_spec, EVAL_SPEC_PARAMS)
+    evaluation, eval_problems = _spread_checked_at_run_time(*call_arguments(training.eval_spec, EVAL_SPEC_PARAMS))
+    # the run-time tier names the evaluation's directory, and runs a custom model_fn's evaluation hooks
     problems += eval_problems + [
-        f"EvalSpec({key}=...) is not migrated yet" for key in ("name", "hooks") if key in evaluation
+        RunTimeChecked(f"EvalSpec({key}=...) is not migrated yet") if key == "name" or estimator.custom
+        else f"EvalSpec({key}=...) is not migrated yet"
+        for key in ("name", "hooks") if key in evaluation
     ]
     if "exporters" in evaluation:
         problems += _exporter_problems(evaluation["exporters"], estimator, facts, resolver)

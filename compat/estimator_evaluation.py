@@ -153,6 +153,17 @@ def evaluate(
     return finish_evaluation(metrics, model, summary_dir)
 
 
+def evaluate_model(model: tf_keras.Model, dataset: tf.data.Dataset, steps: int | None = None,
+                   summary_dir: str | None = None, hooks: Sequence = ()) -> dict[str, float]:
+    """Estimator's evaluate for a migrated model: a model_fn kept as written (compat.wrapped_model_fns) runs
+    its own EVAL spec, `hooks` (SessionRunHooks) around each batch; a canned model gives its head's metrics."""
+    if hasattr(model, "estimator_evaluate"):
+        return model.estimator_evaluate(dataset, steps, summary_dir, hooks)
+    if hooks:
+        raise ValueError("evaluation hooks run only with a model_fn kept as written (compat.wrapped_model_fns)")
+    return evaluate(model, dataset, steps, summary_dir)
+
+
 def finish_evaluation(metrics: dict[str, float], model: tf_keras.Model, summary_dir: str | None) -> dict[str, float]:
     """Write the metrics to `summary_dir` at the model's step (as Estimator wrote model_dir/eval) and add
     `global_step`, as Estimator's evaluate returned it."""
@@ -178,6 +189,7 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
     restored state at the start never does), and once more at the end of training unless its last step was
     just evaluated. After each evaluation every exporter exports (`compat.estimator_export`) under
     `export_dir_base/<exporter name>`, told whether the evaluated step reached `max_steps` (the final export).
+    Each evaluation is `evaluate_model`'s: a wrapped model_fn's EVAL spec, with `hooks` (the EvalSpec's).
     `result` is what `train_and_evaluate` returned: (the last metrics, the last exporters' results), or
     (None, None) when no step was trained (max_steps already reached).
     """
@@ -193,6 +205,7 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         exporters: Sequence = (),
         export_dir_base: str | None = None,
         max_steps: int | None = None,
+        hooks: Sequence = (),
     ):
         super().__init__()
         if (every_steps is None) == (every_secs is None):
@@ -202,6 +215,7 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         self.exporters, self.export_dir_base, self.max_steps = list(exporters), export_dir_base, max_steps
         self.input_fn, self.steps, self.throttle_secs = input_fn, steps, throttle_secs
         self.summary_dir, self.every_steps, self.every_secs = summary_dir, every_steps, every_secs
+        self.hooks = list(hooks)
         self.result: tuple[dict | None, list | None] = (None, None)
 
     def on_train_begin(self, logs=None):
@@ -228,7 +242,7 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
     def _evaluate(self) -> None:
         self._evaluated_at = time.monotonic()
         self._evaluated_step = int(self.model.optimizer.iterations.numpy())
-        metrics = evaluate(self.model, self.input_fn(), self.steps, self.summary_dir)
+        metrics = evaluate_model(self.model, self.input_fn(), self.steps, self.summary_dir, self.hooks)
         final = self.max_steps is not None and self._evaluated_step >= self.max_steps
         exports = [
             exporter.export(self.model, os.path.join(self.export_dir_base, exporter.name), metrics, final)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import json
 import logging
 import os
 import tempfile
@@ -99,6 +100,8 @@ class TrainingConfig:
         # Only for names the class lacks: a RunConfig property read from it (`config.master`, `task_type`, ...)
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in _LOCAL_TASK:
+            return _local_task(name)
         raise AttributeError(
             f"RunConfig.{name} is not carried over by the migration: its TrainingConfig holds "
             f"{', '.join(field.name for field in dataclasses.fields(self))} (TF_CONFIG clusters and devices are "
@@ -134,6 +137,19 @@ class TrainingConfig:
         if self.save_checkpoints_secs is not None:
             return "secs", self.save_checkpoints_secs
         return "secs", DEFAULT_SAVE_CHECKPOINTS_SECS
+
+
+# A RunConfig's view of its task when TF_CONFIG describes no cluster (TF 2.15's values): the one a migrated
+# estimator trains as
+_LOCAL_TASK = {"is_chief": True, "num_worker_replicas": 1, "num_ps_replicas": 0, "task_type": "worker",
+               "task_id": 0, "global_id_in_cluster": 0, "master": "", "evaluation_master": ""}
+
+
+def _local_task(name: str):
+    if json.loads(os.environ.get("TF_CONFIG") or "{}").get("cluster"):
+        raise ValueError(f"RunConfig.{name}: TF_CONFIG describes a cluster, and a migrated estimator trains as one "
+                         "local task (TF_CONFIG clusters are not migrated)")
+    return _LOCAL_TASK[name]
 
 
 class TrainSpec(NamedTuple):
@@ -192,6 +208,7 @@ def configure(model: tf_keras.Model, model_dir=None, config: TrainingConfig | No
     model.model_dir = model_dir
     model.config = model.estimator_config
     model.latest_checkpoint = functools.partial(latest_checkpoint, model)
+    model.eval_dir = functools.partial(eval_dir, model)
     model.get_variable_names = functools.partial(get_variable_names, model)
     model.get_variable_value = functools.partial(get_variable_value, model)
     return model
@@ -439,8 +456,7 @@ def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> es
     throttle_secs) and at the end, metrics to model_dir/eval, exporters under model_dir/export."""
     if not isinstance(train_spec, TrainSpec) or not isinstance(eval_spec, EvalSpec):
         raise TypeError("train_and_evaluate needs a compat.estimator_training.TrainSpec and EvalSpec")
-    if eval_spec.name is not None or eval_spec.hooks:
-        raise ValueError("EvalSpec(name=..., hooks=...) are not migrated: evaluate with compat.estimator_training.evaluate")
+    check_evaluation_hooks(model, eval_spec.hooks, "EvalSpec")
     check_no_listeners(train_spec.saving_listeners)
     config = config_of(model, "train_and_evaluate")
     kind, every = config.cadence
@@ -453,12 +469,13 @@ def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> es
         lambda: input_dataset(eval_spec.input_fn, EVAL, model),
         steps=eval_spec.steps,
         throttle_secs=eval_spec.throttle_secs,
-        summary_dir=os.path.join(config.model_dir, "eval"),
+        summary_dir=eval_dir(model, eval_spec.name),
         every_steps=every if kind == "steps" else None,
         every_secs=every if kind == "secs" else None,
         exporters=exporters,
         export_dir_base=os.path.join(config.model_dir, "export"),
         max_steps=train_spec.max_steps,
+        hooks=eval_spec.hooks,
     )
 
 
@@ -487,16 +504,24 @@ def _restore_for_inference(model, checkpoint_path, what: str) -> None:
 def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None) -> dict[str, float]:
     """`estimator.evaluate(...)`: the canned head's metrics (same keys) on the latest checkpoint, written to
     model_dir/eval (eval_<name> with a name), with `global_step`."""
-    wrapped = hasattr(model, "estimator_evaluate")  # a wrapped model_fn: its own EVAL spec, SessionRunHooks run
-    if hooks and not (wrapped and all(isinstance(hook, SessionRunHook) for hook in hooks)):
-        raise ValueError("evaluate(hooks=...) is not migrated but for the SessionRunHooks of a model_fn kept as "
-                         "written: compute what the hook did from the returned metrics")
+    check_evaluation_hooks(model, hooks, "evaluate")
     dataset = made_from_input(model, input_fn, EVAL)
     _restore_for_inference(model, checkpoint_path, "evaluate")
-    summary_dir = os.path.join(model_dir_of(model), "eval" if name is None else f"eval_{name}")
-    if wrapped:
-        return model.estimator_evaluate(dataset, steps, summary_dir, hooks or ())
-    return estimator_evaluation.evaluate(model, input_dataset(input_fn, EVAL, model), steps, summary_dir)
+    if dataset is None:
+        dataset = input_dataset(input_fn, EVAL, model)
+    return estimator_evaluation.evaluate_model(model, dataset, steps, eval_dir(model, name), hooks or ())
+
+
+def eval_dir(model, name: str | None = None) -> str:
+    """`estimator.eval_dir(name)`: where an evaluation's metrics go, model_dir/eval or model_dir/eval_<name>."""
+    return os.path.join(model_dir_of(model), "eval" if name is None else f"eval_{name}")
+
+
+def check_evaluation_hooks(model, hooks, what: str) -> None:
+    """Evaluation hooks run only as the SessionRunHooks of a model_fn kept as written (its EVAL graph runs them)."""
+    if hooks and not (hasattr(model, "estimator_evaluate") and all(isinstance(hook, SessionRunHook) for hook in hooks)):
+        raise ValueError(f"{what}(hooks=...) is not migrated but for the SessionRunHooks of a model_fn kept as "
+                         "written: compute what the hook did from the returned metrics")
 
 
 def predict(model, input_fn, predict_keys=None, hooks=None, checkpoint_path=None, yield_single_examples=True):

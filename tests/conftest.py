@@ -172,20 +172,21 @@ def estimator_start(estimator_dir: Path, model_dir: Path) -> Path:
     return model_dir
 
 
-def wrapped_reference(legacy_python: Path, program: Path, model_dir: Path, steps: int) -> Path:
-    """`program` (taking --model_dir, --max_steps, --results) trained under the real Estimator to `steps` in
-    `model_dir`, its evaluation and predictions in model_dir/results.json: `model_dir`."""
-    run([legacy_python, program, "--model_dir", model_dir, "--max_steps", steps, "--results", model_dir / "results.json"])
+def wrapped_reference(legacy_python: Path, program: Path, model_dir: Path, steps: int, *flags) -> Path:
+    """`program` (taking --model_dir, --max_steps, --results, and `flags`) trained under the real Estimator to
+    `steps` in `model_dir`, its evaluation and predictions in model_dir/results.json: `model_dir`."""
+    run([legacy_python, program, "--model_dir", model_dir, "--max_steps", steps, "--results", model_dir / "results.json",
+         *flags])
     return model_dir
 
 
-def run_wrapped_from_estimator_start(program: Path, estimator_dir: Path, target: str, work: Path, steps: int):
-    """`program` rewritten for `target`, run to `steps` (with --results) on work/model holding only the Estimator's
-    model.ckpt-0: (the migrated code after its docstring, work/model, the results file)."""
+def run_wrapped_from_estimator_start(program: Path, estimator_dir: Path, target: str, work: Path, steps: int, *flags):
+    """`program` rewritten for `target`, run to `steps` (with --results and `flags`) on work/model holding only the
+    Estimator's model.ckpt-0: (the migrated code after its docstring, work/model, the results file)."""
     migrated = migrate_file(program, work / "migrated", target)
     model_dir = estimator_start(estimator_dir, work / "model")
     results = work / "results.json"
-    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", steps, "--results", results])
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", steps, "--results", results, *flags])
     return migrated.read_text().split('"""', 2)[2], model_dir, results
 
 

@@ -70,6 +70,7 @@ def test_the_estimators_own_attributes_read_its_model_dir(tmp_path):
     estimator = _estimator(tmp_path)
     assert estimator.latest_checkpoint() is None and estimator.model_dir == str(tmp_path)
     assert estimator.config.save_checkpoints_steps == 5
+    assert (estimator.eval_dir(), estimator.eval_dir("holdout")) == (str(tmp_path / "eval"), str(tmp_path / "eval_holdout"))
     with pytest.raises(ValueError, match="Couldn't find a checkpoint"):
         estimator.get_variable_names()
     estimator_training.train(estimator, input_fn, max_steps=5)

@@ -8,6 +8,7 @@ import tensorflow as tf
 
 from estimator_migrate.compat import canned, estimator_training
 from estimator_migrate.compat.estimator_training import TrainingConfig
+from tests.conftest import run
 
 
 def test_both_checkpoint_cadences_are_refused_as_runconfig_refused_them():
@@ -42,8 +43,34 @@ def test_settings_given_as_a_mapping_are_checked_by_name():
 
 
 def test_a_runconfig_property_it_does_not_hold_is_one_clear_error():
-    """RunConfig's cluster properties (read from TF_CONFIG) are not migrated: reading one says so."""
+    """A RunConfig setting it does not carry over (devices, distribution): reading one says so."""
     config = TrainingConfig()
-    assert not hasattr(config, "master")
-    with pytest.raises(AttributeError, match=r"RunConfig\.task_type is not carried over by the migration"):
-        config.task_type  # noqa: B018
+    assert not hasattr(config, "device_fn")
+    with pytest.raises(AttributeError, match=r"RunConfig\.eval_distribute is not carried over by the migration"):
+        config.eval_distribute  # noqa: B018
+
+
+_RUNCONFIG_TASK = """
+import json, os, tensorflow as tf
+os.environ.pop("TF_CONFIG", None)
+config = tf.estimator.RunConfig()
+print(json.dumps({name: getattr(config, name) for name in %r}))
+"""
+
+
+@pytest.mark.legacy
+def test_the_task_properties_are_the_estimator_s_local_task_and_a_cluster_is_one_error(legacy_python, monkeypatch):
+    """Without a TF_CONFIG cluster, RunConfig's task properties (`is_chief`, `task_type`, `master`, ...) are the
+    ones TF 2.15's RunConfig has (the migrated estimator trains as that one task: deepr's hook factories read
+    `estimator.config.is_chief`); with a cluster, reading one is one error."""
+    import json
+
+    from estimator_migrate.compat.estimator_training import _LOCAL_TASK
+
+    expected = json.loads(run([legacy_python, "-c", _RUNCONFIG_TASK % sorted(_LOCAL_TASK)]).stdout.strip().splitlines()[-1])
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    config = TrainingConfig()
+    assert {name: getattr(config, name) for name in _LOCAL_TASK} == expected
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"worker": ["a:1", "b:2"]}, "task": {"type": "worker", "index": 1}}))
+    with pytest.raises(ValueError, match=r"RunConfig\.is_chief: TF_CONFIG describes a cluster"):
+        config.is_chief  # noqa: B018

@@ -8,6 +8,8 @@ SIGKILLed after a checkpoint and started again ends at its max_steps."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -106,3 +108,32 @@ def test_warm_start_from_an_estimator_directory_as_the_estimator_did(estimator_d
         assert set(variables) == set(reference.shapes) and int(variables["global_step"]) == 10
         for name, value in variables.items():
             np.testing.assert_allclose(value, reference.read(name), rtol=0, atol=1e-5, err_msg=f"{target}: {name}")
+
+
+@pytest.fixture(scope="module")
+def evaluated_estimator_dir(legacy_python, tmp_path_factory):
+    return wrapped_reference(legacy_python, PROGRAM, tmp_path_factory.mktemp("evaluated") / "model", STEPS,
+                             "--train_and_evaluate")
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_train_and_evaluate_with_a_named_eval_spec_and_its_hooks(evaluated_estimator_dir, target, tmp_path):
+    """`train_and_evaluate` with `EvalSpec(input_fn, steps=5, name="holdout", hooks=[a SessionRunHook])`,
+    continued from the Estimator's model.ckpt-0: the evaluations after the saves at steps 10 and 20 write the
+    Estimator's metrics (within 1e-5) to model_dir/eval_holdout, the hook runs in both evaluations and sees
+    their 5 batches each, and train_and_evaluate returns the last evaluation's metrics."""
+    from estimator_migrate.compat.estimator_hooks import read_eval_metrics
+
+    source, model_dir, results = run_wrapped_from_estimator_start(
+        PROGRAM, evaluated_estimator_dir, target, tmp_path, STEPS, "--train_and_evaluate")
+    assert "estimator_training.EvalSpec(input_fn, steps=5, name=\"holdout\", hooks=[counter]" in source
+    expected, got = (read_eval_metrics(str(d / "eval_holdout")) for d in (evaluated_estimator_dir, model_dir))
+    assert list(got) == list(expected) == [10, 20]
+    for step, metrics in expected.items():
+        assert got[step].keys() >= {"accuracy", "loss"}
+        for key in ("accuracy", "loss"):
+            assert got[step][key] == pytest.approx(metrics[key], rel=1e-5), (step, key)
+    expected, got = (json.loads(path.read_text()) for path in (evaluated_estimator_dir / "results.json", results))
+    assert (got["evaluations"], got["batches"]) == (expected["evaluations"], expected["batches"]) == (2, 10)
+    assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5)
+    assert got["metrics"]["global_step"] == STEPS

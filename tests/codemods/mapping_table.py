@@ -497,7 +497,7 @@ ROWS = [
          "max_steps=500,"),
     ),
     Row(
-        "`train_and_evaluate` with exporters made by a function, a named EvalSpec, eval hooks, saving listeners, or a custom `Estimator`",
+        "`train_and_evaluate` with exporters made by a function, a canned estimator's eval hooks, or saving listeners",
         "kept, with a `TODO(migrate)` naming the reason",
         "same",
         "todo_train_and_evaluate_unfaithful",
@@ -676,6 +676,20 @@ ROWS = [
          "estimator_training.train(estimator, input_fn=input_fn, max_steps=10, hooks=[hook])"),
         ("class LossHistoryHook(tf.compat.v1.train.SessionRunHook):",
          "estimator_loop.train(estimator, input_fn=input_fn, max_steps=10, hooks=[hook])"),
+    ),
+    Row(
+        "A custom model_fn kept as written evaluated with `EvalSpec(name=..., hooks=[SessionRunHook])`, "
+        "`evaluate(hooks=...)`, settings spread from mappings (`EvalSpec(input_fn, **settings)`, "
+        "`evaluate(input_fn, **settings)`)",
+        "the same arguments to `estimator_training.EvalSpec` / `evaluate`: each evaluation runs the hooks against "
+        "the model_fn's EVAL graph and writes to model_dir/eval_<name>; a hook that is not a SessionRunHook, or a "
+        "setting they do not take, is one error when the program runs",
+        "same",
+        "wrapped_evaluation_settings",
+        ('estimator_training.EvalSpec(input_fn=input_fn, name="holdout", hooks=[BatchCounter()], **self.eval_settings)',
+         "estimator_training.evaluate(estimator, input_fn, hooks=[BatchCounter()], **self.final_settings)"),
+        ('estimator_training.EvalSpec(input_fn=input_fn, name="holdout", hooks=[BatchCounter()], **self.eval_settings)',
+         "estimator_loop.train_and_evaluate(estimator, train_spec, eval_spec)"),
     ),
     Row(
         "`TPUEstimator(model_fn=f, config=tpu_run_config, use_tpu=..., train_batch_size=..., ...)` "

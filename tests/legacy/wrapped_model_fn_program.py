@@ -8,7 +8,9 @@ layers with batch normalization (train_op depending on the UPDATE_OPS), an L2 pe
 clipped by global norm between `compute_gradients` and `apply_gradients`. The input_fns return a one-shot
 iterator's `get_next()`, as TensorFlow 1.4-1.12 code did (the rewrite returns the dataset). With --results, the estimator
 is evaluated on all of digits and predicts its first 20 examples (written as JSON); with --warm_start_from, its
-trainable variables start from that checkpoint (Estimator's warm_start_from).
+trainable variables start from that checkpoint (Estimator's warm_start_from). With --train_and_evaluate it trains
+with train_and_evaluate instead: an EvalSpec named "holdout" (metrics in model_dir/eval_holdout) evaluating 5
+batches after every checkpoint, its hook counting the evaluations and batches it saw (in the results).
 """
 
 import argparse
@@ -36,6 +38,20 @@ def predict_input_fn():
     digits = load_digits()
     dataset = tf.data.Dataset.from_tensor_slices({"pixels": (digits.data[:20] / 16.0).astype(np.float32)})
     return tf.compat.v1.data.make_one_shot_iterator(dataset.batch(8)).get_next()
+
+
+class EvaluationCounter(tf.estimator.SessionRunHook):
+    """Counts the evaluations it is run in and their batches."""
+
+    def __init__(self):
+        self.evaluations = 0
+        self.batches = 0
+
+    def begin(self):
+        self.evaluations += 1
+
+    def after_run(self, run_context, run_values):
+        self.batches += 1
 
 
 def model_fn(features, labels, mode, params):
@@ -76,20 +92,28 @@ def main():
     parser.add_argument("--max_steps", type=int, default=20)
     parser.add_argument("--results")
     parser.add_argument("--warm_start_from")
+    parser.add_argument("--train_and_evaluate", action="store_true")
     args = parser.parse_args()
 
     config = tf.estimator.RunConfig(model_dir=args.model_dir, save_checkpoints_steps=10)
     params = {"units": 24, "l2": 1e-4, "learning_rate": 0.01, "batch_size": BATCH}
     estimator = tf.estimator.Estimator(model_fn=model_fn, config=config, params=params,
                                        warm_start_from=args.warm_start_from)
-    estimator.train(input_fn, max_steps=args.max_steps)
+    counter = EvaluationCounter()
+    if args.train_and_evaluate:
+        train_spec = tf.estimator.TrainSpec(input_fn, max_steps=args.max_steps)
+        eval_spec = tf.estimator.EvalSpec(input_fn, steps=5, name="holdout", hooks=[counter], throttle_secs=0)
+        metrics, _ = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+    else:
+        estimator.train(input_fn, max_steps=args.max_steps)
+        metrics = estimator.evaluate(input_fn) if args.results else None
     if args.results:
-        metrics = estimator.evaluate(input_fn)
         predictions = list(estimator.predict(predict_input_fn))
         with open(args.results, "w") as out:
             json.dump({"metrics": {k: float(v) for k, v in metrics.items()},
                        "classes": [int(p["classes"]) for p in predictions],
-                       "logits": [p["logits"].tolist() for p in predictions]}, out)
+                       "logits": [p["logits"].tolist() for p in predictions],
+                       "evaluations": counter.evaluations, "batches": counter.batches}, out)
 
 
 if __name__ == "__main__":
