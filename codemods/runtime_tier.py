@@ -220,8 +220,6 @@ def analyze(
         if unit is not None:  # tier 1's reasons that this tier does not resolve keep the unit as it is
             problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems
                          and not (wrapped and _tier1_only(p))]
-            if wrapped and any(c.func.attr.value.startswith("export") for c in unit.model_calls):
-                problems.append("export_saved_model of a model_fn kept as written (wrapped) is not migrated yet")
         if problems:
             tier.constructor_problems[id(call)] = problems
             continue

@@ -10,6 +10,8 @@ renamed), the signatures its head declared, fed by the serving input receiver:
   Estimator dropped those (a classification or regression signature reads one tf.Example string).
 A migrated custom model_fn (compat.model_fns) without `export_outputs` had one signature, `serving_default`:
 its PREDICT path's predictions (a single tensor named `output`), from the features as the receiver gave them.
+A model_fn kept as written (compat.wrapped_model_fns) exports its PREDICT spec's `export_outputs`, each under
+its key (a classify or regress signature only from one string receiver tensor, named `inputs`).
 
 Servers and clients see the same signature names, input and output names, dtypes and values; the variables
 inside are the Keras model's, under Keras names. The receiver function is the program's own, run as the
@@ -114,7 +116,7 @@ class _Exported(tf.Module):
 
     def __init__(self, model: tf_keras.Model):
         super().__init__()
-        if hasattr(model, "prediction_step"):
+        if hasattr(model, "prediction_step") or hasattr(model, "serving_signatures"):
             self.model_variables = list(model.variables)
         else:
             self.model = model
@@ -125,6 +127,8 @@ def signatures(model: tf_keras.Model, serving_input_receiver_fn) -> dict[str, tf
 
     The receiver function builds its TF1 graph (placeholders, parsing) as it did for the Estimator, inside
     `tf.compat.v1.wrap_function`; the graph is then pruned to a function of the receiver tensors."""
+    if hasattr(model, "serving_signatures"):  # a model_fn kept as written (compat.wrapped_model_fns)
+        return _wrapped_signatures(model, serving_input_receiver_fn)
     if hasattr(model, "prediction_step"):  # a migrated model_fn (compat.model_fns.EstimatorModel)
         head = None
 
@@ -171,6 +175,54 @@ def signatures(model: tf_keras.Model, serving_input_receiver_fn) -> dict[str, tf
     if head.kind != "multi_class":
         found["regression"] = tf.function(regression).get_concrete_function(inputs_spec)
     found["serving_default"] = found["regression" if head.kind == "regression" else "classification"]
+    return found
+
+
+def _receiver_graph(serving_input_receiver_fn):
+    """The receiver function run in a TF1 graph: (a function of its receiver tensors, in `names` order, returning
+    the features, the features' specs, the receiver tensors, `names`: their keys sorted)."""
+    receivers = []
+
+    def serving_graph():
+        receiver = _receiver(serving_input_receiver_fn)
+        receivers.append(receiver)
+        return receiver.features
+
+    graph = tf.compat.v1.wrap_function(serving_graph, [])
+    tensors = receivers[0].receiver_tensors
+    names = sorted(tensors)
+    for feature in tf.nest.flatten(graph.structured_outputs):
+        if not isinstance(feature, tf.Tensor):
+            raise TypeError(f"serving_input_receiver_fn gives the model_fn a {type(feature).__name__} feature: "
+                            "exporting a model_fn kept as written from other than dense tensors is not migrated yet")
+    features = graph.prune(feeds=[tensors[name] for name in names], fetches=graph.structured_outputs)
+    specs = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), graph.structured_outputs)
+    return features, specs, tensors, names
+
+
+def receiver_features_spec(serving_input_receiver_fn):
+    """The specs of the features the receiver function gives the model (its variables are made from them)."""
+    return _receiver_graph(serving_input_receiver_fn)[1]
+
+
+def _wrapped_signatures(model, serving_input_receiver_fn) -> dict[str, tf.types.experimental.ConcreteFunction]:
+    """A wrapped model_fn's export, as Estimator's: each of the PREDICT spec's export outputs a signature under
+    its key; a predict signature takes the receiver tensors by name, a classify or regress one the single string
+    tensor as `inputs` (with another receiver Estimator left it out)."""
+    features, features_spec, tensors, names = _receiver_graph(serving_input_receiver_fn)
+    one_string = len(names) == 1 and tensors[names[0]].dtype == tf.string
+    specs = {name: tf.TensorSpec(tensors[name].shape, tensors[name].dtype, name=name) for name in names}
+    found = {}
+    for key, (kind, outputs) in model.serving_signatures(features_spec).items():
+        def served(*receiver_tensors, outputs=outputs):
+            return outputs(*tf.nest.flatten(features(*receiver_tensors)))
+
+        if kind == "predict":
+            found[key] = tf.function(lambda inputs, served=served: served(*[inputs[name] for name in names])
+                                     ).get_concrete_function(specs)
+        elif one_string:
+            found[key] = tf.function(served).get_concrete_function(
+                tf.TensorSpec(tensors[names[0]].shape, tf.string, name="inputs"))
     return found
 
 

@@ -32,6 +32,7 @@ import copy
 import functools
 import inspect
 import os
+from collections.abc import Callable
 
 import numpy as np
 import tensorflow as tf
@@ -93,28 +94,73 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         for hook in (hook for group in hooks for hook in group):
             if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
                 raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
+        if mode == ModeKeys.PREDICT:
+            export_outputs = _export_outputs(export_outputs, predictions)
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops or {}, export_outputs,
                                hooks[0], hooks[1], scaffold, hooks[2], hooks[3])
 
 
 class _ExportOutput:
-    """An EstimatorSpec's `export_outputs` entry, kept as given: train, evaluate and predict do not read
-    them (exporting a wrapped model_fn is not migrated yet)."""
+    """An EstimatorSpec's `export_outputs` entry: the signature it becomes in an export (`kind`: "predict", or
+    "classify"/"regress", which read one serialized tf.Example string named `inputs`) and its outputs by name."""
 
-    def __init__(self, *args, **kwargs):
-        self.args, self.kwargs = args, kwargs
+    kind: str
+    outputs: dict
 
 
 class PredictOutput(_ExportOutput):
-    """`tf.estimator.export.PredictOutput`."""
+    """`tf.estimator.export.PredictOutput`: its tensors by name (a single tensor is named `output`)."""
+
+    kind = "predict"
+
+    def __init__(self, outputs):
+        named = outputs if isinstance(outputs, dict) else {"output": outputs}
+        for key in named:
+            if not isinstance(key, str):
+                raise ValueError(f"Prediction output key must be a string, got {key!r}")
+        self.outputs = dict(named)
 
 
 class ClassificationOutput(_ExportOutput):
-    """`tf.estimator.export.ClassificationOutput`."""
+    """`tf.estimator.export.ClassificationOutput`: `classes` and/or `scores`."""
+
+    kind = "classify"
+
+    def __init__(self, scores=None, classes=None):
+        if scores is None and classes is None:
+            raise ValueError("Cannot create a ClassificationOutput with empty arguments. At least one of `scores` "
+                             "and `classes` must be defined.")
+        self.outputs = {name: value for name, value in (("classes", classes), ("scores", scores)) if value is not None}
 
 
 class RegressionOutput(_ExportOutput):
-    """`tf.estimator.export.RegressionOutput`."""
+    """`tf.estimator.export.RegressionOutput`: its `outputs`."""
+
+    kind = "regress"
+
+    def __init__(self, value):
+        self.outputs = {"outputs": value}
+
+
+_SERVING_DEFAULT = "serving_default"
+
+
+def _export_outputs(export_outputs, predictions) -> dict:
+    """A PREDICT EstimatorSpec's export outputs as Estimator made them: its predictions as `serving_default`
+    when none is given; one output given under another name is also `serving_default`."""
+    if export_outputs is None:
+        export_outputs = {_SERVING_DEFAULT: PredictOutput(predictions)}
+    if not isinstance(export_outputs, dict):
+        raise TypeError(f"`export_outputs` must be dict, received: {export_outputs}.")
+    if not all(isinstance(output, _ExportOutput) for output in export_outputs.values()):
+        raise TypeError(f"Values in `export_outputs` must be ExportOutput objects, received: {export_outputs}.")
+    export_outputs = dict(export_outputs)
+    if len(export_outputs) == 1:
+        export_outputs.setdefault(_SERVING_DEFAULT, next(iter(export_outputs.values())))
+    elif _SERVING_DEFAULT not in export_outputs:
+        raise ValueError("Multiple `export_outputs` were provided, but none of them are specified as the default. "
+                         "Use `tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY` to indicate which one is the default.")
+    return export_outputs
 
 
 class Tf1Graph:
@@ -323,6 +369,7 @@ class WrappedModelFn(tf_keras.Model):
                     built["updates"], built["values"] = _metrics(spec)
                 else:
                     built["fetches"] = spec.predictions
+                    built["export_outputs"] = spec.export_outputs
             built["feeds"] = _flat_input(features, labels)
 
         wrapped = tf.compat.v1.wrap_function(graph, [features_spec] if labels_spec is None else [features_spec, labels_spec])
@@ -331,7 +378,16 @@ class WrappedModelFn(tf_keras.Model):
         made = ModeGraph(wrapped, built["feeds"], built["fetches"], built["collections"], built["hooks"])
         if mode == ModeKeys.EVAL:
             made.values = wrapped.prune([], built["values"])
+        made.export_outputs = built.get("export_outputs")
         return made
+
+    def serving_signatures(self, features_spec) -> dict[str, tuple[str, Callable]]:
+        """What Estimator's export_saved_model exported of the model_fn, for features of `features_spec` (a
+        serving input receiver's): signature key -> (kind, a function of the flattened features returning the
+        signature's outputs by name), from the PREDICT spec's export outputs (its predictions by default)."""
+        graph = self.tf1_graph(ModeKeys.PREDICT, features_spec)
+        return {key: (output.kind, graph.wrapped.prune(graph.feeds, output.outputs))
+                for key, output in graph.export_outputs.items()}
 
     def call(self, features, training=False):
         """The PREDICT-mode predictions (Keras's forward pass)."""

@@ -3,8 +3,9 @@
 target, the same program is started on a directory holding only the Estimator's model.ckpt-0, which it
 continues by itself (the variables keep their TF1 names). After 20 steps on the same batches every variable
 (weights, batch-norm statistics, Adam's slots and powers, the global step) equals the Estimator's
-model.ckpt-20 within 1e-5, and evaluate() and predict() return the Estimator's results. A migrated run
-SIGKILLed after a checkpoint and started again ends at its max_steps."""
+model.ckpt-20 within 1e-5, evaluate() and predict() return the Estimator's results, and the export serves
+what the Estimator's export serves. A migrated run SIGKILLed after a checkpoint and started again ends at its
+max_steps; warm starts and train_and_evaluate (a named EvalSpec with hooks) do what the Estimator's did."""
 
 from __future__ import annotations
 
@@ -35,15 +36,41 @@ STEPS = 20
 
 @pytest.fixture(scope="module")
 def estimator_dir(legacy_python, tmp_path_factory):
-    return wrapped_reference(legacy_python, PROGRAM, tmp_path_factory.mktemp("estimator") / "model", STEPS)
+    model_dir = tmp_path_factory.mktemp("estimator") / "model"
+    return wrapped_reference(legacy_python, PROGRAM, model_dir, STEPS, "--export_dir", model_dir.parent / "export")
+
+
+def _export_outputs(export_base) -> dict:
+    """What each signature of the one SavedModel under `export_base` serves for the first 10 digits as
+    serialized tf.Examples: {signature: {output: values}}."""
+    from sklearn.datasets import load_digits
+
+    (export,) = export_base.iterdir()
+    examples = [tf.train.Example(features=tf.train.Features(feature={"pixels": tf.train.Feature(
+        float_list=tf.train.FloatList(value=row / 16.0))})).SerializeToString() for row in load_digits().data[:10]]
+    signatures = tf.saved_model.load(str(export)).signatures
+    inputs = {"predict": "examples", "serving_default": "inputs"}
+    assert sorted(signatures) == sorted(inputs)
+    return {name: {key: value.numpy() for key, value in signatures[name](**{inputs[name]: tf.constant(examples)}).items()}
+            for name in signatures}
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target, tmp_path):
-    source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS)
+    """... and exports what the Estimator exported: the model_fn's export outputs (a predict signature and a
+    classification one, the default), fed serialized tf.Examples, serve the Estimator's values."""
+    source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS,
+                                                                  "--export_dir", tmp_path / "export")
     assert "tf.estimator" not in source and "wrapped_model_fns.WrappedModelFn(model_fn" in source
     assert_wrapped_run_matches_estimator(model_dir, estimator_dir, STEPS, ("encoder/w", "logits/kernel", "encoder/w/Adam_1"),
                                          results, {"accuracy", "loss", "global_step"})
+    expected, got = _export_outputs(estimator_dir.parent / "export"), _export_outputs(tmp_path / "export")
+    assert {name: sorted(outputs) for name, outputs in got.items()} == {"predict": ["classes", "logits"],
+                                                                         "serving_default": ["scores"]}
+    assert {name: sorted(outputs) for name, outputs in expected.items()} == {name: sorted(o) for name, o in got.items()}
+    for name, outputs in expected.items():
+        for key, value in outputs.items():
+            np.testing.assert_allclose(got[name][key], value, rtol=0, atol=1e-4, err_msg=f"{name}: {key}")
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])

@@ -123,9 +123,53 @@ def test_prediction_hooks_and_other_return_values_are_one_error():
         WrappedModelFn(lambda features, labels, mode: None).make_variables(_dataset().element_spec)
 
 
-def test_export_outputs_are_kept_as_given():
-    output = wrapped_model_fns.PredictOutput({"logits": 1})
-    assert output.args == ({"logits": 1},)
+def test_export_outputs_default_and_are_checked_as_estimator_s():
+    """A PREDICT spec's export outputs, as Estimator's EstimatorSpec made them (the export itself:
+    tests/test_wrapped_model_fn.py, against the real Estimator's SavedModel)."""
+    predictions = {"logits": tf.constant([[1.0]])}
+    default = EstimatorSpec(ModeKeys.PREDICT, predictions=predictions).export_outputs
+    assert list(default) == ["serving_default"] and default["serving_default"].outputs == predictions
+    scores = wrapped_model_fns.ClassificationOutput(scores=predictions["logits"])
+    named = EstimatorSpec(ModeKeys.PREDICT, predictions=predictions, export_outputs={"scores": scores}).export_outputs
+    assert named == {"scores": scores, "serving_default": scores}
+    assert wrapped_model_fns.PredictOutput(predictions["logits"]).outputs == {"output": predictions["logits"]}
+    with pytest.raises(ValueError, match="none of them are specified as the default"):
+        EstimatorSpec(ModeKeys.PREDICT, predictions=predictions,
+                      export_outputs={"a": scores, "b": wrapped_model_fns.RegressionOutput(predictions["logits"])})
+    with pytest.raises(TypeError, match="must be ExportOutput objects"):
+        EstimatorSpec(ModeKeys.PREDICT, predictions=predictions, export_outputs={"a": predictions})
+    with pytest.raises(ValueError, match="At least one of `scores` and `classes`"):
+        wrapped_model_fns.ClassificationOutput()
+
+
+def test_an_export_drops_a_classification_signature_without_one_string_input_as_estimator_did(tmp_path):
+    """Estimator left out a classify/regress signature whose receiver is not one string tensor; a receiver
+    giving sparse features is one error."""
+    from estimator_migrate.compat import estimator_export, estimator_training
+
+    def classifying(features, labels, mode, params):
+        logits = tf.compat.v1.layers.dense(features["x"], 2, name="logits")
+        return EstimatorSpec(mode, predictions={"logits": logits}, export_outputs={
+            "serving_default": wrapped_model_fns.ClassificationOutput(scores=tf.nn.softmax(logits)),
+            "logits": wrapped_model_fns.PredictOutput(logits)})
+
+    model = estimator_training.configure(WrappedModelFn(classifying), model_dir=tmp_path)
+    raw = estimator_export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4])})
+    with pytest.raises(ValueError, match="Couldn't find trained model at"):  # as Estimator: no checkpoint yet
+        estimator_training.export_saved_model(model, tmp_path / "export", raw)
+    model.make_variables({"x": tf.TensorSpec([None, 4], tf.float32)}, ModeKeys.PREDICT)
+    tf.train.Checkpoint(model=model).save(str(tmp_path / "ckpt"))
+    exported = tf.saved_model.load(estimator_training.export_saved_model(model, tmp_path / "export", raw).decode())
+    assert list(exported.signatures) == ["logits"]
+    assert exported.signatures["logits"](x=tf.ones([3, 4]))["output"].shape == (3, 2)
+
+    def sparse_receiver():
+        serialized = tf.compat.v1.placeholder(tf.string, [None])
+        parsed = tf.io.parse_example(serialized, {"x": tf.io.VarLenFeature(tf.float32)})
+        return estimator_export.ServingInputReceiver(parsed, {"examples": serialized})
+
+    with pytest.raises(TypeError, match="gives the model_fn a SparseTensor feature"):
+        estimator_training.export_saved_model(model, tmp_path / "export", sparse_receiver)
 
 
 def test_exact_resume_refuses_a_model_fn_drawing_from_tf1_random_ops():

@@ -5,7 +5,8 @@ A model_fn kept as written still compares `mode` with `tf.estimator.ModeKeys.TRA
 project keeps no estimator TF1), `ModeKeys` becomes `estimator_training.ModeKeys` (the same strings, also
 for input_fns taking `mode`) and `EstimatorSpec` becomes `wrapped_model_fns.EstimatorSpec` (the same fields
 and checks), which compat.wrapped_model_fns reads; `tf.estimator.export.PredictOutput` (and the
-Classification/Regression outputs) in its export_outputs become placeholders that keep their arguments.
+Classification/Regression outputs) in its export_outputs become wrapped_model_fns' twins, the signatures an
+export of the wrapped model_fn has (compat.estimator_export).
 """
 
 import libcst as cst

@@ -587,15 +587,27 @@ ROWS = [
     ),
     Row(
         "`export_saved_model` with `ServingInputReceiver(receiver_tensors_alternatives=...)`, "
-        "`as_text=`/`checkpoint_path=`/`experimental_mode=`, before training, or of a custom model_fn whose PREDICT "
-        "branch gives `export_outputs`",
+        "`as_text=`/`checkpoint_path=`/`experimental_mode=`",
         "the estimator is kept, with a `TODO(migrate)` naming the reason",
         "same",
         "todo_export_unfaithful",
-        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)",
-         "EstimatorSpec(export_outputs=...) is not migrated yet"),
-        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)",
-         "EstimatorSpec(export_outputs=...) is not migrated yet"),
+        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)"),
+        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)"),
+    ),
+    Row(
+        "A custom model_fn kept as written exported (`export_saved_model`, an EvalSpec's exporters), its PREDICT "
+        "branch giving `export_outputs` (`PredictOutput`, `ClassificationOutput`, `RegressionOutput`) or not",
+        "`estimator_training.export_saved_model(est, ...)` / `compat.estimator_export` exporters; the export outputs "
+        "-> `wrapped_model_fns`' twins: each a signature under its key, as Estimator's (the predictions as "
+        "`serving_default` when none; a classify/regress signature only from one string receiver tensor, named "
+        "`inputs`), from the latest checkpoint (none: one error, as Estimator's)",
+        "same",
+        "wrapped_export",
+        ('"serving_default": wrapped_model_fns.ClassificationOutput(scores=tf.nn.softmax(logits))',
+         'exporters=[estimator_export.FinalExporter("final", serving_input_fn)]',
+         'estimator_training.export_saved_model(estimator, "/tmp/wrapped_export/export", serving_input_fn)'),
+        ('"serving_default": wrapped_model_fns.ClassificationOutput(scores=tf.nn.softmax(logits))',
+         "estimator_loop.train_and_evaluate(\n"),
     ),
     Row(
         "`est.export_saved_model(...)` of a migrated custom model_fn Estimator whose PREDICT branch returns "

@@ -10,7 +10,9 @@ iterator's `get_next()`, as TensorFlow 1.4-1.12 code did (the rewrite returns th
 is evaluated on all of digits and predicts its first 20 examples (written as JSON); with --warm_start_from, its
 trainable variables start from that checkpoint (Estimator's warm_start_from). With --train_and_evaluate it trains
 with train_and_evaluate instead: an EvalSpec named "holdout" (metrics in model_dir/eval_holdout) evaluating 5
-batches after every checkpoint, its hook counting the evaluations and batches it saw (in the results).
+batches after every checkpoint, its hook counting the evaluations and batches it saw (in the results). With
+--export_dir, the trained estimator is exported there, fed serialized tf.Examples (a parsing receiver): the PREDICT
+spec's export outputs are a `predict` signature (classes, logits) and a classification one, the default.
 """
 
 import argparse
@@ -66,8 +68,10 @@ def model_fn(features, labels, mode, params):
     logits = tf.compat.v1.layers.dense(net, 10, name="logits",
                                        kernel_initializer=tf.compat.v1.glorot_uniform_initializer(seed=2))
     if mode == tf.estimator.ModeKeys.PREDICT:
-        return tf.estimator.EstimatorSpec(mode, predictions={"classes": tf.argmax(logits, 1),
-                                                             "logits": logits})
+        predictions = {"classes": tf.argmax(logits, 1), "logits": logits}
+        export_outputs = {"predict": tf.estimator.export.PredictOutput(predictions),
+                          "serving_default": tf.estimator.export.ClassificationOutput(scores=tf.nn.softmax(logits))}
+        return tf.estimator.EstimatorSpec(mode, predictions=predictions, export_outputs=export_outputs)
 
     loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
     loss += params["l2"] * tf.add_n([tf.nn.l2_loss(v) for v in tf.compat.v1.trainable_variables()])
@@ -93,6 +97,7 @@ def main():
     parser.add_argument("--results")
     parser.add_argument("--warm_start_from")
     parser.add_argument("--train_and_evaluate", action="store_true")
+    parser.add_argument("--export_dir")
     args = parser.parse_args()
 
     config = tf.estimator.RunConfig(model_dir=args.model_dir, save_checkpoints_steps=10)
@@ -107,6 +112,10 @@ def main():
     else:
         estimator.train(input_fn, max_steps=args.max_steps)
         metrics = estimator.evaluate(input_fn) if args.results else None
+    if args.export_dir:
+        feature_spec = {"pixels": tf.io.FixedLenFeature([64], tf.float32)}
+        estimator.export_saved_model(
+            args.export_dir, tf.estimator.export.build_parsing_serving_input_receiver_fn(feature_spec))
     if args.results:
         predictions = list(estimator.predict(predict_input_fn))
         with open(args.results, "w") as out:
