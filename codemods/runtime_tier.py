@@ -45,6 +45,30 @@ ESTIMATOR_METHODS = {
     "export_saved_model": "serving_input_receiver_fn",
     "export_savedmodel": "serving_input_receiver_fn",
 }
+# Their parameters (TF 2.15's Estimator): a call giving another keyword, or more positional arguments, is not an
+# Estimator's (tf.contrib.learn's `evaluate(input_fn=..., metrics=...)`, a project's own method)
+ESTIMATOR_METHOD_PARAMETERS = {
+    "train": ("input_fn", "hooks", "steps", "max_steps", "saving_listeners"),
+    "evaluate": ("input_fn", "steps", "hooks", "checkpoint_path", "name"),
+    "predict": ("input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples"),
+    "export_saved_model": ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text",
+                           "checkpoint_path", "experimental_mode"),
+    "export_savedmodel": ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text",
+                          "checkpoint_path", "strip_default_attrs"),
+}
+
+
+def estimator_method_call(call: cst.Call, method: str | None) -> bool:
+    """Whether `<receiver>.method(...)` is an Estimator's call by its arguments alone: given the keyword only
+    an Estimator's method takes, and nothing its parameters do not hold."""
+    if method not in ESTIMATOR_METHODS:
+        return False
+    parameters = ESTIMATOR_METHOD_PARAMETERS[method]
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return ESTIMATOR_METHODS[method] in keywords and keywords <= set(parameters) and len(positional) < len(parameters)
+
+
 # RunConfig arguments TrainingConfig takes (the others change how or where training runs: kept, with a TODO).
 CONFIG_ARGUMENTS = (
     "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
@@ -176,9 +200,7 @@ class _Calls(cst.CSTVisitor):
         that function, the same variable's `est.evaluate(eval_input_fn, ...)` is an Estimator's too."""
         names = set()
         for call in self.calls:
-            method = _named_receiver(call)
-            if method in ESTIMATOR_METHODS and any(
-                    arg.keyword is not None and arg.keyword.value == ESTIMATOR_METHODS[method] for arg in call.args):
+            if estimator_method_call(call, _named_receiver(call)):
                 names.add((id(self.function_of[id(call)]), call.func.value.value))
             elif call.args and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None:
                 api = resolver.call_api(call)
@@ -323,8 +345,7 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
         return None  # already migrated: estimator_training.train(estimator, input_fn=...)
     if isinstance(receiver, cst.Name) and receiver.value in facts.estimators:
         return method if receiver.value in runtime_units else None
-    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
-    return method if ESTIMATOR_METHODS[method] in keywords else None
+    return method if estimator_method_call(call, method) else None
 
 
 def _named_receiver(call: cst.Call) -> str | None:
