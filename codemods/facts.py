@@ -728,14 +728,14 @@ def _check_sessions(facts: ProgramFacts, hook_references: dict[str, list[cst.Nam
     """A session loop migrates under a class name of its own; a MonitoredTrainingSession with hooks of its own
     that become Keras callbacks and that nothing else uses. The loops run eagerly: not where the module keeps
     other TF1 graph code that needs TF2 behaviour switched off. Records what the migrated ones replace."""
-    class_names = Counter(loop.shape.class_name for loop in facts.migrated_sessions())
+    class_names = Counter(loop.model_name for loop in facts.migrated_sessions())
     for loops in (facts.sessions, facts.saver_sessions):
         for key, loop in loops.items():
             if not isinstance(loop, MonitoredLoop | SaverLoop):
                 continue
             problems = []
-            if facts.name_uses[loop.shape.class_name] or class_names[loop.shape.class_name] > 1:
-                problems.append(f"the module already uses the name {loop.shape.class_name} the migrated model would take")
+            if facts.name_uses[loop.model_name] or class_names[loop.model_name] > 1:
+                problems.append(f"the module already uses the name {loop.model_name} the migrated model would take")
             if isinstance(loop, MonitoredLoop):
                 problems += _session_hook_problems(loop, facts, hook_references)
             if problems:

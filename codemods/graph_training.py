@@ -175,6 +175,26 @@ def minimized_loss(statements, train_op: str) -> str | None:
     return None
 
 
+def applied_gradients_loss(statements, train_op: str) -> str | None:
+    """The loss of `train_op = <optimizer>.apply_gradients(..., global_step=...)` whose gradients come from one
+    `<optimizer>.compute_gradients(loss)` (clipped or not in between); None otherwise."""
+    assignments = [a for a in map(single_assignment, statements) if a is not None and a[0] == train_op]
+    if len(assignments) != 1 or not isinstance(assignments[0][1], cst.Call):
+        return None
+    apply = assignments[0][1]
+    if not (isinstance(apply.func, cst.Attribute) and apply.func.attr.value == "apply_gradients"
+            and call_arguments(apply, ("grads_and_vars", "global_step"))[0].get("global_step") is not None):
+        return None
+    losses = {
+        arguments["loss"].value
+        for call in (c for s in statements for c in calls_in(s))
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "compute_gradients"
+        for arguments in [call_arguments(call, ("loss",))[0]]
+        if isinstance(arguments.get("loss"), cst.Name)
+    }
+    return losses.pop() if len(losses) == 1 else None
+
+
 def bound_names(statement: cst.CSTNode) -> set[str]:
     """Every name a statement binds (assignment and loop targets, defs, imports, with ... as)."""
     bound: set[str] = set()

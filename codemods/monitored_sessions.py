@@ -28,6 +28,7 @@ import libcst as cst
 from codemods.api import ApiResolver
 from codemods.graph_training import (
     BatchRenamer,
+    applied_gradients_loss,
     bound_by_with,
     bound_names,
     calls_in,
@@ -68,12 +69,25 @@ LOOP_NAMES = (
 
 
 @dataclass
+class WrappedGraph:
+    """A session's graph kept as written (tier 2): its statements, the batch renamed `features`/`labels`,
+    become a model_fn nested in the function (reading its variables as they did) that
+    `compat.wrapped_model_fns.WrappedModelFn` runs."""
+
+    name: str  # the nested model_fn's
+    function: str  # the function it is nested in
+    statements: list[cst.BaseStatement]
+    loss: str
+    train_op: str
+
+
+@dataclass
 class MonitoredLoop:
     """A MonitoredTrainingSession loop the rewrite replaces, and what the replacement is written from."""
 
     session: cst.With  # `with MonitoredTrainingSession(...) as sess:`: the loop takes its place
     call: cst.Call
-    shape: ModelFnShape
+    shape: ModelFnShape | None  # the graph as a class (tier 1); None when `wrapped` keeps it as written
     dataset: cst.BaseExpression
     checkpoint_dir: cst.BaseExpression
     cadence: tuple[str, cst.BaseExpression]  # ("steps", K) or ("secs", S)
@@ -89,7 +103,13 @@ class MonitoredLoop:
     callbacks: list[str] = field(default_factory=list)
     fetched: list[str] = field(default_factory=list)  # names `sess.run([train_op, loss])` assigned the loss to
     loop_body: list[cst.BaseStatement] = field(default_factory=list)  # the loop's statements after sess.run
+    wrapped: WrappedGraph | None = None
     what = "MonitoredTrainingSession"
+
+    @property
+    def model_name(self) -> str:
+        """The name the migrated model's code takes: its class's, or the nested model_fn's."""
+        return self.wrapped.name if self.wrapped is not None else self.shape.class_name
 
 
 def session_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:
@@ -155,13 +175,21 @@ def analyze_loop(
         problems.append(f"the training code uses {', '.join(sorted(clashing))} besides the input's batch")
     renamed = [s.visit(BatchRenamer(renames)) for s in region]
     loss = minimized_loss(renamed, train_op)
-    if loss is None:
-        return problems + [f"`{train_op}` is not assigned `optimizer.minimize(loss, global_step=...)` before the session"]
+    applied = applied_gradients_loss(renamed, train_op) if loss is None else None
+    if loss is None and applied is None:
+        return problems + [
+            f"`{train_op}` is not assigned `optimizer.minimize(loss, global_step=...)` (or `apply_gradients(..., "
+            "global_step=...)` of one `compute_gradients(loss)`) before the session"
+        ]
     bound = set().union(*(bound_names(s) for s in [*steps, *region])) | {features_name, labels_name}
+    loop_problems = len(problems)
     parts = training_parts(
         steps + renamed, cst.Name(loss), cst.Name(train_op), analysis, bound | set(renames.values()),
         where=f"{function.name.value}()",
-    )
+    ) if loss is not None else None
+    graph_problems = problems[loop_problems:]  # why the graph is not a class: tier 2 keeps it as written
+    del problems[loop_problems:]
+    loss = loss or applied
     stop, nan_check, custom_hooks, callbacks = _hook_elements(hooks_value, loss, problems, resolver)
 
     removed = [*steps, *iterator_statements, *region] + ([hooks_statement] if hooks_statement is not None else [])
@@ -174,23 +202,43 @@ def analyze_loop(
     bound |= set().union(*(bound_names(s) for s in removed)) | bound_by_with(session)
     emitted = [dataset, cadence[1], *([checkpoint_dir] if checkpoint_dir is not None else [])]
     emitted += [stop[1]] if stop else []
-    problems += _name_problems(kept, emitted, bound, dataset, [target for target, _ in fetches])
+    problems += _name_problems(kept, emitted, bound, dataset, [target for target, _ in fetches], stop)
     if parts is not None:
-        problems += class_problems(parts, function, statements, session, bound)
-    if parts is None or problems:
-        return list(dict.fromkeys(problems))
-    name = class_name(f"{function.name.value}_model")
-    shape = ModelFnShape(
-        function, name, parts.forward, parts.output, parts.loss_statements, loss, parts.optimizer, (), body,
-        parts.training_only,
-    )
+        graph_problems += class_problems(parts, function, statements, session, bound)
+    if problems:
+        return list(dict.fromkeys(problems + graph_problems))
+    shape, wrapped = None, None
+    if parts is None or graph_problems:
+        wrapped = WrappedGraph(f"{function.name.value}_graph", function.name.value, steps + renamed, loss, train_op)
+        problems = _wrapped_problems(wrapped, kept, function)
+        if problems:
+            return list(dict.fromkeys(graph_problems + problems))
+    else:
+        shape = ModelFnShape(
+            function, class_name(f"{function.name.value}_model"), parts.forward, parts.output, parts.loss_statements,
+            loss, parts.optimizer, (), body, parts.training_only,
+        )
     dropped = [n for n in DROPPED_PARAMS if n in arguments]
     calls = {id(node) for statement in [*removed, session] for node in calls_in(statement)}
     calls -= {id(node) for statement in loop_body for node in calls_in(statement)}  # the program's, kept
     return MonitoredLoop(
         session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls, graph,
-        custom_hooks, callbacks, [target for target, _ in fetches], loop_body,
+        custom_hooks, callbacks, [target for target, _ in fetches], loop_body, wrapped,
     )
+
+
+def _wrapped_problems(wrapped: WrappedGraph, kept, function: cst.FunctionDef) -> list[str]:
+    """Why the graph's statements cannot move into a model_fn nested in the function: there, a name they assign
+    is the model_fn's own, so the function may not assign it too (nor read it: `_name_problems`)."""
+    made = set().union(*(bound_names(s) for s in wrapped.statements))
+    params = {param.name.value for param in function.params.params}
+    shared = sorted(made & (params | set().union(*(bound_names(s) for s in kept))))
+    problems = []
+    if shared:
+        problems.append(f"the graph code assigns {', '.join(shared)}, which {function.name.value}() also assigns")
+    if wrapped.name in set().union(*(names_in(s) for s in [*kept, *wrapped.statements])) | params:
+        problems.append(f"{function.name.value}() already uses the name {wrapped.name} the graph's model_fn would take")
+    return problems
 
 
 def _argument_problems(arguments: dict[str, cst.BaseExpression]) -> list[str]:
@@ -210,14 +258,17 @@ def _argument_problems(arguments: dict[str, cst.BaseExpression]) -> list[str]:
     return problems
 
 
-def _name_problems(kept, emitted, bound: set[str], dataset, fetch_targets: list[str]) -> list[str]:
-    """Names the replaced statements made that code which stays reads, and names the loop would rebind."""
+def _name_problems(kept, emitted, bound: set[str], dataset, fetch_targets: list[str], stop=None) -> list[str]:
+    """Names the replaced statements made that code which stays reads, and names the loop would rebind (not
+    `dataset` or `last_step` when the loop binds them to themselves: `StopAtStepHook(last_step=last_step)`)."""
     problems = []
     kept_reads = set().union(*(names_in(s) for s in kept), *(names_in(e) for e in emitted))
     used = sorted(kept_reads & bound)
     if used:
         problems.append(f"{', '.join(used)}, made for the session, {'is' if len(used) == 1 else 'are'} used elsewhere")
     loop_names = set(LOOP_NAMES) - ({"dataset"} if isinstance(dataset, cst.Name) else set())  # used as it is
+    if stop is not None and stop[0] == "last_step" and isinstance(stop[1], cst.Name) and stop[1].value == "last_step":
+        loop_names.discard("last_step")
     clash = sorted(loop_names & (set().union(*(name_counts(s) for s in kept)) | kept_reads | set(fetch_targets)))
     if clash:
         problems.append(f"the function already uses {', '.join(clash)}, which the migrated loop binds")

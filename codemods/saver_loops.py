@@ -94,6 +94,11 @@ class SaverLoop:
     dropped: list[str] = field(default_factory=list)  # what is not carried over (said in the report)
     what = "tf.Session"
 
+    @property
+    def model_name(self) -> str:
+        """The name the migrated model's class takes."""
+        return self.shape.class_name
+
 
 def tf_session_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:
     """The tf.Session call of `with tf.Session(...) as sess:`."""

@@ -261,6 +261,14 @@ def sigkill_after_save(command: list, directory, at_least: int, timeout: float =
     return latest_saved_step(directory)
 
 
+def saved_steps(directory) -> list[int]:
+    """The numbers of the checkpoints `directory`'s state file lists (`<name>-N`), in order."""
+    import tensorflow as tf
+
+    state = tf.train.get_checkpoint_state(str(directory))
+    return sorted(int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths)
+
+
 def latest_saved_step(directory) -> int:
     """The number of the latest checkpoint in `directory` (`<name>-N`); 0 when there is none yet or a save is
     under way (for tests waiting on a training process before they kill it)."""

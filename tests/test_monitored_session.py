@@ -28,6 +28,7 @@ from tests.conftest import (
     latest_saved_step,
     migrate_file,
     run,
+    saved_steps,
     sigkill_after_save,
 )
 
@@ -67,10 +68,6 @@ def _runs(python, program, directory, runs, keep_start=None) -> list[list[float]
     return logged
 
 
-def _saved_steps(directory) -> list[int]:
-    state = tf.train.get_checkpoint_state(str(directory))
-    return sorted(int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths)
-
 
 @pytest.fixture(scope="module")
 def session_dirs(legacy_python, tmp_path_factory):
@@ -108,13 +105,13 @@ def test_migrated_session_takes_the_sessions_steps_and_saves(target, session_dir
         for values, expected in zip(logged, expected_logs):
             np.testing.assert_allclose(values, expected, rtol=0, atol=1e-5, err_msg=f"{case}: logged losses")
 
-        assert _saved_steps(directory) == _saved_steps(session_dir), case
+        assert saved_steps(directory) == saved_steps(session_dir), case
         if (session_dir / "losses.jsonl").exists():  # the loss each step fetched, run by run
             ours, theirs = ((d / "losses.jsonl").read_text().splitlines() for d in (directory, session_dir))
             assert [len(json.loads(line)) for line in ours] == [len(json.loads(line)) for line in theirs] == [12, 4]
             for line, expected in zip(ours, theirs):
                 np.testing.assert_allclose(json.loads(line), json.loads(expected), rtol=0, atol=1e-5)
-        last = _saved_steps(session_dir)[-1]
+        last = saved_steps(session_dir)[-1]
         model = _model(module)
         tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
             tf.train.latest_checkpoint(str(directory))
@@ -128,14 +125,14 @@ def test_session_steps_of_the_cases(session_dirs):
     end; a finished run restarted takes one more step; the input ending ends training, saved; a hook's
     request_stop ends it after that step (12 steps, then 4 more: saves 0, 5, 10, 12, then 12 again at the
     restart, 16 at the end: the cadence counts from the last save)."""
-    assert _saved_steps(session_dirs["to_last_step"]) == [0, 7, 14, 20]
-    assert _saved_steps(session_dirs["finished_run_restarted"]) == [7, 10, 17, 20, 21]
-    assert _saved_steps(session_dirs["input_ends"]) == [0, 6, 12, 18, 20]
-    assert _saved_steps(session_dirs["hook_requests_stop"]) == [0, 5, 10, 12, 16]
+    assert saved_steps(session_dirs["to_last_step"]) == [0, 7, 14, 20]
+    assert saved_steps(session_dirs["finished_run_restarted"]) == [7, 10, 17, 20, 21]
+    assert saved_steps(session_dirs["input_ends"]) == [0, 6, 12, 18, 20]
+    assert saved_steps(session_dirs["hook_requests_stop"]) == [0, 5, 10, 12, 16]
     logged = json.loads((session_dirs["hook_requests_stop"].parent / "logged.json").read_text())
     assert [len(values) for values in logged] == [4, 2]  # every 3 steps of each run: 0, 3, 6, 9; 0, 3
-    assert _saved_steps(session_dirs["nan_between_saves"]) == [0, 5]
-    assert _saved_steps(session_dirs["nan_at_a_save_step"]) == [0, 5, 10]
+    assert saved_steps(session_dirs["nan_between_saves"]) == [0, 5]
+    assert saved_steps(session_dirs["nan_at_a_save_step"]) == [0, 5, 10]
 
 
 

@@ -17,8 +17,7 @@ from codemods.templates import operand, source, statements
 _SETUP = """
 # MonitoredTrainingSession as a TF2 loop: restore the latest checkpoint in its checkpoint_dir, save when it
 # starts, {every} and when it ends.
-model = {model_class}()
-{dataset_line}model.make_variables({dataset}.element_spec)
+{model_code}{dataset_line}model.make_variables({dataset}.element_spec)
 step = model.optimizer.iterations
 checkpoint = {tf}.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
 manager = {tf}.train.CheckpointManager(checkpoint, {checkpoint_dir}, max_to_keep={keep}, step_counter=step{interval})
@@ -31,12 +30,7 @@ resume.restore_latest(checkpoint, manager)
 _STEP_LOOP = """\
 @{tf}.function
 def train_step(features, labels):
-    with {tf}.GradientTape() as tape:
-        loss = model.compute_loss(features, labels, model(features, training=True))
-    gradients = tape.gradient(loss, model.trainable_variables)
-    model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-    return loss
-
+{train_step}
 manager.save(checkpoint_number=step)
 saved_step = int(step)
 {start_clock}{begin}for features, labels in {dataset}:  # the input ending ended the session
@@ -57,11 +51,7 @@ def train_steps(iterator, steps):
         if not batch.has_value():
             break
         features, labels = batch.get_value()
-        with {tf}.GradientTape() as tape:
-            step_loss = model.compute_loss(features, labels, model(features, training=True))
-        gradients = tape.gradient(step_loss, model.trainable_variables)
-        model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-        loss, previous = step_loss, loss
+{chunk_step}        loss, previous = step_loss, loss
     return loss, previous
 
 manager.save(checkpoint_number=step)
@@ -79,6 +69,24 @@ while True:
         break  # the input ended
 if saved_step != int(step):  # the session's last save, when it closed
     manager.save(checkpoint_number=step, check_interval=False)
+"""
+
+# One step of the model: a Keras class's (tier 1), or the train_op of the graph kept as written (tier 2)
+_KERAS_STEP = """\
+with {tf}.GradientTape() as tape:
+    {loss} = model.compute_loss(features, labels, model(features, training=True))
+gradients = tape.gradient({loss}, model.trainable_variables)
+model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+"""
+_WRAPPED_STEP = """\
+{loss} = model.train_step((features, labels))["loss"]  # the graph's train_op
+"""
+_WRAPPED_MODEL = """\
+def {name}(features, labels, mode):
+    # The graph {function}() built for the session, kept as written: compat.wrapped_model_fns runs it
+{statements}    return wrapped_model_fns.EstimatorSpec(mode, loss={loss}, train_op={train_op})
+
+model = wrapped_model_fns.WrappedModelFn({name})
 """
 
 _CHUNK_NAN_BEFORE_SAVE = """\
@@ -141,19 +149,23 @@ class MonitoredSessionRule(Rule):
         tf = ctx.need_tensorflow()
         ctx.need_import("tf_keras")
         logs = any(callback.startswith("estimator_hooks.") for callback in loop.callbacks)
-        for name in ("model_fns", "resume") + (("estimator_hooks",) if loop.nan_check or logs else ()):
+        model_module = "model_fns" if loop.wrapped is None else "wrapped_model_fns"
+        for name in (model_module, "resume") + (("estimator_hooks",) if loop.nan_check or logs else ()):
             ctx.need_compat(name)
         if loop.cadence[0] == "secs":
             ctx.need_import("time")
         code = _loop_code(loop, tf)
         dropped = f"; not carried over: {', '.join(loop.dropped)}" if loop.dropped else ""
-        if loop.shape.summaries:
+        if loop.shape is not None and loop.shape.summaries:
             dropped += f"; the graph's summaries {', '.join(loop.shape.summaries)} are not written (TensorBoard only)"
+        model = f"class {loop.shape.class_name}(compat.model_fns.EstimatorModel)" if loop.wrapped is None else (
+            f"the graph kept as written in a model_fn, {loop.wrapped.name}, run by compat.wrapped_model_fns "
+            "(tier 2: its TF1 variables, names and optimizer; summaries not written)")
         ctx.record(
             original,
             self.rule_id,
             True,
-            f"MonitoredTrainingSession -> class {loop.shape.class_name}(compat.model_fns.EstimatorModel) and a "
+            f"MonitoredTrainingSession -> {model} and a "
             "TF2 loop with tf.train.CheckpointManager (restore, saves at start, cadence and end, StopAtStepHook, "
             "NanTensorHook); TensorBoard's graph and global_step/sec are not written" + dropped,
         )
@@ -168,15 +180,25 @@ def _loop_code(loop: MonitoredLoop, tf: str) -> str:
     kind, every = loop.cadence
     last_step = ""
     if loop.stop and loop.stop[0] == "last_step":
-        last_step = f"last_step = {source(loop.stop[1])}\n"
+        if source(loop.stop[1]) != "last_step":  # (`StopAtStepHook(last_step=last_step)`: bound already)
+            last_step = f"last_step = {source(loop.stop[1])}\n"
     elif loop.stop:
         last_step = f"last_step = int(step) + {operand(loop.stop[1])}  # StopAtStepHook(num_steps=...)\n"
     dataset = source(loop.dataset) if isinstance(loop.dataset, cst.Name) else "dataset"
     dataset_line = "" if isinstance(loop.dataset, cst.Name) else f"dataset = {source(loop.dataset)}\n"
     chunked = kind == "steps" and not hooks and not loop.fetched and not loop.loop_body
+    if loop.wrapped is None:
+        model_code, step = f"model = {loop.shape.class_name}()\n", _KERAS_STEP
+    else:
+        model_code = _WRAPPED_MODEL.format(
+            name=loop.wrapped.name, function=loop.wrapped.function,
+            statements="".join(textwrap.indent(source(s), "    ") for s in loop.wrapped.statements),
+            loss=loop.wrapped.loss, train_op=loop.wrapped.train_op,
+        )
+        step = _WRAPPED_STEP
     setup = _SETUP.format(
         every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
-        model_class=loop.shape.class_name,
+        model_code=model_code,
         dataset=dataset,
         dataset_line=dataset_line,
         tf=tf,
@@ -187,6 +209,7 @@ def _loop_code(loop: MonitoredLoop, tf: str) -> str:
     )
     if chunked:
         code = setup + _CHUNKED_LOOP.format(
+            chunk_step=textwrap.indent(step.format(tf=tf, loss="step_loss"), " " * 8),
             tf=tf,
             dataset=dataset,
             every=operand(every),
@@ -198,6 +221,7 @@ def _loop_code(loop: MonitoredLoop, tf: str) -> str:
         )
     else:
         code = setup + _STEP_LOOP.format(
+            train_step=textwrap.indent(step.format(tf=tf, loss="loss") + "return loss\n", "    "),
             tf=tf,
             dataset=dataset,
             start_clock="saved_time = time.monotonic()\n" if kind == "secs" else "",

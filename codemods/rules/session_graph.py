@@ -41,7 +41,7 @@ class SessionGraphRule(Rule):
     @staticmethod
     def _with_model_classes(original, updated, ctx):
         """The function, preceded by the class of each session loop it runs."""
-        loops = [loop for loop in ctx.facts.migrated_sessions() if loop.shape.function is original]
+        loops = [loop for loop in ctx.facts.migrated_sessions() if loop.shape is not None and loop.shape.function is original]
         if not loops:
             return updated
         classes = []

@@ -748,6 +748,20 @@ ROWS = [
         ("class MainModel(model_fns.EstimatorModel)", "checkpoint_interval=100", "if int(step) >= last_step:"),
     ),
     Row(
+        "The same loop whose graph no Keras class holds (`variable_scope`, `get_variable`, penalties over "
+        "`tf.trainable_variables()`, `compute_gradients` + clipping + `apply_gradients(..., global_step=)`, the "
+        "function's variables read)",
+        "tier 2: the graph's statements kept as written in a model_fn nested in the function, run by "
+        "`compat.wrapped_model_fns.WrappedModelFn` (TF1 names, its own optimizer); the same loop, each step the "
+        "graph's train_op",
+        "same",
+        "monitored_training_session_wrapped",
+        ("def train_graph(features, labels, mode):", "w = tf.get_variable(\"w\", [8, units]",
+         "return wrapped_model_fns.EstimatorSpec(mode, loss=loss, train_op=train_op)",
+         'step_loss = model.train_step((features, labels))["loss"]'),
+        ("model = wrapped_model_fns.WrappedModelFn(train_graph)", "callbacks.on_train_batch_end(batch, {\"loss\": step_loss})"),
+    ),
+    Row(
         "A learning rate `tf1.train.exponential_decay(lr, global_step, ...)` (and `inverse_time_decay`, "
         "`polynomial_decay`, `piecewise_constant`, `cosine_decay`, `cosine_decay_restarts`) given to a "
         "GradientDescent, Adam or Adagrad optimizer, in a model_fn or a session loop's graph",
