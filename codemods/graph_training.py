@@ -5,11 +5,15 @@ iterator's batch), which statements build the graph, the minimized loss, the nam
 
 from __future__ import annotations
 
+import textwrap
+from dataclasses import dataclass
+
 import libcst as cst
 
 from codemods.api import ApiResolver
 from codemods.model_fns import GLOBAL_STEP_APIS, names_in
 from codemods.syntax import call_arguments, fast_visit, single_assignment
+from codemods.templates import source
 
 ITERATOR_API = "data.make_one_shot_iterator"
 
@@ -243,3 +247,45 @@ class BatchRenamer(cst.CSTTransformer):
 
     def leave_Arg(self, original, updated):
         return updated.with_changes(keyword=original.keyword)
+
+
+_WRAPPED_MODEL = """\
+def {name}(features, labels, mode):
+    # The graph {function}() built for the session, kept as written: compat.wrapped_model_fns runs it
+{statements}    return wrapped_model_fns.EstimatorSpec(mode, loss={loss}, train_op={train_op})
+
+model = wrapped_model_fns.WrappedModelFn({name})
+"""
+
+
+@dataclass
+class WrappedGraph:
+    """A session's graph kept as written (tier 2): its statements, the batch renamed `features`/`labels`,
+    become a model_fn nested in the function (reading its variables as they did) that
+    `compat.wrapped_model_fns.WrappedModelFn` runs."""
+
+    name: str  # the nested model_fn's
+    function: str  # the function it is nested in
+    statements: list[cst.BaseStatement]
+    loss: str
+    train_op: str
+
+    def model_code(self) -> str:
+        """The nested model_fn and `model = wrapped_model_fns.WrappedModelFn(...)`, at column 0."""
+        statements = "".join(textwrap.indent(source(statement), "    ") for statement in self.statements)
+        return _WRAPPED_MODEL.format(name=self.name, function=self.function, statements=statements, loss=self.loss,
+                                     train_op=self.train_op)
+
+
+def wrapped_problems(wrapped: WrappedGraph, kept, function: cst.FunctionDef) -> list[str]:
+    """Why the graph's statements cannot move into a model_fn nested in the function: there, a name they assign
+    is the model_fn's own, so the function may not assign it too (nor read it: `_name_problems`)."""
+    made = set().union(*(bound_names(s) for s in wrapped.statements))
+    params = {param.name.value for param in function.params.params}
+    shared = sorted(made & (params | set().union(*(bound_names(s) for s in kept))) - {"_"})
+    problems = []
+    if shared:
+        problems.append(f"the graph code assigns {', '.join(shared)}, which {function.name.value}() also assigns")
+    if wrapped.name in set().union(*(names_in(s) for s in [*kept, *wrapped.statements])) | params:
+        problems.append(f"{function.name.value}() already uses the name {wrapped.name} the graph's model_fn would take")
+    return problems

@@ -28,6 +28,7 @@ import libcst as cst
 from codemods.api import ApiResolver
 from codemods.graph_training import (
     BatchRenamer,
+    WrappedGraph,
     applied_gradients_loss,
     bound_by_with,
     bound_names,
@@ -40,6 +41,7 @@ from codemods.graph_training import (
     minimized_loss,
     one_shot_input,
     session_function,
+    wrapped_problems,
 )
 from codemods.model_fns import ModelFnReader, ModelFnShape, class_name, names_in, training_parts
 from codemods.syntax import call_arguments, is_none, name_counts, single_assignment
@@ -66,19 +68,6 @@ LOOP_NAMES = (
     "saved_time", "features", "labels", "step_loss", "previous_loss", "iterator", "done", "chunk", "batch",
     "callbacks",
 )
-
-
-@dataclass
-class WrappedGraph:
-    """A session's graph kept as written (tier 2): its statements, the batch renamed `features`/`labels`,
-    become a model_fn nested in the function (reading its variables as they did) that
-    `compat.wrapped_model_fns.WrappedModelFn` runs."""
-
-    name: str  # the nested model_fn's
-    function: str  # the function it is nested in
-    statements: list[cst.BaseStatement]
-    loss: str
-    train_op: str
 
 
 @dataclass
@@ -210,7 +199,7 @@ def analyze_loop(
     shape, wrapped = None, None
     if parts is None or graph_problems:
         wrapped = WrappedGraph(f"{function.name.value}_graph", function.name.value, steps + renamed, loss, train_op)
-        problems = _wrapped_problems(wrapped, kept, function)
+        problems = wrapped_problems(wrapped, kept, function)
         if problems:
             return list(dict.fromkeys(graph_problems + problems))
     else:
@@ -225,20 +214,6 @@ def analyze_loop(
         session, call, shape, dataset, checkpoint_dir, cadence, stop, nan_check, removed_ids, dropped, calls, graph,
         custom_hooks, callbacks, [target for target, _ in fetches], loop_body, wrapped,
     )
-
-
-def _wrapped_problems(wrapped: WrappedGraph, kept, function: cst.FunctionDef) -> list[str]:
-    """Why the graph's statements cannot move into a model_fn nested in the function: there, a name they assign
-    is the model_fn's own, so the function may not assign it too (nor read it: `_name_problems`)."""
-    made = set().union(*(bound_names(s) for s in wrapped.statements))
-    params = {param.name.value for param in function.params.params}
-    shared = sorted(made & (params | set().union(*(bound_names(s) for s in kept))))
-    problems = []
-    if shared:
-        problems.append(f"the graph code assigns {', '.join(shared)}, which {function.name.value}() also assigns")
-    if wrapped.name in set().union(*(names_in(s) for s in [*kept, *wrapped.statements])) | params:
-        problems.append(f"{function.name.value}() already uses the name {wrapped.name} the graph's model_fn would take")
-    return problems
 
 
 def _argument_problems(arguments: dict[str, cst.BaseExpression]) -> list[str]:

@@ -31,6 +31,8 @@ import libcst as cst
 from codemods.api import ApiResolver
 from codemods.graph_training import (
     BatchRenamer,
+    WrappedGraph,
+    applied_gradients_loss,
     bound_names,
     calls_in,
     class_problems,
@@ -42,6 +44,7 @@ from codemods.graph_training import (
     minimized_loss,
     one_shot_input,
     session_function,
+    wrapped_problems,
 )
 from codemods.model_fns import ModelFnReader, ModelFnShape, class_name, names_in, training_parts
 from codemods.syntax import call_arguments, fast_visit, is_none, name_counts, single_assignment
@@ -79,7 +82,7 @@ class SaverLoop:
     """A `with tf.Session() as sess:` training loop the rewrite migrates, and what its replacement is written from."""
 
     session: cst.With  # its `with` line becomes the model and its checkpointing; its statements stay
-    shape: ModelFnShape
+    shape: ModelFnShape | None  # the graph as a class (tier 1); None when `wrapped` keeps it as written
     # ("iterator", dataset expression) or ("feed", [(dtype, shape) of the features and labels placeholders])
     batches: tuple[str, object]
     directory: str  # code of the checkpoints' directory, and of their name (the saver's path split)
@@ -92,12 +95,13 @@ class SaverLoop:
     calls: set[int] = field(default_factory=set)  # ids of the calls in what it replaces
     graph: cst.With | None = None  # the `with tf.Graph().as_default():` around it, unwrapped
     dropped: list[str] = field(default_factory=list)  # what is not carried over (said in the report)
+    wrapped: WrappedGraph | None = None
     what = "tf.Session"
 
     @property
     def model_name(self) -> str:
-        """The name the migrated model's class takes."""
-        return self.shape.class_name
+        """The name the migrated model's code takes: its class's, or the nested model_fn's."""
+        return self.wrapped.name if self.wrapped is not None else self.shape.class_name
 
 
 def tf_session_call(statement: cst.CSTNode, resolver: ApiResolver) -> cst.Call | None:
@@ -206,17 +210,22 @@ class _SaverLoopReader:
             self.problems.append(f"the training code uses {', '.join(sorted(clashing))} besides the input's batch")
         self.train_op = self._train_op(region)
         loss = minimized_loss(renamed, self.train_op) if self.train_op else None
-        if loss is None:
+        applied = applied_gradients_loss(renamed, self.train_op) if self.train_op and loss is None else None
+        if loss is None and applied is None:
             return self.problems + [
-                "the session runs no `train_op` assigned `optimizer.minimize(loss, global_step=...)` before it"
+                "the session runs no `train_op` assigned `optimizer.minimize(loss, global_step=...)` (or "
+                "`apply_gradients(..., global_step=...)` of one `compute_gradients(loss)`) before it"
             ]
-        self.loss = loss
         removed = [*steps, *input_statements, *region, *initializers, self.saver_statement]
         bound = set().union(*(bound_names(s) for s in removed))
+        loop_problems = len(self.problems)
         parts = training_parts(
             steps + renamed, cst.Name(loss), cst.Name(self.train_op), self.analysis, bound | {"features", "labels"},
             where=f"{self.function.name.value}()",
-        )
+        ) if loss is not None else None
+        graph_problems = self.problems[loop_problems:]  # why the graph is not a class: tier 2 keeps it as written
+        del self.problems[loop_problems:]
+        self.loss = loss = loss or applied
         self.batches = batches
         replacements = self._session_replacements()
         saver = self._saver_arguments()
@@ -227,17 +236,25 @@ class _SaverLoopReader:
         migrated_body = self.session.body.visit(_Replacer(replacements))
         self._name_problems(kept, migrated_body, bound | {self.sess})
         if parts is not None:
-            self.problems += class_problems(parts, self.function, statements, self.session, bound)
-        if parts is None or self.problems:
-            return list(dict.fromkeys(self.problems))
-        shape = ModelFnShape(
-            self.function, class_name(f"{self.function.name.value}_model"), parts.forward, parts.output,
-            parts.loss_statements, loss, parts.optimizer, (), body, parts.training_only,
-        )
+            graph_problems += class_problems(parts, self.function, statements, self.session, bound)
+        if self.problems:
+            return list(dict.fromkeys(self.problems + graph_problems))
+        shape, wrapped = None, None
+        if parts is None or graph_problems:
+            name = self.function.name.value
+            wrapped = WrappedGraph(f"{name}_graph", name, steps + renamed, loss, self.train_op)
+            problems = wrapped_problems(wrapped, [*kept, *self.session.body.body], self.function)
+            if problems:
+                return list(dict.fromkeys(graph_problems + problems))
+        else:
+            shape = ModelFnShape(
+                self.function, class_name(f"{self.function.name.value}_model"), parts.forward, parts.output,
+                parts.loss_statements, loss, parts.optimizer, (), body, parts.training_only,
+            )
         calls = {id(node) for statement in removed for node in calls_in(statement)} | {id(self.session.items[0].item)}
         return SaverLoop(
             self.session, shape, batches, save_path[0], save_path[1], saver[0], saver[1], save_path[2], replacements,
-            removed_ids, calls, self.graph, self.dropped,
+            removed_ids, calls, self.graph, self.dropped, wrapped,
         )
 
     def _session_arguments(self) -> None:
@@ -306,7 +323,8 @@ class _SaverLoopReader:
         return ("feed", specs), list(placeholders.values()), {features: "features", labels: "labels"}
 
     def _train_op(self, region) -> str | None:
-        """The name the session's sess.run calls fetch that the graph assigns `<optimizer>.minimize(...)`."""
+        """The name the session's sess.run calls fetch that the graph assigns `<optimizer>.minimize(...)` (or
+        `apply_gradients(..., global_step=...)` of one `compute_gradients(loss)`)."""
         fetched = set()
         for call in calls_in(self.session.body):
             if is_method(call.func, self.sess, "run") and call.args:
@@ -314,7 +332,7 @@ class _SaverLoopReader:
                 elements = [e.value for e in value.elements] if isinstance(value, cst.List | cst.Tuple) else [value]
                 fetched |= {e.value for e in elements if isinstance(e, cst.Name)}
         for name in sorted(fetched):
-            if minimized_loss(region, name) is not None:
+            if minimized_loss(region, name) is not None or applied_gradients_loss(region, name) is not None:
                 return name
         return None
 

@@ -190,6 +190,27 @@ def run_wrapped_from_estimator_start(program: Path, estimator_dir: Path, target:
     return migrated.read_text().split('"""', 2)[2], model_dir, results
 
 
+def assert_tf1_variables_match(model_dir: Path, reference: Path, initial: Path, step: int, trained: tuple,
+                                what: str = "") -> None:
+    """A migrated wrapped graph's latest checkpoint in `model_dir` is at `step` and holds every variable of the
+    TF1 checkpoint `reference` under its TF1 name, within 1e-5; those named in `trained` differ in `initial`
+    (the comparison shows training)."""
+    import numpy as np
+    import tensorflow as tf
+
+    from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
+
+    reference, initial = LegacyCheckpoint(reference), LegacyCheckpoint(initial)
+    migrated = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
+    assert set(migrated) == set(reference.shapes), what
+    assert int(migrated["global_step"]) == step, what
+    for name, value in migrated.items():
+        expected = reference.read(name)
+        if name in trained:
+            assert not np.allclose(expected, initial.read(name)), f"{what}: {name} did not train"
+        np.testing.assert_allclose(value, expected, rtol=0, atol=1e-5, err_msg=f"{what}: {name}")
+
+
 def assert_wrapped_run_matches_estimator(model_dir: Path, estimator_dir: Path, step: int, trained: tuple,
                                          results: Path, metrics: set) -> None:
     """A migrated wrapped model_fn's latest checkpoint in `model_dir` holds every variable of the Estimator's
@@ -199,19 +220,9 @@ def assert_wrapped_run_matches_estimator(model_dir: Path, estimator_dir: Path, s
     import json
 
     import numpy as np
-    import tensorflow as tf
 
-    from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
-
-    reference, initial = (LegacyCheckpoint(estimator_dir / f"model.ckpt-{n}") for n in (step, 0))
-    migrated = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
-    assert set(migrated) == set(reference.shapes)
-    assert int(migrated["global_step"]) == step
-    for name, value in migrated.items():
-        expected = reference.read(name)
-        if name in trained:
-            assert not np.allclose(expected, initial.read(name)), f"{name} did not train"
-        np.testing.assert_allclose(value, expected, rtol=0, atol=1e-5, err_msg=name)
+    assert_tf1_variables_match(model_dir, estimator_dir / f"model.ckpt-{step}", estimator_dir / "model.ckpt-0", step,
+                               trained)
     expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "results.json", results))
     assert got["metrics"].keys() == expected["metrics"].keys() == metrics
     for key, value in expected["metrics"].items():

@@ -14,17 +14,16 @@ import shutil
 
 import numpy as np
 import pytest
-import tensorflow as tf
 
 from tests.conftest import (
     MODERN_PYTHON,
     ROOT,
+    assert_tf1_variables_match,
     latest_saved_step,
     migrate_file,
     run,
     saved_steps,
     sigkill_after_save,
-    tf1_variables_in,
 )
 
 # On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
@@ -75,15 +74,8 @@ def test_migrated_graph_session_takes_the_sessions_steps(target, session_dirs, t
         _runs(MODERN_PYTHON, migrated, directory, runs)
         assert saved_steps(directory) == saved_steps(session_dir), case
         last = saved_steps(session_dir)[-1]
-        reference = tf.train.load_checkpoint(str(session_dir / f"model.ckpt-{last}"))
-        initial = tf.train.load_checkpoint(str(session_dir / "model.ckpt-0"))
-        variables = tf1_variables_in(tf.train.latest_checkpoint(str(directory)))
-        assert set(variables) == set(reference.get_variable_to_shape_map()), case
-        assert int(variables["global_step"]) == last, case
-        for name, value in variables.items():
-            if name in TRAINED[case]:
-                assert not np.allclose(reference.get_tensor(name), initial.get_tensor(name)), f"{name} did not train"
-            np.testing.assert_allclose(value, reference.get_tensor(name), rtol=0, atol=1e-5, err_msg=f"{case}: {name}")
+        assert_tf1_variables_match(directory, session_dir / f"model.ckpt-{last}", session_dir / "model.ckpt-0", last,
+                                   TRAINED[case], case)
         if case == "hook_requests_stop":  # the loss each step fetched with train_op, run by run
             ours, theirs = ((d / "losses.jsonl").read_text().splitlines() for d in (directory, session_dir))
             assert [len(json.loads(line)) for line in ours] == [len(json.loads(line)) for line in theirs] == [12, 4]

@@ -81,13 +81,6 @@ model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
 _WRAPPED_STEP = """\
 {loss} = model.train_step((features, labels))["loss"]  # the graph's train_op
 """
-_WRAPPED_MODEL = """\
-def {name}(features, labels, mode):
-    # The graph {function}() built for the session, kept as written: compat.wrapped_model_fns runs it
-{statements}    return wrapped_model_fns.EstimatorSpec(mode, loss={loss}, train_op={train_op})
-
-model = wrapped_model_fns.WrappedModelFn({name})
-"""
 
 _CHUNK_NAN_BEFORE_SAVE = """\
     if int(step) - done > 1:  # NanTensorHook: a NaN loss before the chunk's last step stopped the session there
@@ -190,12 +183,7 @@ def _loop_code(loop: MonitoredLoop, tf: str) -> str:
     if loop.wrapped is None:
         model_code, step = f"model = {loop.shape.class_name}()\n", _KERAS_STEP
     else:
-        model_code = _WRAPPED_MODEL.format(
-            name=loop.wrapped.name, function=loop.wrapped.function,
-            statements="".join(textwrap.indent(source(s), "    ") for s in loop.wrapped.statements),
-            loss=loop.wrapped.loss, train_op=loop.wrapped.train_op,
-        )
-        step = _WRAPPED_STEP
+        model_code, step = loop.wrapped.model_code(), _WRAPPED_STEP
     setup = _SETUP.format(
         every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
         model_code=model_code,

@@ -16,8 +16,7 @@ from codemods.templates import source, statements
 
 _SETUP = """
 # tf.Session + Saver as TF2: the graph's model, checkpointed as the Saver did (same names, same retention).
-model = {model_class}()
-{input_line}model.make_variables({element_spec})
+{model_code}{input_line}model.make_variables({element_spec})
 checkpoint_manager = {tf}.train.CheckpointManager(
     {tf}.train.Checkpoint(model=model, optimizer=model.optimizer),
     {directory},
@@ -32,6 +31,11 @@ with {tf}.GradientTape() as tape:
     loss = model.compute_loss(features, labels, model(features, training=True))
 gradients = tape.gradient(loss, model.trainable_variables)
 model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+"""
+
+# The step of a graph kept as written (tier 2): its own train_op
+_WRAPPED_UPDATE = """\
+loss = model.train_step((features, labels))["loss"]  # the graph's train_op
 """
 
 _FED_STEP = """\
@@ -67,7 +71,7 @@ class SaverLoopRule(Rule):
         if loop is None:
             return updated
         tf = ctx.need_tensorflow()
-        for name in ("model_fns", "resume"):
+        for name in ("model_fns" if loop.wrapped is None else "wrapped_model_fns", "resume"):
             ctx.need_compat(name)
         if loop.uses_os:
             ctx.need_import("os")
@@ -76,7 +80,7 @@ class SaverLoopRule(Rule):
             original,
             self.rule_id,
             True,
-            f"tf.Session + Saver -> class {loop.shape.class_name}(compat.model_fns.EstimatorModel), a tf.function "
+            f"tf.Session + Saver -> {_model_description(loop)}, a tf.function "
             "train_step and tf.train.CheckpointManager (the saver's checkpoint names and max_to_keep; checkpoints "
             "of earlier runs now count toward max_to_keep; no .meta graph files)" + dropped,
         )
@@ -87,10 +91,23 @@ class SaverLoopRule(Rule):
         return cst.FlattenSentinel([*new, *body])
 
 
+def _model_description(loop: SaverLoop) -> str:
+    if loop.wrapped is None:
+        return f"class {loop.shape.class_name}(compat.model_fns.EstimatorModel)"
+    return (f"the graph kept as written in a model_fn, {loop.wrapped.name}, run by compat.wrapped_model_fns (tier 2: "
+            "its TF1 variables, names and optimizer; summaries not written)")
+
+
+def _model_code(loop: SaverLoop) -> str:
+    if loop.wrapped is None:
+        return f"model = {loop.shape.class_name}()\n"
+    return loop.wrapped.model_code()
+
+
 def _setup_code(loop: SaverLoop, tf: str) -> str:
     """The model, its checkpoint manager and the training step, replacing the `with tf.Session()` line."""
     kind, batches = loop.batches
-    update = _UPDATE.format(tf=tf)
+    update = _UPDATE.format(tf=tf) if loop.wrapped is None else _WRAPPED_UPDATE
     if kind == "iterator":
         input_line = f"input_iterator = iter({source(batches)})  # one-shot: restarted with each session\n"
         element_spec = "input_iterator.element_spec"
@@ -101,7 +118,7 @@ def _setup_code(loop: SaverLoop, tf: str) -> str:
         element_spec = f"({specs})"
         train_step = _FED_STEP.format(tf=tf, specs=specs, update=textwrap.indent(update, " " * 4))
     return _SETUP.format(
-        model_class=loop.shape.class_name,
+        model_code=_model_code(loop),
         input_line=input_line,
         element_spec=element_spec,
         tf=tf,

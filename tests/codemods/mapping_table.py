@@ -789,6 +789,18 @@ ROWS = [
          "batch_size]).numpy()"),
     ),
     Row(
+        "The same loop whose graph no Keras class holds (`variable_scope`, `get_variable`, penalties over "
+        "`tf.trainable_variables()`, `apply_gradients(..., global_step=)` of clipped gradients)",
+        "tier 2: the graph's statements kept as written in a model_fn nested in the function, run by "
+        "`compat.wrapped_model_fns.WrappedModelFn`; the same manager and loop, `train_step` running the graph's "
+        "train_op",
+        "same",
+        "saver_loop_wrapped",
+        ("def train_graph(features, labels, mode):", "for layer, units in enumerate(sizes):",
+         'loss = model.train_step((features, labels))["loss"]', "checkpoint_manager.save(checkpoint_number=step + 1)"),
+        ("model = wrapped_model_fns.WrappedModelFn(train_graph)", "train_step(features[at : at + 32], labels[at : at + 32])"),
+    ),
+    Row(
         "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
