@@ -26,6 +26,7 @@ could reach a kept Estimator is left for it, with its TODO.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -58,15 +59,16 @@ ESTIMATOR_METHOD_PARAMETERS = {
 }
 
 
-def estimator_method_call(call: cst.Call, method: str | None) -> bool:
-    """Whether `<receiver>.method(...)` is an Estimator's call by its arguments alone: given the keyword only
-    an Estimator's method takes, and nothing its parameters do not hold."""
+def estimator_method_call(call: cst.Call, method: str | None, keyword_needed: bool = True) -> bool:
+    """Whether `<receiver>.method(...)` can be an Estimator's call by its arguments: nothing its parameters do
+    not hold, and (`keyword_needed`) given the keyword only an Estimator's method takes."""
     if method not in ESTIMATOR_METHODS:
         return False
     parameters = ESTIMATOR_METHOD_PARAMETERS[method]
     keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    return ESTIMATOR_METHODS[method] in keywords and keywords <= set(parameters) and len(positional) < len(parameters)
+    fits = keywords <= set(parameters) and len(positional) <= len(parameters)
+    return fits and (ESTIMATOR_METHODS[method] in keywords or not keyword_needed)
 
 
 # RunConfig arguments TrainingConfig takes (the others change how or where training runs: kept, with a TODO).
@@ -182,7 +184,17 @@ class _Calls(cst.CSTVisitor):
     def __init__(self):
         self.calls: list[cst.Call] = []
         self.function_of: dict[int, cst.FunctionDef | None] = {}  # id(call) -> innermost def (None: module)
+        self.assigned_to: dict[int, str] = {}  # id(call) -> the name `name = <call>` assigns it to
+        self.assignments: Counter[tuple[int, str]] = Counter()  # (id of the function, name) -> assignments
         self._functions: list[cst.FunctionDef] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        function = id(self._functions[-1] if self._functions else None)
+        for target in node.targets:
+            for name in _target_names(target.target):
+                self.assignments[(function, name)] += 1
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
+            self.assigned_to[id(node.value)] = node.targets[0].target.value
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
@@ -230,6 +242,7 @@ def analyze(
         return tier
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
     proven = visitor.estimator_names(resolver)
+    built: dict[tuple[int, str], cst.Call] = {}  # (function, name) -> the estimator constructor this tier takes
     for call in visitor.calls:
         api = resolver.call_api(call)
         tpu = api is not None and tpu_name(api.path) == "TPUEstimator"
@@ -248,6 +261,8 @@ def analyze(
         tier.calls[id(call)] = "wrapped_tpu" if tpu else "wrapped" if wrapped else "canned"
         if unit is not None:
             unit.runtime = True
+        elif id(call) in visitor.assigned_to:  # `estimator = TPUEstimator(...)`: its methods in that function
+            built[(id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)])] = call
     kept = _release_sharers(facts, tier)
     if kept:  # a kept estimator in this module: other calls are not told apart from its own
         tier.blocked_by = [f"estimator `{e.variable}` of this module" for e in kept]
@@ -259,9 +274,12 @@ def analyze(
         if id(call) in tier1_nodes or id(call) in tier.calls or id(call) in kept_configs:
             continue
         kind = _kind(call, resolver, runtime_units, facts)
-        if kind is None and _named_receiver(call) in ESTIMATOR_METHODS and call.func.value.value not in \
-                facts.estimators and (id(visitor.function_of[id(call)]), call.func.value.value) in proven:
-            kind = call.func.attr.value  # (an estimator of this module: tier 1 or _kind decided already)
+        method = _named_receiver(call)
+        if kind is None and method in ESTIMATOR_METHODS and call.func.value.value not in facts.estimators:
+            receiver = (id(visitor.function_of[id(call)]), call.func.value.value)
+            if receiver in proven or (receiver in built and visitor.assignments[receiver] == 1
+                                      and estimator_method_call(call, method, keyword_needed=False)):
+                kind = method  # (an estimator of this module: tier 1 or _kind decided already)
         if kind is None:
             continue
         if kind in ESTIMATOR_METHODS and not mentions_tensorflow():
@@ -346,6 +364,14 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
     if isinstance(receiver, cst.Name) and receiver.value in facts.estimators:
         return method if receiver.value in runtime_units else None
     return method if estimator_method_call(call, method) else None
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []
 
 
 def _named_receiver(call: cst.Call) -> str | None:

@@ -211,7 +211,25 @@ def configure(model: tf_keras.Model, model_dir=None, config: TrainingConfig | No
     model.eval_dir = functools.partial(eval_dir, model)
     model.get_variable_names = functools.partial(get_variable_names, model)
     model.get_variable_value = functools.partial(get_variable_value, model)
+    # Handed to code the rewrite did not follow (`perform_evaluation(estimator, input_fn, ...)`), the model still
+    # answers Estimator's calls: train and export_saved_model (Keras has neither), evaluate and predict given an
+    # input_fn (a function: Keras's own never take one)
+    model.train = functools.partial(train, model)
+    model.export_saved_model = model.export_savedmodel = functools.partial(export_saved_model, model)
+    model.evaluate = _estimator_or_keras(functools.partial(evaluate, model), model.evaluate)
+    model.predict = _estimator_or_keras(functools.partial(predict, model), model.predict)
     return model
+
+
+def _estimator_or_keras(estimator_method, keras_method):
+    """The method of a configured model: Estimator's when given an input_fn, else Keras's."""
+
+    @functools.wraps(keras_method)
+    def method(*args, **kwargs):
+        given_input_fn = "input_fn" in kwargs or (args and callable(args[0]) and not isinstance(args[0], tf.Module))
+        return (estimator_method if given_input_fn else keras_method)(*args, **kwargs)
+
+    return method
 
 
 def config_of(model, what: str = "train") -> TrainingConfig:

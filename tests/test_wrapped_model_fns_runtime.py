@@ -292,3 +292,25 @@ def test_built_in_hooks_of_the_spec_find_the_global_step_read_estimator_made(tmp
                          model_dir=str(tmp_path / "b"))
     with pytest.raises(TypeError, match=r"StepCounterHook\.begin\(\) reads the graph op of a variable"):
         train(counting, input_fn=endless, steps=10)
+
+
+def test_a_configured_model_handed_elsewhere_answers_estimators_calls(tmp_path):
+    """Code the rewrite did not follow (a helper given the estimator: simclr's `perform_evaluation(estimator,
+    input_fn, ...)`) calls Estimator's methods on the migrated model: train and export_saved_model are
+    compat.estimator_training's, evaluate and predict too when given an input_fn; given arrays or a dataset,
+    evaluate and predict are Keras's own."""
+    from estimator_migrate.compat import estimator_export, estimator_training
+
+    model = estimator_training.configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=tmp_path,
+                                         config=estimator_training.TrainingConfig(save_checkpoints_steps=3))
+    model.train(lambda: _dataset().repeat(), max_steps=6)
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("-6")
+    metrics = model.evaluate(lambda: _dataset(), steps=2, name="helper")
+    assert metrics["global_step"] == 6 and set(metrics) == {"accuracy", "loss", "global_step"}
+    assert (tmp_path / "eval_helper").is_dir()
+    predicted = list(model.predict(input_fn=lambda: _dataset().map(lambda x, y: x)))
+    assert len(predicted) == 20 and set(predicted[0]) == {"class"}
+    keras_predictions = model.predict(_dataset().map(lambda x, y: x), verbose=0)  # Keras's: arrays of the batches
+    np.testing.assert_array_equal(keras_predictions["class"], [p["class"] for p in predicted])
+    raw = estimator_export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4])})
+    assert (tmp_path / "export").joinpath(model.export_saved_model(str(tmp_path / "export"), raw).decode()).is_dir()
