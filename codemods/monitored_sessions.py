@@ -139,11 +139,17 @@ def analyze_loop(
     if session_body is None:
         return [
             "the session's body is not `while not sess.should_stop(): sess.run(train_op)` (or `_, loss_value = "
-            "sess.run([train_op, loss])` and statements using the value)"
+            "sess.run([train_op, loss])` and statements using the value; `while True:` without hooks)"
         ]
-    train_op, fetches, loop_body = session_body
+    train_op, fetches, loop_body, forever = session_body
     arguments, argument_problems = call_arguments(call, SESSION_PARAMS)
     problems += argument_problems + _argument_problems(arguments)
+    hooks_given = arguments.get("hooks")
+    if forever and hooks_given is not None and not is_none(hooks_given) and not (
+            isinstance(hooks_given, cst.List) and not hooks_given.elements):
+        # (without hooks of the program's, nothing requests a stop: the input ending ends both loops)
+        problems.append("`while True:` with hooks= (a hook's stop request made the next sess.run raise): write "
+                        "`while not sess.should_stop():`")
     checkpoint_dir = arguments.get("checkpoint_dir")
     cadence = _cadence(arguments, problems)
 
@@ -251,8 +257,9 @@ def _name_problems(kept, emitted, bound: set[str], dataset, fetch_targets: list[
 
 
 def _session_body(session: cst.With):
-    """(train_op, [(target, fetched name)], the statements after sess.run) of `with ... as sess: while not
-    sess.should_stop(): [targets =] sess.run(train_op | [train_op, ...]); ...`, or None."""
+    """(train_op, [(target, fetched name)], the statements after sess.run, whether the loop is `while True:`)
+    of `with ... as sess: while not sess.should_stop(): [targets =] sess.run(train_op | [train_op, ...]); ...`
+    (or `while True:`), or None."""
     if len(session.items) != 1 or session.items[0].asname is None:
         return None
     sess = session.items[0].asname.name
@@ -262,7 +269,8 @@ def _session_body(session: cst.With):
     if not isinstance(loop, cst.While) or loop.orelse is not None:
         return None
     test = loop.test
-    if not (
+    forever = isinstance(test, cst.Name) and test.value == "True"
+    if not forever and not (
         isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         and isinstance(test.expression, cst.Call) and not test.expression.args
         and is_method(test.expression.func, sess.value, "should_stop")
@@ -287,7 +295,7 @@ def _session_body(session: cst.With):
     if isinstance(fetches, cst.Name):
         if target is not None and not is_underscore(target):
             return None
-        return fetches.value, [], rest
+        return fetches.value, [], rest, forever
     if not isinstance(fetches, cst.List | cst.Tuple) or not isinstance(target, cst.List | cst.Tuple):
         return None
     names = [element.value for element in fetches.elements]
@@ -298,7 +306,7 @@ def _session_body(session: cst.With):
     train_ops = [(t, n) for t, n in pairs if t == "_"]
     if len(train_ops) != 1:
         return None  # train_op is the one fetch assigned to `_`
-    return train_ops[0][1], [(t, n) for t, n in pairs if t != "_"], rest
+    return train_ops[0][1], [(t, n) for t, n in pairs if t != "_"], rest, forever
 
 
 def _is_empty_string(node: cst.BaseExpression) -> bool:
