@@ -242,7 +242,7 @@ def analyze(
         return tier
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
     proven = visitor.estimator_names(resolver)
-    built: dict[tuple[int, str], cst.Call] = {}  # (function, name) -> the estimator constructor this tier takes
+    built: set[tuple[int, str]] = set()  # (function, name) assigned an estimator constructor this tier takes
     for call in visitor.calls:
         api = resolver.call_api(call)
         tpu = api is not None and tpu_name(api.path) == "TPUEstimator"
@@ -262,7 +262,7 @@ def analyze(
         if unit is not None:
             unit.runtime = True
         elif id(call) in visitor.assigned_to:  # `estimator = TPUEstimator(...)`: its methods in that function
-            built[(id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)])] = call
+            built.add((id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]))
     kept = _release_sharers(facts, tier)
     if kept:  # a kept estimator in this module: other calls are not told apart from its own
         tier.blocked_by = [f"estimator `{e.variable}` of this module" for e in kept]

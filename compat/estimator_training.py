@@ -506,16 +506,17 @@ def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec, *, exa
     return evaluation.result
 
 
-def _restore_for_inference(model, checkpoint_path, what: str) -> None:
+def _restore_for_inference(model, checkpoint_path, what: str, required: bool = False) -> None:
     """As Estimator's evaluate/predict/export: the given checkpoint, else the latest in model_dir, else
-    the model as it is (Estimator initialised a fresh one, with a warning); an export needs a checkpoint."""
+    the model as it is (Estimator initialised a fresh one, with a warning), unless one is `required` (an
+    export's)."""
     config = config_of(model, what)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
     if checkpoint_path is not None:
         resume.restore(checkpoint, checkpoint_path)
         return
     if resume.restore_latest(checkpoint, manager_for(checkpoint, config)) is None:
-        if what == "export_saved_model":
+        if required:
             if getattr(model, "warm_start_settings", None) is not None:
                 raise ValueError(f"Couldn't find trained model at {config.model_dir}: exporting the warm start's "
                                  "checkpoint (Estimator's fallback) is not migrated; train first")
@@ -567,5 +568,5 @@ def export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets
         raise ValueError("export_saved_model(as_text=True or experimental_mode=...) is not migrated")
     if hasattr(model, "serving_signatures"):  # a wrapped model_fn: its PREDICT variables, for the checkpoint
         model.make_variables(estimator_export.receiver_features_spec(serving_input_receiver_fn), PREDICT)
-    _restore_for_inference(model, checkpoint_path, "export_saved_model")
+    _restore_for_inference(model, checkpoint_path, "export_saved_model", required=True)
     return estimator_export.export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets_extra)
