@@ -7,6 +7,8 @@ variables and writes the checkpointing code inline. Real projects split these ac
 with the model when the program runs:
 
 - a canned estimator constructor -> `estimator_training.configure(canned.<builder>(...), model_dir=, config=)`;
+- `tf.keras.estimator.model_to_estimator(...)` -> `keras_estimators.model_to_estimator(...)`, the module's
+  `tf.keras` made `tf_keras` (codemods/rules/keras2_names.py);
 - a custom `Estimator(model_fn=...)` that tier 1 cannot turn into a Keras class (tier 2) ->
   `estimator_training.configure(wrapped_model_fns.WrappedModelFn(model_fn, params=), model_dir=, config=)`,
   the model_fn kept as written (compat/wrapped_model_fns.py runs it), its `tf.estimator.EstimatorSpec` and
@@ -83,6 +85,9 @@ RUNTIME_HOOKS = ("train.StopAtStepHook", "estimator.StopAtStepHook", "train.Step
 RUNTIME_MODULES = ("estimator_training", "estimator_loop")  # what the migrated calls are made through
 SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
 CUSTOM = "estimator.Estimator"
+# tf.keras.estimator.model_to_estimator -> compat.keras_estimators' (same parameters): a compiled Keras 2 model
+KERAS_ESTIMATOR = ("keras.estimator.model_to_estimator", "estimator.keras.model_to_estimator",
+                   "python.estimator.keras_lib.model_to_estimator", "python.estimator.keras.model_to_estimator")
 # The TPU RunConfig's own arguments (compat.tpu_estimators.TPUTrainingConfig keeps them; unused on CPU)
 TPU_CONFIG_ARGUMENTS = ("tpu_config", "evaluation_master", "master", "cluster")
 # Where TensorFlow 1.x kept the TPU estimator API: tf.estimator.tpu, tf.contrib.tpu and their modules
@@ -146,6 +151,11 @@ class RuntimeTier:
 
     def kind(self, call: cst.CSTNode) -> str | None:
         return self.calls.get(id(call))
+
+    @functools.cached_property
+    def keras_estimators(self) -> bool:
+        """Whether the module makes a model_to_estimator estimator: its `tf.keras` is Keras 2, `tf_keras`."""
+        return "keras_estimator" in self.calls.values()
 
 
 def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[str]:
@@ -239,6 +249,9 @@ def analyze(
         for call in visitor.calls:
             if id(call) not in unit_nodes:
                 _keep(call, _kind(call, resolver, {}, facts), tier, mentions_tensorflow)
+            api = resolver.call_api(call)
+            if api is not None and api.path in KERAS_ESTIMATOR:
+                _keep(call, "model_to_estimator", tier, mentions_tensorflow)
         return tier
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
     proven = visitor.estimator_names(resolver)
@@ -246,6 +259,11 @@ def analyze(
     for call in visitor.calls:
         api = resolver.call_api(call)
         tpu = api is not None and tpu_name(api.path) == "TPUEstimator"
+        if api is not None and api.path in KERAS_ESTIMATOR:  # the same parameters: nothing to check here
+            tier.calls[id(call)] = "keras_estimator"
+            if id(call) in visitor.assigned_to:
+                built.add((id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]))
+            continue
         if api is None or (api.path not in (*CANNED, CUSTOM) and not tpu) or id(call) in tier1_nodes:
             continue
         unit = facts.estimator_for_call(call)
@@ -275,16 +293,17 @@ def analyze(
             continue
         kind = _kind(call, resolver, runtime_units, facts)
         method = _named_receiver(call)
-        if kind is None and method in ESTIMATOR_METHODS and call.func.value.value not in facts.estimators:
-            receiver = (id(visitor.function_of[id(call)]), call.func.value.value)
-            if receiver in proven or (receiver in built and visitor.assignments[receiver] == 1
-                                      and estimator_method_call(call, method, keyword_needed=False)):
-                kind = method  # (an estimator of this module: tier 1 or _kind decided already)
+        receiver = (id(visitor.function_of[id(call)]), call.func.value.value) if method else None
+        # the call's estimator is one this tier builds, whatever else the module keeps
+        told_apart = receiver in built and visitor.assignments[receiver] == 1
+        if kind is None and method in ESTIMATOR_METHODS and call.func.value.value not in facts.estimators and (
+                receiver in proven or (told_apart and estimator_method_call(call, method, keyword_needed=False))):
+            kind = method  # (an estimator of this module: tier 1 or _kind decided already)
         if kind is None:
             continue
         if kind in ESTIMATOR_METHODS and not mentions_tensorflow():
             continue
-        if tier.blocked_by and not _belongs_to(call, runtime_units.values()):
+        if tier.blocked_by and not told_apart and not _belongs_to(call, runtime_units.values()):
             if not _belongs_to(call, facts.estimators.values()):
                 _keep(call, kind, tier, mentions_tensorflow)
             continue
@@ -299,12 +318,18 @@ def analyze(
     return tier
 
 
-_KEPT_KINDS = ("train_and_evaluate", *ESTIMATOR_METHODS)
+_KEPT_KINDS = ("train_and_evaluate", "model_to_estimator", *ESTIMATOR_METHODS)
 
 
 def _keep(call: cst.Call, kind: str | None, tier: RuntimeTier, mentions_tensorflow) -> None:
     """Note why a training or model call that may run one of the kept estimators stays as it is."""
     if kind not in _KEPT_KINDS or (kind in ESTIMATOR_METHODS and not mentions_tensorflow()):
+        return
+    if kind == "model_to_estimator":
+        tier.kept_calls[id(call)] = (
+            "kept: model_to_estimator migrates (compat.keras_estimators) with the project's estimators, which stay "
+            "TF1 while one of them does (see the TODOs at its constructor)"
+        )
         return
     name = "train_and_evaluate" if kind == "train_and_evaluate" else f"`.{kind}(...)`"
     # No names or counts of the kept estimators: they change when the rewritten tree is rewritten again.

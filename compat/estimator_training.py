@@ -554,9 +554,10 @@ def predict(model, input_fn, predict_keys=None, hooks=None, checkpoint_path=None
         raise ValueError("predict(hooks=...) is not migrated")
     dataset = made_from_input(model, input_fn, PREDICT)
     _restore_for_inference(model, checkpoint_path, "predict")
-    if hasattr(model, "estimator_predict"):  # a wrapped model_fn: its own PREDICT spec
+    if dataset is None:
+        dataset = input_dataset(input_fn, PREDICT, model)
+    if hasattr(model, "estimator_predict"):  # a wrapped model_fn's PREDICT spec, a model_to_estimator model's outputs
         return model.estimator_predict(dataset, predict_keys, yield_single_examples)
-    dataset = input_dataset(input_fn, PREDICT, model)
     return estimator_prediction.predict(model, dataset, predict_keys, yield_single_examples)
 
 

@@ -30,6 +30,8 @@ import tensorflow as tf
 from .legacy_checkpoint import STATE_FILE, CheckpointError
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+# The step of an Estimator made by model_to_estimator, whose checkpoints are object-based (compat.keras_estimators)
+ESTIMATOR_STEP_KEY = "estimator_global_step/.ATTRIBUTES/VARIABLE_VALUE"
 ESTIMATOR_STATE_BACKUP = "checkpoint.estimator"  # the Estimator's state file, kept when a TF2 one replaces it
 
 
@@ -106,7 +108,7 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
     latest = _taken_over_checkpoint(manager.directory) or latest_valid_checkpoint(manager)
     if latest is None:
         return None
-    if not tf.train.load_checkpoint(latest).has_tensor(OBJECT_GRAPH_KEY):
+    if estimator_checkpoint(latest):
         step = carry_over(getattr(checkpoint, "model", None), latest)
         _keep_estimator_state_file(manager.directory)
         # A warning, so that it shows without logging configured: the model_dir's state file changes hands.
@@ -138,10 +140,18 @@ def _taken_over_checkpoint(directory: str) -> str | None:
     return prefix
 
 
+def estimator_checkpoint(prefix: str) -> bool:
+    """Whether the checkpoint at `prefix` is an Estimator's (or a TF1 Saver's): name-based, or the object-based
+    one of a model_to_estimator model. `tf.train.Checkpoint(model=...)` would restore nothing from either."""
+    reader = tf.train.load_checkpoint(prefix)
+    return not reader.has_tensor(OBJECT_GRAPH_KEY) or reader.has_tensor(ESTIMATOR_STEP_KEY)
+
+
 def carry_over(model, prefix: str) -> int:
     """Load the Estimator (or TF1 Saver) checkpoint at `prefix` into `model` by its TF1 names: weights,
     optimizer slots and step, all or nothing. Returns the step. `CheckpointError` names what does not map."""
-    if hasattr(model, "load_estimator_checkpoint"):  # a wrapped model_fn (compat.wrapped_model_fns)
+    # a wrapped model_fn (compat.wrapped_model_fns), a model_to_estimator model (compat.keras_estimators)
+    if hasattr(model, "load_estimator_checkpoint"):
         return model.load_estimator_checkpoint(prefix)
     from . import canned, model_fns  # only here: migrated custom loops need no feature-column code
 
@@ -184,6 +194,6 @@ def restore(checkpoint: tf.train.Checkpoint, prefix: str):
     restore status (the step, for a name-based checkpoint)."""
     if prefix is None:
         raise ValueError("Can't load save_path when it is None.")  # Saver.restore's error
-    if not tf.train.load_checkpoint(prefix).has_tensor(OBJECT_GRAPH_KEY):
+    if estimator_checkpoint(prefix):
         return carry_over(getattr(checkpoint, "model", None), prefix)
     return checkpoint.restore(prefix).assert_existing_objects_matched()

@@ -272,6 +272,19 @@ def sigkill_after_save(command: list, directory, at_least: int, timeout: float =
     return latest_saved_step(directory)
 
 
+def kill_after_a_save_and_restart(migrated: Path, target: str, model_dir: Path, steps: int) -> None:
+    """Run a migrated program (`--model_dir`, `--max_steps`) to `steps`, SIGKILL it after its first save (a
+    BackupAndRestore backup for the keras target, a checkpoint for the loop's), start it again: it must end
+    at `steps` in model_dir."""
+    command = [MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", steps]
+    # BackupAndRestore's saves (numbered by save) or the loop's checkpoints (numbered by step)
+    saves, first = (model_dir / "backup" / "chief", 1) if target == "keras" else (model_dir, 10)
+    killed_at = sigkill_after_save(command, saves, at_least=first)
+    assert killed_at >= first and latest_saved_step(model_dir) < steps, "the kill did not interrupt the training"
+    run(command)
+    assert latest_saved_step(model_dir) == steps
+
+
 def saved_steps(directory) -> list[int]:
     """The numbers of the checkpoints `directory`'s state file lists (`<name>-N`), in order."""
     import tensorflow as tf

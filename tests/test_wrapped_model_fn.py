@@ -19,6 +19,7 @@ from tests.conftest import (
     MODERN_PYTHON,
     ROOT,
     assert_wrapped_run_matches_estimator,
+    kill_after_a_save_and_restart,
     latest_saved_step,
     migrate_file,
     run,
@@ -77,13 +78,7 @@ def test_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target,
 def test_sigkill_and_restart_ends_at_max_steps(target, tmp_path):
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     model_dir, steps = tmp_path / "model", 400
-    command = [MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", steps]
-    # BackupAndRestore's saves (numbered by save) or the loop's checkpoints (numbered by step)
-    saves, first = (model_dir / "backup" / "chief", 1) if target == "keras" else (model_dir, 10)
-    killed_at = sigkill_after_save(command, saves, at_least=first)
-    assert killed_at >= first and latest_saved_step(model_dir) < steps, "the kill did not interrupt the training"
-    run(command)
-    assert latest_saved_step(model_dir) == steps
+    kill_after_a_save_and_restart(migrated, target, model_dir, steps)
     assert int(tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))["global_step"]) == steps
 
 

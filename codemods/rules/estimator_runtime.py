@@ -8,6 +8,8 @@ functions take the Estimator methods' parameters in the same order, the estimato
                                         hidden_units=h, loss_reduction="sum_over_batch_size"))
     tf.estimator.Estimator(model_fn=f, params=p, config=cfg)   (a model_fn tier 1 does not rewrite)
         -> estimator_training.configure(wrapped_model_fns.WrappedModelFn(f, params=p), config=cfg)
+    tf.keras.estimator.model_to_estimator(keras_model=m, config=cfg)
+        -> keras_estimators.model_to_estimator(keras_model=m, config=cfg)
     tf.estimator.RunConfig(model_dir=d, save_checkpoints_steps=n) -> estimator_training.TrainingConfig(...)
     est.train(input_fn=f, max_steps=m)             -> estimator_training.train(est, input_fn=f, max_steps=m)
     tf.estimator.train_and_evaluate(est, ts, es)   -> estimator_training.train_and_evaluate(est, ts, es)
@@ -73,6 +75,13 @@ class EstimatorRuntimeRule(Rule):
             return updated
         if kind in ("export_api", "builtin_hook"):
             return updated  # codemods/rules/export_apis.py, builtin_hooks.py
+        if kind == "keras_estimator":
+            ctx.need_compat("keras_estimators")
+            ctx.record(original, self.rule_id, True,
+                       "model_to_estimator -> compat.keras_estimators.model_to_estimator (a clone of the compiled model "
+                       "with its legacy optimizer and weights, as Estimator trained it); this module's tf.keras -> "
+                       "tf_keras (Keras 2, which tf.keras was up to TensorFlow 2.15)")
+            return updated.with_changes(func=cst.parse_expression("keras_estimators.model_to_estimator"))
         ctx.need_compat("estimator_training")
         if kind == "canned":
             return self._canned(original, updated, ctx)

@@ -704,6 +704,21 @@ ROWS = [
          "estimator_loop.train_and_evaluate(estimator, train_spec, eval_spec)"),
     ),
     Row(
+        "`tf.keras.estimator.model_to_estimator(keras_model=m, model_dir=..., config=...)` (any import form) and "
+        "the module's `tf.keras` (`from tensorflow import keras`, `from tensorflow.keras.layers import ...`)",
+        "`keras_estimators.model_to_estimator(...)`, the same arguments: a clone of the compiled model with its "
+        "optimizer's legacy class and the model's weights, as Estimator trained it, configured for "
+        "`estimator_training`'s calls (an Estimator's object-based model.ckpt-N continues at N + 1); the module's "
+        "`tf.keras` -> `tf_keras` (Keras 2, which `tf.keras` was up to TensorFlow 2.15); a Keras 3 model is one error",
+        "same",
+        "keras_model_to_estimator",
+        ('keras_estimators.model_to_estimator(build_model(0.01), model_dir="/tmp/keras_estimator", config=config)',
+         "tf_keras.Sequential([", "from tf_keras import layers",
+         "estimator_training.train(estimator, input_fn, max_steps=1000)"),
+        ('keras_estimators.model_to_estimator(keras_model=build_model(0.1), config=config)',
+         "estimator_loop.train(estimator, input_fn, max_steps=1000)"),
+    ),
+    Row(
         "`TPUEstimator(model_fn=f, config=tpu_run_config, use_tpu=..., train_batch_size=..., ...)` "
         "(`tf.estimator.tpu`, `tf.contrib.tpu`), its `tpu.RunConfig(tpu_config=TPUConfig(...), ...)`, "
         "`TPUEstimatorSpec(..., eval_metrics=(metric_fn, tensors), scaffold_fn=...)`",
