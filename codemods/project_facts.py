@@ -28,6 +28,8 @@ class ProjectFacts:
     # the output is rewritten again)
     keeps_estimators: list[str] = field(default_factory=list)
     tf1: bool = False  # some module of it was written for TensorFlow 1.x (codemods/tf_era.py)
+    # some module of it names what TensorFlow 2 lacks (codemods/tf_era.uses_tf1_names): its names are TF1's
+    tf1_names: bool = False
 
 
 @dataclass

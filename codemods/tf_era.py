@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 import re
 
+from codemods.tf1_api import missing_in_tf2
+
 # Paths below the `tensorflow` root that 1.x had and 2.x removed (2.x keeps them under tf.compat.v1 only).
 _TF1_ONLY = re.compile(
     r"^(contrib|Session|InteractiveSession|placeholder|placeholder_with_default|get_variable|variable_scope|"
@@ -27,13 +29,45 @@ _TF1_ONLY = re.compile(
 
 def written_for_tf1(source: str) -> bool:
     """Whether `source` calls an API of the plain `tensorflow` namespace that only TensorFlow 1.x had."""
+    nodes = _tensorflow_module_nodes(source)
+    return nodes is not None and calls_tf1_only_apis(nodes)
+
+
+def uses_tf1_names(source: str) -> bool:
+    """Whether `source` names something below the plain `tensorflow` root that TensorFlow 2 does not have
+    (codemods/tf1_api.py): its names are then TF1's, spelled `tf.compat.v1.<name>` by codemods/rules/tf1_names.
+    (`tf.contrib`, never in tf.compat.v1, does not count: once the others are spelled so, a second rewrite
+    finds nothing to do.)"""
+    nodes = _tensorflow_module_nodes(source)
+    return nodes is not None and names_tf1_only_apis(nodes)
+
+
+def _tensorflow_module_nodes(source: str) -> list[ast.AST] | None:
+    """Every node of `source` (`ast.walk`), None when it names no tensorflow or does not parse."""
     if "tensorflow" not in source:
-        return False
+        return None
     try:
-        tree = ast.parse(source)
+        return list(ast.walk(ast.parse(source)))
     except (SyntaxError, ValueError):
-        return False
-    return calls_tf1_only_apis(list(ast.walk(tree)))
+        return None
+
+
+def names_tf1_only_apis(nodes: list[ast.AST]) -> bool:
+    """`uses_tf1_names` of a module already parsed with `ast`, given all its nodes (`ast.walk`)."""
+    aliases = _tensorflow_aliases(nodes)
+    for node in nodes:
+        if isinstance(node, ast.Attribute):
+            dotted = _dotted(node)
+            if dotted is not None:
+                head, _, rest = dotted.partition(".")
+                if head in aliases and missing_in_tf2(rest):
+                    return True
+    return False
+
+
+def _tensorflow_aliases(nodes: list[ast.AST]) -> set[str]:
+    return {alias.asname or "tensorflow" for node in nodes if isinstance(node, ast.Import)
+            for alias in node.names if alias.name == "tensorflow"}
 
 
 def calls_tf1_only_apis(nodes: list[ast.AST]) -> bool:

@@ -25,7 +25,7 @@ from codemods.positions import start_positions
 from codemods.project_facts import ProjectFacts, estimator_mentions, kept_estimators
 from codemods.registry import Rule, load_rules
 from codemods.syntax import children_listed_once, subtrees_containing
-from codemods.tf_era import written_for_tf1
+from codemods.tf_era import uses_tf1_names, written_for_tf1
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
@@ -49,8 +49,11 @@ class RuleContext:
             module, self.bindings, lambda: transformer.metadata_wrapper.resolve(QualifiedNameProvider)
         )
         self.resolver.tf1_program = transformer.project is not None and transformer.project.tf1
+        # the project names what TensorFlow 2 lacks: its TensorFlow names are TF1's (codemods/rules/tf1_names.py)
+        self.tf1_names = transformer.project is not None and transformer.project.tf1_names
         self.facts: ProgramFacts = collect_facts(module, self.resolver, exact, transformer.project, transformer.source)
         self._recorded: list[tuple[cst.CSTNode, str, bool, str]] = []  # positions resolved at the end: findings()
+        self._said: set[tuple[str, str]] = set()  # record_once's
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
         self.tf = self._tensorflow_name(module, self.bindings)
@@ -100,6 +103,13 @@ class RuleContext:
     def put_before(self, statement: cst.CSTNode, new: list[cst.BaseStatement]) -> None:
         """Write `new` right before `statement` (an original statement node), whatever else rules make of it."""
         self.preludes[id(statement)].extend(new)
+
+    def record_once(self, node: cst.CSTNode, rule: str, migrated: bool, message: str) -> None:
+        """`record`, once per module for each (rule, message): a change made at every use of a name is one
+        finding, at the first."""
+        if (rule, message) not in self._said:
+            self._said.add((rule, message))
+            self.record(node, rule, migrated, message)
 
     def need_import(self, module: str, obj: str | None = None, asname: str | None = None) -> None:
         needed = NeededImport(module, obj, asname)
@@ -249,7 +259,8 @@ def migrate_source(
         _RULES = load_rules()
     module = cst.parse_module(source)
     if project is None:  # a module of its own: what it keeps, read from the source rather than regenerated
-        project = ProjectFacts(kept_estimators([estimator_mentions(source, "this module")]), written_for_tf1(source))
+        project = ProjectFacts(kept_estimators([estimator_mentions(source, "this module")]), written_for_tf1(source),
+                               uses_tf1_names(source))
     # No defensive copy: the tree was parsed here and is not shared.
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MigrationTransformer(wrapper, target, _RULES, exact, project, source)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codemods.project_facts import EstimatorMentions, ProjectFacts, estimator_mentions_in, kept_estimators
-from codemods.tf_era import calls_tf1_only_apis
+from codemods.tf_era import calls_tf1_only_apis, names_tf1_only_apis
 from migrate.discovery import SourceFile
 from migrate.files import BadSource, read_source
 
@@ -37,6 +37,7 @@ class ModuleIndex:
     project: tuple[Path, str]
     mentions: EstimatorMentions | None
     tf1: bool
+    tf1_names: bool = False  # it names what TensorFlow 2 lacks (codemods/tf_era.uses_tf1_names)
 
 
 def worth_indexing(file: SourceFile, code: str) -> bool:
@@ -62,7 +63,9 @@ def index_module(file: SourceFile) -> ModuleIndex | None:
         return ModuleIndex(project_key(file), EstimatorMentions() if "stimator" in code else None, False)
     nodes = list(ast.walk(tree))
     mentions = estimator_mentions_in(nodes, file.relative) if "stimator" in code else None
-    return ModuleIndex(project_key(file), mentions, "tensorflow" in code and calls_tf1_only_apis(nodes))
+    tensorflow = "tensorflow" in code
+    return ModuleIndex(project_key(file), mentions, tensorflow and calls_tf1_only_apis(nodes),
+                       tensorflow and names_tf1_only_apis(nodes))
 
 
 def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None]) -> dict[Path, ProjectFacts]:
@@ -70,6 +73,7 @@ def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None
     `index_module` of its project's modules (those `worth_indexing`, at least)."""
     mentions: dict[tuple[Path, str], list[EstimatorMentions]] = {}
     tf1: set[tuple[Path, str]] = set()
+    tf1_names: set[tuple[Path, str]] = set()
     for module in modules:
         if module is None:
             continue
@@ -77,9 +81,12 @@ def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None
             mentions.setdefault(module.project, []).append(module.mentions)
         if module.tf1:
             tf1.add(module.project)
+        if module.tf1_names:
+            tf1_names.add(module.project)
     kept = {key: kept_estimators(found) for key, found in mentions.items()}
     return {
-        file.path: ProjectFacts(kept.get(project_key(file), []), project_key(file) in tf1)
+        file.path: ProjectFacts(kept.get(project_key(file), []), project_key(file) in tf1,
+                                project_key(file) in tf1_names)
         for file in files
         if not file.is_notebook
     }

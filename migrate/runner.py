@@ -73,13 +73,23 @@ def _index_module(file: SourceFile) -> ModuleIndex | None:
 
 
 def _process_file(file: SourceFile, target: str, exact: bool, project: ProjectFacts | None) -> FileResult:
-    settled = _settle(file)
+    settled = _settle(file, project)
     return settled if isinstance(settled, FileResult) else _rewrite(file, *settled, target, exact, project)
 
 
-def _settle(file: SourceFile) -> FileResult | tuple[str, bool]:
+def _tf1_names_project(project: ProjectFacts | None) -> bool:
+    """Whether the project's TensorFlow names are TF1's (codemods/rules/tf1_names.py): each module of it that
+    names TensorFlow is worth parsing, whatever else it holds."""
+    return project is not None and project.tf1_names
+
+
+def _tf1_names_module(code: str, project: ProjectFacts | None) -> bool:
+    return _tf1_names_project(project) and "tensorflow" in code
+
+
+def _settle(file: SourceFile, project: ProjectFacts | None = None) -> FileResult | tuple[str, bool]:
     """`file`'s outcome when it needs no rewrite (a symlink problem, unreadable, nothing worth parsing), else its
-    code and whether it had a BOM."""
+    code and whether it had a BOM. `project`, once the index knows it, may make a module worth parsing."""
     problem = symlink_problem(file)
     if problem:
         return FileResult(file, problem[0], error=problem[1])
@@ -87,7 +97,7 @@ def _settle(file: SourceFile) -> FileResult | tuple[str, bool]:
         code, bom = read_source(file.path)
     except BadSource as error:
         return FileResult(file, "error", error=str(error))
-    if not may_need_migration(code):
+    if not may_need_migration(code) and not _tf1_names_module(code, project):
         return FileResult(file, "unchanged", old_code=code, bom=bom)
     return code, bom
 
@@ -159,15 +169,17 @@ class _Triage:
     result: FileResult | None
     indexed: bool
     size: int
+    names_tensorflow: bool = False  # settled as having nothing worth parsing, but it names TensorFlow
 
 
 def _triage(file: SourceFile) -> _Triage:
     settled = _settle(file)
     if not isinstance(settled, FileResult):
         return _Triage(None, worth_indexing(file, settled[0]), len(settled[0]))
-    indexed = settled.old_code is not None and worth_indexing(file, settled.old_code)
+    code = settled.old_code
+    indexed = code is not None and worth_indexing(file, code)
     settled.old_code = None  # nothing reads an unchanged file's code again: not sent back from a worker
-    return _Triage(settled, indexed, 0)
+    return _Triage(settled, indexed, len(code) if code else 0, code is not None and "tensorflow" in code)
 
 
 def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = False) -> list[FileResult]:
@@ -184,10 +196,12 @@ def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = F
             return pool.map(function, items, chunksize=max(1, len(items) // (8 * jobs)))
 
         triaged = list(each(_triage, files))
-        results = [triage.result for triage in triaged]
+        projects = index_projects(files, each(_index_module, [f for f, t in zip(files, triaged) if t.indexed]))
+        # A module of a project whose TensorFlow names are TF1's is rewritten too (codemods/rules/tf1_names.py)
+        results = [None if triage.names_tensorflow and _tf1_names_project(projects.get(file.path)) else triage.result
+                   for file, triage in zip(files, triaged)]
         for _ in filter(None, results):
             progress.advance()
-        projects = index_projects(files, each(_index_module, [f for f, t in zip(files, triaged) if t.indexed]))
         # One file per task, longest first: real trees mix 50-line modules with 5,000-line ones and notebooks,
         # and chunks of files in tree order left one core idle while the other worked through a chunk of long
         # ones (bench/rewrite_throughput.py).

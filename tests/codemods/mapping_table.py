@@ -204,6 +204,17 @@ ROWS = [
         ("tf_keras.optimizers.Adam(learning_rate=0.001)",),
     ),
     Row(
+        "TensorFlow 1.x names in a project that names something TensorFlow 2 lacks (`tf.logging`, `tf.app`, "
+        "`tf.layers`, `tf.train.AdamOptimizer`, ...), and the names TensorFlow 2 changed (`tf.nn.dropout(x, "
+        "keep_prob)`, `tf.summary.scalar`, `tf.data.Dataset`, ...), in every module of it",
+        "`tf.compat.v1.<the same name>`, TF1's own objects (codemods/tf1_api.py, a table made from TensorFlow "
+        "2.21); names TensorFlow 2 kept as they were stay as written",
+        "same",
+        "tf1_era_estimator",
+        ("tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)", "tf.compat.v1.app.run(main)"),
+        ("tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)", "tf.compat.v1.app.run(main)"),
+    ),
+    Row(
         "`tf.estimator.<canned>` in a program written for TensorFlow 1.x (it also calls `tf.Session`, "
         "`tf.train.*Optimizer`, `tf.logging`, `tf.contrib`, ...: APIs only 1.x had)",
         "the v1 estimator it meant there: `loss_reduction=\"sum\"`, TF1 optimizer defaults (codemods/tf_era.py)",

@@ -1,0 +1,27 @@
+"""Run a program written for TensorFlow 1.x with 1.x's API: `python run_as_tf1.py PROGRAM ARGS...`.
+
+The legacy environment is TensorFlow 2.15, whose plain `tensorflow` namespace is 2.x's: `tf.train.AdamOptimizer`,
+`tf.logging`, `tf.layers` are under `tf.compat.v1` only, which holds TensorFlow 1.x's API (the same objects
+1.15 exported). The program runs as `__main__` with its own `import tensorflow` (and `import tensorflow as
+tf`) bound to `tensorflow.compat.v1`; every other module, TensorFlow's and the Estimator's own included,
+imports TensorFlow as usual.
+"""
+
+import builtins
+import runpy
+import sys
+
+import tensorflow
+
+
+def _import(name, globals=None, locals=None, fromlist=(), level=0):
+    if name == "tensorflow" and not fromlist and level == 0:
+        return tensorflow.compat.v1
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
+if __name__ == "__main__":
+    program = sys.argv[1]
+    sys.argv = sys.argv[1:]
+    own_builtins = {**vars(builtins), "__import__": _import}
+    runpy.run_path(program, init_globals={"__builtins__": own_builtins}, run_name="__main__")
