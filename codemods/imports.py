@@ -149,7 +149,8 @@ def remove_unused_imports(
     removable = {name for name in unused if used_before.get(name)}
     if not removable:
         return rewritten
-    body, carried = [], []  # comments above a removed import go to the next statement
+    # comments above a removed import go to the next statement, but the rewrite's TODOs about it go with it
+    body, carried = [], []
     for statement in rewritten.body:
         if carried:
             statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
@@ -158,7 +159,8 @@ def remove_unused_imports(
             node = statement.body[0]
             kept = [alias for alias in node.names if _bound(node, alias) not in removable]
             if not kept:
-                carried = [line for line in statement.leading_lines if line.comment is not None]
+                carried = [line for line in statement.leading_lines if line.comment is not None
+                           and not line.comment.value.startswith("# TODO(migrate)")]
                 continue
             if len(kept) < len(node.names):
                 if kept[-1] is not node.names[-1]:  # the new last name ends as the old last did

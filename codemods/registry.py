@@ -39,14 +39,16 @@ def register(cls: type[Rule]) -> type[Rule]:
 
 
 # Registered before the others, whose modules follow in name order: on a node several rules act on, the
-# unsupported-api TODO (which TensorFlow API is kept, and what to do) comes first.
+# unsupported-api TODO (which TensorFlow API is kept, and what to do) comes first; the tf.contrib TODO last (it
+# speaks only for what no other rule rewrote).
 _FIRST = ("unsupported_api",)
+_LAST = ("contrib_names",)
 
 
 def load_rules() -> list[Rule]:
     import codemods.rules as package
 
     names = [module.name for module in pkgutil.iter_modules(package.__path__)]
-    for name in [*_FIRST, *sorted(set(names) - set(_FIRST))]:
+    for name in [*_FIRST, *sorted(set(names) - set(_FIRST) - set(_LAST)), *_LAST]:
         importlib.import_module(f"{package.__name__}.{name}")
     return list(_RULES)

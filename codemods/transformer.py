@@ -54,6 +54,8 @@ class RuleContext:
         self.facts: ProgramFacts = collect_facts(module, self.resolver, exact, transformer.project, transformer.source)
         self._recorded: list[tuple[cst.CSTNode, str, bool, str]] = []  # positions resolved at the end: findings()
         self._said: set[tuple[str, str]] = set()  # record_once's
+        self.module, self._text = module, None  # (mentions)
+        self.contrib_call_functions: set[int] | None = None  # (rules/contrib_names.py, once per module)
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
         self.tf = self._tensorflow_name(module, self.bindings)
@@ -64,6 +66,12 @@ class RuleContext:
         self.moved: dict[int, cst.CSTNode] = {}
         # Statements rules put before a statement (by the id of the original), written once every rule has seen it.
         self.preludes: dict[int, list[cst.BaseStatement]] = defaultdict(list)
+
+    def mentions(self, word: str) -> bool:
+        """Whether the module's text holds `word` (a cheap test before a rule resolves names)."""
+        if self._text is None:
+            self._text = self._transformer.source if self._transformer.source is not None else self.module.code
+        return word in self._text
 
     @property
     def imports_tensorflow(self) -> bool:
@@ -194,6 +202,10 @@ class MigrationTransformer(cst.CSTTransformer):
         if isinstance(original_node, _STATEMENTS):
             self.ctx.statement_stack.pop()
             todos = self.ctx.pending_todos.pop(id(original_node), [])
+            if todos and self.ctx.module.body and original_node is self.ctx.module.body[0]:
+                # the first statement's comments above it are the module's header: a TODO there is said already
+                header = {line.comment.value for line in self.ctx.module.header if line.comment}
+                todos = [todo for todo in todos if todo not in header]
             if todos and isinstance(result, _STATEMENTS):
                 result = _with_comments(result, todos)
             elif todos and isinstance(result, cst.FlattenSentinel) and result.nodes:  # on the first statement

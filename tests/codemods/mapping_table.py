@@ -834,6 +834,17 @@ ROWS = [
         ("# TODO(migrate): unsupported-api: MonitoredTrainingSession",),
         ("# TODO(migrate): unsupported-api: MonitoredTrainingSession",),
     ),
+    Row(
+        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.layers`, `slim`, `rnn`, `data`, `training.HParams`, "
+        "...) and `from tensorflow.contrib... import ...`",
+        "kept (removed in TensorFlow 2.0, never in `tf.compat.v1`), with a `TODO(migrate)` naming where the "
+        "module's code went (`tf_slim`, `tf.compat.v1.nn.rnn_cell`, `Dataset.batch(n, drop_remainder=True)`, ...: "
+        "`codemods/rules/contrib_names.py`)",
+        "same",
+        "todo_contrib_successors",
+        ("# TODO(migrate): contrib-api: tf.contrib.slim", "# TODO(migrate): contrib-api: tf.contrib.data"),
+        ("# TODO(migrate): contrib-api: tf.contrib.training",),
+    ),
 ]
 
 

@@ -1,0 +1,98 @@
+"""`tf.contrib.<module>.<name>` -> kept, with a TODO naming its successor.
+
+tf.contrib went away with TensorFlow 2.0, and was never in `tf.compat.v1`: a program naming it stopped running
+long before tf.estimator went too, and the rewrite cannot give it back. What the rewrite migrates or says by
+itself (tf.contrib.learn's estimators, the TPU estimator, the early-stopping hooks: codemods/guidance.py) is
+that rule's; every other reference says where its code went, so that no migrated program keeps one in silence.
+"""
+
+import libcst as cst
+
+from codemods.api import dotted_name
+from codemods.guidance import GUIDANCE
+from codemods.registry import Rule, register
+from codemods.syntax import fast_visit
+
+# Where a tf.contrib module's code went (the contrib sunset: tensorflow/community RFC 20180907)
+SUCCESSORS = {
+    "layers": "tf_slim.layers (`import tf_slim as slim`: the same code, maintained; its layers need tf_keras's legacy "
+              "layers, TF_USE_LEGACY_KERAS=1) or tf_keras.layers",
+    "framework": "tf_slim (arg_scope, variables, assign_from_checkpoint_fn), tf.nest, tf.compat.v1.train's "
+                 "global-step functions",
+    "slim": "tf_slim (`import tf_slim as slim`: the same code, maintained)",
+    "rnn": "tf.compat.v1.nn.rnn_cell (LSTMCell, GRUCell, MultiRNNCell; LSTMBlockCell's fused kernel has no twin) or "
+           "tf_keras.layers.LSTM/GRU",
+    "cudnn_rnn": "tf_keras.layers.LSTM/GRU (cuDNN kernels when their defaults are kept)",
+    "data": "tf.data.Dataset's methods and tf.data.experimental (batch_and_drop_remainder(n): "
+            "dataset.batch(n, drop_remainder=True))",
+    "training": "HParams: a dict or a dataclass of your own; the rest: tf.data and tf.compat.v1.train",
+    "metrics": "tf.compat.v1.metrics (streaming_<name> -> <name>, labels first)",
+    "lookup": "tf.lookup",
+    "tpu": "tf.compat.v1.tpu, or tf.distribute.TPUStrategy",
+    "cluster_resolver": "tf.distribute.cluster_resolver",
+    "staging": "tf.data prefetching (Dataset.prefetch, tf.data.experimental.prefetch_to_device)",
+    "learn": "tf.estimator's counterpart (then run migrate again)",
+    "estimator": "tf.estimator / tf.compat.v1.estimator's counterpart (then run migrate again)",
+}
+
+
+def _said_elsewhere(path: str) -> bool:
+    """Whether codemods/guidance.py speaks for `path` or a name below it (the unsupported-api rule's TODO)."""
+    return path in GUIDANCE or any(key.startswith(path + ".") for key in GUIDANCE)
+
+
+class _CallFunctions(cst.CSTVisitor):
+    def __init__(self):
+        self.ids: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.ids.add(id(node.func))
+
+
+@register
+class ContribNamesRule(Rule):
+    rule_id = "contrib-api"
+    node_types = (cst.Attribute, cst.Call, cst.ImportFrom)
+
+    def leave(self, original, updated, ctx):
+        if not ctx.mentions("contrib"):
+            return updated
+        if isinstance(original, cst.ImportFrom):
+            module = dotted_name(original.module) if original.module is not None and not original.relative else None
+            if module == "tensorflow.contrib" and not isinstance(original.names, cst.ImportStar):
+                for alias in original.names:  # `from tensorflow.contrib import slim, layers`: each module's
+                    self._todo(original, ctx, dotted_name(alias.name))
+            elif module and module.startswith("tensorflow.contrib."):
+                self._todo(original, ctx, module.split(".")[2])
+            return updated
+        if isinstance(original, cst.Call):  # a call's own name: kept only if no other rule rewrote the call
+            if isinstance(original.func, cst.Attribute) and isinstance(updated, cst.Call) \
+                    and updated.func.deep_equals(original.func):
+                self._flag(original.func, ctx)
+            return updated
+        if id(original) not in self._call_functions(ctx) and updated.deep_equals(original):
+            self._flag(original, ctx)
+        return updated
+
+    def _flag(self, node: cst.Attribute, ctx) -> None:
+        """A TODO for `tf.contrib.<module>.<name>` (the first name below the module speaks for a longer chain)."""
+        api = ctx.resolver.api(node)
+        if api is None or not api.path.startswith("contrib.") or api.path.count(".") != 2 or _said_elsewhere(api.path):
+            return
+        inner = ctx.resolver.api(node.value)
+        if inner is not None and inner.path.count(".") == 1:
+            self._todo(node, ctx, api.path.split(".")[1])
+
+    @staticmethod
+    def _call_functions(ctx) -> set[int]:
+        """Ids of the module's call names (`f` of `f(...)`): judged at their call, once other rules had it."""
+        if ctx.contrib_call_functions is None:
+            visitor = _CallFunctions()
+            fast_visit(ctx.module, visitor)
+            ctx.contrib_call_functions = visitor.ids
+        return ctx.contrib_call_functions
+
+    def _todo(self, node, ctx, module: str | None) -> None:
+        successor = SUCCESSORS.get(module, "its TensorFlow 2 successor (the tf.contrib sunset RFC lists them)")
+        name = f"tf.contrib.{module}" if module else "tf.contrib"
+        ctx.todo(node, self.rule_id, f"{name} (removed in TensorFlow 2.0; not in tf.compat.v1): port to {successor}")
