@@ -185,6 +185,17 @@ def _uses(module: cst.Module):
     return name_counts(module.with_changes(body=[s for s in module.body if not _is_single_import(s)]))
 
 
+def imported_names(module: cst.Module) -> set[str]:
+    """The names the module's top-level import statements bind."""
+    return {name for statement in module.body if _is_single_import(statement)
+            and not isinstance(statement.body[0].names, cst.ImportStar) for name in bound_names(statement.body[0])}
+
+
+def bound_names(node: cst.Import | cst.ImportFrom) -> set[str]:
+    """The names an import statement binds (none for `import *`)."""
+    return set() if isinstance(node.names, cst.ImportStar) else {_bound(node, alias) for alias in node.names}
+
+
 def _bound(node: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> str:
     if alias.asname is not None:
         return alias.asname.name.value

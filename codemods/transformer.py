@@ -20,7 +20,15 @@ from codemods.api import ApiResolver
 from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
 from codemods.findings import Finding, todo_comment
-from codemods.imports import RUNTIME_PACKAGE, NeededImport, add_imports, names_used, remove_unused_imports
+from codemods.imports import (
+    RUNTIME_PACKAGE,
+    NeededImport,
+    add_imports,
+    bound_names,
+    imported_names,
+    names_used,
+    remove_unused_imports,
+)
 from codemods.positions import start_positions
 from codemods.project_facts import ProjectFacts, estimator_mentions, kept_estimators
 from codemods.registry import Rule, load_rules
@@ -100,6 +108,13 @@ class RuleContext:
         starts = start_positions(module, [node for node, *_ in self._recorded])
         findings = [Finding(rule, *starts[id(node)], migrated, message) for node, rule, migrated, message in self._recorded]
         return sorted(findings, key=lambda f: (f.line, f.col, f.rule))
+
+    def forget_removed_imports(self, still_imported: set[str]) -> None:
+        """Drop what was recorded about an import statement the rewrite then removed (left unused: its TODOs
+        went with it), given the names the module's imports still bind."""
+        self._recorded = [entry for entry in self._recorded if not (
+            isinstance(entry[0], (cst.Import, cst.ImportFrom)) and bound_names(entry[0])
+            and not bound_names(entry[0]) & still_imported)]
 
     def todo(self, node: cst.CSTNode, rule: str, message: str, statement: cst.CSTNode | None = None) -> None:
         """Leave `node` as it is, with a TODO comment on its statement and a report entry."""
@@ -294,6 +309,8 @@ def migrate_source(
         if pruned is not new_module or used_after is None:
             code = pruned.code
             _check_parses(code)
+        if pruned is not new_module:
+            transformer.ctx.forget_removed_imports(imported_names(pruned))
     return MigrationResult(code, transformer.ctx.findings(module), changed=code != source)
 
 
