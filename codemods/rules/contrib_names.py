@@ -41,6 +41,17 @@ def _said_elsewhere(path: str) -> bool:
     return path in GUIDANCE or any(key.startswith(path + ".") for key in GUIDANCE)
 
 
+def _may_reach_contrib(node: cst.Attribute, ctx) -> bool:
+    """A cheap test before resolving: the chain spells `contrib`, or starts at a name imported from tf.contrib."""
+    while isinstance(node, cst.Attribute):
+        if node.attr.value == "contrib":
+            return True
+        node = node.value
+    return isinstance(node, cst.Name) and any(
+        binding.imported is not None and binding.imported.startswith("tensorflow.contrib")
+        for binding in ctx.bindings.by_name.get(node.value, ()))
+
+
 class _CallFunctions(cst.CSTVisitor):
     def __init__(self):
         self.ids: set[int] = set()
@@ -67,10 +78,11 @@ class ContribNamesRule(Rule):
             return updated
         if isinstance(original, cst.Call):  # a call's own name: kept only if no other rule rewrote the call
             if isinstance(original.func, cst.Attribute) and isinstance(updated, cst.Call) \
-                    and updated.func.deep_equals(original.func):
+                    and _may_reach_contrib(original.func, ctx) and updated.func.deep_equals(original.func):
                 self._flag(original.func, ctx)
             return updated
-        if id(original) not in self._call_functions(ctx) and updated.deep_equals(original):
+        if _may_reach_contrib(original, ctx) and id(original) not in self._call_functions(ctx) \
+                and updated.deep_equals(original):
             self._flag(original, ctx)
         return updated
 
