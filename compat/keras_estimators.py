@@ -79,7 +79,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         # there (a deferred restore would read the file when the first step makes them, maybe after a new save
         # replaced it)
         model.optimizer._create_all_weights(model.trainable_variables)
-    names = _metric_names(model, keras_model, metric_names_map)
+    names = _metric_names(keras_model, metric_names_map)
     model.estimator_evaluate = functools.partial(_evaluate, model, names)
     model.estimator_predict = functools.partial(_predict, model)
     model.load_estimator_checkpoint = functools.partial(load_estimator_checkpoint, model)
@@ -95,13 +95,13 @@ def _check_tf_keras(model) -> None:
         )
 
 
-def _metric_names(model, keras_model, metric_names_map) -> dict[str, str]:
+def _metric_names(keras_model, metric_names_map) -> dict[str, str]:
     """The compiled metrics' names -> the names Estimator reported them under (`metric_names_map`, checked
-    as keras_lib checked it). Compiled metrics exist once the model has seen a batch: names are read then."""
-    user_metrics = tf.nest.flatten(keras_model.compiled_metrics._user_metrics or []) if \
-        keras_model.compiled_metrics is not None else []
+    against the metrics the model was compiled with, as keras_lib checked it)."""
     if metric_names_map is None:
         return {}
+    compiled = keras_model.compiled_metrics
+    user_metrics = tf.nest.flatten(compiled._user_metrics or []) if compiled is not None else []
     names = {m if isinstance(m, str) else getattr(m, "name", getattr(m, "__name__", str(m))) for m in user_metrics}
     unknown = names - set(metric_names_map)
     if unknown:
@@ -158,9 +158,9 @@ def load_estimator_checkpoint(model, prefix: str | os.PathLike) -> int:
     reader = tf.train.load_checkpoint(prefix)
     if not reader.has_tensor(ESTIMATOR_STEP_KEY):
         raise CheckpointError(
-            f"{prefix}: not an object-based model_to_estimator checkpoint (checkpoint_format='saver' writes TF1 "
-            "names, which the migrated model does not read): convert it with the Estimator's checkpoint_format="
-            "'checkpoint', or start a new model_dir"
+            f"{prefix}: not an object-based model_to_estimator checkpoint (checkpoint_format='saver' wrote TF1 "
+            "names, which the migrated model does not read): train it with model_to_estimator's default "
+            "checkpoint_format='checkpoint', or start from a new model_dir"
         )
     # The optimizer's step is the Estimator's global step, tracked beside the model as keras_lib tracked it
     root = tf.train.Checkpoint()
