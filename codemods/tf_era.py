@@ -54,43 +54,34 @@ def _tensorflow_module_nodes(source: str) -> list[ast.AST] | None:
 
 def names_tf1_only_apis(nodes: list[ast.AST]) -> bool:
     """`uses_tf1_names` of a module already parsed with `ast`, given all its nodes (`ast.walk`)."""
-    aliases = _tensorflow_aliases(nodes)
-    for node in nodes:
-        if isinstance(node, ast.Attribute):
-            dotted = _dotted(node)
-            if dotted is not None:
-                head, _, rest = dotted.partition(".")
-                if head in aliases and missing_in_tf2(rest):
-                    return True
-    return False
-
-
-def _tensorflow_aliases(nodes: list[ast.AST]) -> set[str]:
-    return {alias.asname or "tensorflow" for node in nodes if isinstance(node, ast.Import)
-            for alias in node.names if alias.name == "tensorflow"}
+    return _names_below_tensorflow(nodes, missing_in_tf2)
 
 
 def calls_tf1_only_apis(nodes: list[ast.AST]) -> bool:
     """`written_for_tf1` of a module already parsed with `ast`, given all its nodes (`ast.walk`)."""
-    aliases = set()
     for node in nodes:
-        if isinstance(node, ast.Import):
-            aliases.update(alias.asname or "tensorflow" for alias in node.names if alias.name == "tensorflow")
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module == "tensorflow.contrib" or node.module.startswith("tensorflow.contrib."):
                 return True
             if node.module == "tensorflow" and any(_TF1_ONLY.match(alias.name) for alias in node.names):
                 return True
+    return _names_below_tensorflow(nodes, _TF1_ONLY.match)
+
+
+def _names_below_tensorflow(nodes: list[ast.AST], matches) -> bool:
+    """Whether an attribute chain rooted at a name `import tensorflow` bound reaches a path (below the root)
+    that `matches`."""
+    aliases = {alias.asname or "tensorflow" for node in nodes if isinstance(node, ast.Import)
+               for alias in node.names if alias.name == "tensorflow"}
     if not aliases:
         return False
     for node in nodes:
         if isinstance(node, ast.Attribute):
             dotted = _dotted(node)
-            if dotted is None:
-                continue
-            head, _, rest = dotted.partition(".")
-            if head in aliases and _TF1_ONLY.match(rest):
-                return True
+            if dotted is not None:
+                head, _, rest = dotted.partition(".")
+                if head in aliases and matches(rest):
+                    return True
     return False
 
 
