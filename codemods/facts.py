@@ -40,7 +40,7 @@ from codemods.input_fns import callable_input_fn_problems, iterator_input_fns
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
-from codemods.project_facts import ProjectFacts, estimator_mentions, kept_estimators
+from codemods.project_facts import ProjectFacts, module_facts
 from codemods.runtime_tier import RunTimeChecked, RuntimeTier
 from codemods.runtime_tier import analyze as analyze_runtime_tier
 from codemods.saver_loops import SaverLoop, analyze_saver_session, tf_session_call
@@ -719,7 +719,7 @@ def collect_facts(
             )
     _block_sharers(facts)
     if project is None:  # callers with the source at hand pass it (codemods.transformer.migrate_source)
-        project = ProjectFacts(kept_estimators([estimator_mentions(source or module.code, "this module")]))
+        project = module_facts(source or module.code)
     facts.runtime = analyze_runtime_tier(module, resolver, facts, project, source)
     return facts
 

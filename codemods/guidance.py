@@ -108,6 +108,12 @@ GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
 _RUN_WITH_WRAPPED = ("StopAtStepHook", "LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook")
 _WRAPPED = ("runs as it is (tf.compat.v1.train.{name}) in the training_hooks of a model_fn kept as written or in "
             "its train(hooks=...) (compat.wrapped_hooks); otherwise ")
+# What a migrated one of them says, in a project whose model_fns are kept as written (codemods/runtime_tier.py)
+RUNS_WITH_WRAPPED = (
+    "{name}: runs as it is (tf.compat.v1.train.{name}, TF1's class) among the hooks of a model_fn kept as written or "
+    "of its train(hooks=...), against the model_fn's graph as Estimator ran it (compat.wrapped_hooks); given to an "
+    "estimator whose model is Keras, the migrated program stops with one error naming it"
+)
 for _name, _what in HOOKS.items():
     for _namespace in ("train", "estimator"):
         GUIDANCE[f"{_namespace}.{_name}"] = (

@@ -30,6 +30,9 @@ class ProjectFacts:
     tf1: bool = False  # some module of it was written for TensorFlow 1.x (codemods/tf_era.py)
     # some module of it names what TensorFlow 2 lacks (codemods/tf_era.uses_tf1_names): its names are TF1's
     tf1_names: bool = False
+    # some module of it builds a custom-model_fn estimator the run-time tier wraps (its model_fn kept as written,
+    # its SessionRunHooks run against the model_fn's graph: compat.wrapped_hooks)
+    wraps_model_fns: bool = False
 
 
 @dataclass
@@ -41,6 +44,7 @@ class EstimatorMentions:
     classes: dict[str, list[str]] = field(default_factory=dict)
     thin_subclasses: set[str] = field(default_factory=set)  # `thin_estimator_subclass` classes: they migrate
     overriding: set[str] = field(default_factory=set)  # classes defining one of ESTIMATOR_ATTRIBUTES
+    wraps: bool = False  # a custom `Estimator(model_fn=...)` (or TPUEstimator) the run-time tier wraps
 
 
 def estimator_mentions(source: str, path: str) -> EstimatorMentions:
@@ -63,6 +67,7 @@ def estimator_mentions_in(nodes: list[ast.AST], path: str) -> EstimatorMentions:
             members = _members(node.body)
             if thin_estimator_subclass(bases, members):
                 mentions.thin_subclasses.add(node.name)
+                mentions.wraps = True
                 continue
             mentions.constructions += [(base, f"{base} in {path}") for base in bases if _estimator_like(base)]
             if ESTIMATOR_ATTRIBUTES.intersection(members):  # an estimator if it derives from one (kept_estimators)
@@ -70,11 +75,23 @@ def estimator_mentions_in(nodes: list[ast.AST], path: str) -> EstimatorMentions:
                 mentions.constructions.append((node.name, f"{node.name} in {path}"))
         elif isinstance(node, ast.Call):
             name = _last_name(node.func)
-            if not name[:1].isupper() or (name in WRAPPED_CLASSES and not _wrapped_ast_problems(node, name)):
+            if name in WRAPPED_CLASSES and not _wrapped_ast_problems(node, name):
+                mentions.wraps = True
+                continue
+            if name == "WrappedModelFn":  # one migrated already (a second rewrite decides as the first did)
+                mentions.wraps = True
+                continue
+            if not name[:1].isupper():
                 continue  # a class is called by its capitalised name (a project's estimator class included)
             mentions.constructions.append((name, f"{name} in {path}"))
     mentions.constructions = list(dict.fromkeys(mentions.constructions))
     return mentions
+
+
+def module_facts(source: str, tf1: bool = False, tf1_names: bool = False) -> ProjectFacts:
+    """The ProjectFacts of a module that is a project of its own, read from its `source`."""
+    mentions = estimator_mentions(source, "this module")
+    return ProjectFacts(kept_estimators([mentions]), tf1, tf1_names, mentions.wraps)
 
 
 def kept_estimators(mentions: list[EstimatorMentions]) -> list[str]:

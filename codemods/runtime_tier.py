@@ -82,6 +82,13 @@ CONFIG_ARGUMENTS = (
 # Built-in hooks that become compat.estimator_hooks callbacks wherever they are built (the early-stopping
 # hooks name their estimator: only inline in a train call, codemods/rules/builtin_hooks.py).
 RUNTIME_HOOKS = ("train.StopAtStepHook", "estimator.StopAtStepHook", "train.StepCounterHook", "estimator.StepCounterHook")
+# Built-in hooks that run as they are (TF1's tf.compat.v1.train classes) among the hooks of a model_fn the tier
+# wraps or of its train call (compat.wrapped_hooks): they fetch tensors and read the global step, without feeds,
+# run options or summaries; given to an estimator whose model is Keras, compat.estimator_training stops with one error.
+SESSION_HOOKS = tuple(f"{namespace}.{name}" for namespace in ("train", "estimator")
+                      for name in ("LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook"))
+# TF1 sessions that run SessionRunHooks themselves: a module making one may hand them its hooks
+MONITORED_SESSIONS = ("train.MonitoredTrainingSession", "train.MonitoredSession", "train.SingularMonitoredSession")
 RUNTIME_MODULES = ("estimator_training", "estimator_loop")  # what the migrated calls are made through
 SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
 CUSTOM = "estimator.Estimator"
@@ -148,6 +155,9 @@ class RuntimeTier:
     # id(call) -> why a train/evaluate/predict/export/train_and_evaluate call this tier would take is kept
     # (it may run an estimator that stays TF1); tier 1 speaks for the calls of its own estimators
     kept_calls: dict[int, str] = field(default_factory=dict)
+    # ids of the class names (`tf.estimator.LoggingTensorHook`) of the "session_hook" calls: the rule spelling
+    # them tf.compat.v1's leaves the saying to codemods/rules/unsupported_api.py
+    session_hook_names: set[int] = field(default_factory=set)
 
     def kind(self, call: cst.CSTNode) -> str | None:
         return self.calls.get(id(call))
@@ -312,9 +322,15 @@ def analyze(
             tier.kept_calls[id(call)] = f"kept (TensorFlow >= 2.16 has no RunConfig): {'; '.join(problems)}"
             continue
         tier.calls[id(call)] = kind
-    trains = any(kind in ("train", "train_and_evaluate") for kind in tier.calls.values())
-    if not trains or facts.sessions or facts.saver_sessions:  # the hooks may be a TF1 session's
-        tier.calls = {key: kind for key, kind in tier.calls.items() if kind != "builtin_hook"}
+    if {"builtin_hook", "session_hook"} & set(tier.calls.values()):
+        trains = any(kind in ("train", "train_and_evaluate") for kind in tier.calls.values())
+        sessions = bool(facts.sessions or facts.saver_sessions) or any(
+            api is not None and api.path in MONITORED_SESSIONS for api in map(resolver.call_api, visitor.calls))
+        dropped = {"builtin_hook"} if not trains or sessions else set()  # the hooks may be a TF1 session's
+        if not project.wraps_model_fns or sessions:  # no model_fn's graph runs them, or a TF1 session may
+            dropped.add("session_hook")
+        tier.calls = {key: kind for key, kind in tier.calls.items() if kind not in dropped}
+        tier.session_hook_names = {id(call.func) for call in visitor.calls if tier.kind(call) == "session_hook"}
     return tier
 
 
@@ -380,6 +396,8 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
             return "export_api"
         if api.path in RUNTIME_HOOKS:
             return "builtin_hook"
+        if api.path in SESSION_HOOKS:
+            return "session_hook"
     if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ESTIMATOR_METHODS:
         return None
     method = call.func.attr.value

@@ -30,7 +30,7 @@ from codemods.imports import (
     remove_unused_imports,
 )
 from codemods.positions import start_positions
-from codemods.project_facts import ProjectFacts, estimator_mentions, kept_estimators
+from codemods.project_facts import ProjectFacts, module_facts
 from codemods.registry import Rule, load_rules
 from codemods.syntax import children_listed_once, subtrees_containing
 from codemods.tf_era import uses_tf1_names, written_for_tf1
@@ -286,8 +286,7 @@ def migrate_source(
         _RULES = load_rules()
     module = cst.parse_module(source)
     if project is None:  # a module of its own: what it keeps, read from the source rather than regenerated
-        project = ProjectFacts(kept_estimators([estimator_mentions(source, "this module")]), written_for_tf1(source),
-                               uses_tf1_names(source))
+        project = module_facts(source, written_for_tf1(source), uses_tf1_names(source))
     # No defensive copy: the tree was parsed here and is not shared.
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MigrationTransformer(wrapper, target, _RULES, exact, project, source)

@@ -17,7 +17,7 @@ import time
 import tensorflow as tf
 import tf_keras
 
-from . import estimator_hooks, resume
+from . import estimator_hooks, resume, root_logging
 from .estimator_training import (
     TRAIN,
     EvalSpec,
@@ -72,6 +72,10 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
     interval = {"checkpoint_interval": every} if kind == "steps" else {}
     manager = manager_for(checkpoint, config, step_counter=step, **interval)
+
+    def save(**kwargs):
+        with root_logging.untouched():
+            manager.save(checkpoint_number=step, **kwargs)
     resume.restore_latest(checkpoint, manager)
     last_step = max_steps if max_steps is not None else int(step) + steps if steps is not None else None
     if last_step is not None and int(step) >= last_step:
@@ -82,7 +86,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         dataset = dataset.take(last_step - int(step))
     summaries = tf.summary.create_file_writer(config.model_dir)
     train_step = _train_step(model)
-    manager.save(checkpoint_number=step)
+    save()
     model.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
     saved_at = time.monotonic()
     callbacks.on_train_begin()
@@ -94,15 +98,15 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
             with summaries.as_default():
                 tf.summary.scalar("loss", loss, step=step)
         if kind == "steps":
-            manager.save(checkpoint_number=step)  # the manager's checkpoint_interval decides
+            save()  # the manager's checkpoint_interval decides
         elif time.monotonic() - saved_at >= every:
-            manager.save(checkpoint_number=step)
+            save()
             saved_at = time.monotonic()
         callbacks.on_train_batch_end(number, {"loss": loss})
         estimator_hooks.check_loss(loss)  # Estimator's NanTensorHook
         if model.stop_training:
             break
-    manager.save(checkpoint_number=step, check_interval=False)
+    save(check_interval=False)
     callbacks.on_train_end()
     return model
 

@@ -41,6 +41,7 @@ from . import (
     estimator_prediction,
     graph_input,
     resume,
+    root_logging,
     seeding,
     step_backup,
 )
@@ -454,7 +455,8 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     finally:
         if model.run_eagerly != eagerly:
             model.run_eagerly, model.train_function = eagerly, None
-    manager.save(checkpoint_number=model.optimizer.iterations)
+    with root_logging.untouched():
+        manager.save(checkpoint_number=model.optimizer.iterations)
     return model
 
 

@@ -37,7 +37,7 @@ import time
 import tensorflow as tf
 import tf_keras
 
-from . import backup_listeners, preemption, resume, timed_backup, workers
+from . import backup_listeners, preemption, resume, root_logging, timed_backup, workers
 
 
 class ExactBackupAndRestore(tf_keras.callbacks.Callback):
@@ -258,15 +258,16 @@ class ExactBackupAndRestore(tf_keras.callbacks.Callback):
         self._step_in_epoch.assign(self._next_step)
         self._iterator_index.assign(self._iterator_number)
         self._batches_drawn.assign(self._drawn)
-        if self._data_beside:
-            # TF 2.21's async saver drops iterators from the checkpoint (measured): the data position is
-            # written first, synchronously, as `data-N`; ckpt-N is only valid with it (`_companions`).
-            tf.train.Checkpoint(iterator=self._iterator).write(self._data_prefix(f"ckpt-{step}"))
-        self._save_pending = False
-        self._saved_step = step
-        self._last_save = time.monotonic()  # as Estimator's timer: restarted when a save begins
-        # Every worker saves the same way (the save runs collectives); only the chief's copy is kept.
-        self._writer.save(checkpoint_number=step, options=self.options)
+        with root_logging.untouched():
+            if self._data_beside:
+                # TF 2.21's async saver drops iterators from the checkpoint (measured): the data position is
+                # written first, synchronously, as `data-N`; ckpt-N is only valid with it (`_companions`).
+                tf.train.Checkpoint(iterator=self._iterator).write(self._data_prefix(f"ckpt-{step}"))
+            self._save_pending = False
+            self._saved_step = step
+            self._last_save = time.monotonic()  # as Estimator's timer: restarted when a save begins
+            # Every worker saves the same way (the save runs collectives); only the chief's copy is kept.
+            self._writer.save(checkpoint_number=step, options=self.options)
         if self._chief:
             self._remove_stale_data_positions()
         else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import tensorflow as tf
 import tf_keras
 
-from . import backup_listeners
+from . import backup_listeners, root_logging
 
 
 class BackupAndRestore(tf_keras.callbacks.BackupAndRestore):
@@ -26,6 +26,7 @@ class BackupAndRestore(tf_keras.callbacks.BackupAndRestore):
         super().on_train_batch_end(batch, logs)
 
     def _backup(self, epoch, batch=0):
-        super()._backup(epoch, batch)
+        with root_logging.untouched():
+            super()._backup(epoch, batch)
         step = int(self.model.optimizer.iterations.numpy())  # a MirroredVariable under a strategy: read its value
         backup_listeners.backed_up(self.backup_dir, step, getattr(self, "_logs", None))

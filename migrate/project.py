@@ -84,9 +84,10 @@ def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None
         if module.tf1_names:
             tf1_names.add(module.project)
     kept = {key: kept_estimators(found) for key, found in mentions.items()}
+    wraps = {key for key, found in mentions.items() if any(module.wraps for module in found)}
     return {
         file.path: ProjectFacts(kept.get(project_key(file), []), project_key(file) in tf1,
-                                project_key(file) in tf1_names)
+                                project_key(file) in tf1_names, project_key(file) in wraps)
         for file in files
         if not file.is_notebook
     }

@@ -1,6 +1,6 @@
 """SessionRunHooks of a wrapped model_fn (compat.wrapped_hooks) against the real Estimator:
 tests/legacy/session_hooks_program.py trains under TensorFlow 2.15 with a LoggingTensorHook in its
-training_hooks, a hook of its own in train(hooks=...) (fetches by object and by name, the global step read
+training_hooks (its logged lines compared), a hook of its own in train(hooks=...) (fetches by object and by name, the global step read
 with run_context.session.run, a stop requested at step 12) and an evaluation hook. Rewritten for each target
 and started on that run's model.ckpt-0, the migrated program's hooks see the same values at every step
 (equal floats), training stops at the same step with the same checkpoint, and the evaluation hook sees the
@@ -9,6 +9,7 @@ same batch losses."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -22,24 +23,37 @@ pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("ses
 PROGRAM = ROOT / "tests" / "legacy" / "session_hooks_program.py"
 
 
+# A LoggingTensorHook's line: its tensors, then the time since its last line (not on its first). Estimator's own
+# hook logs "loss = ..., step = ..." every log_step_count_steps: not the program's.
+LOGGED_LOSS = re.compile(r"^INFO:tensorflow:loss = (\S+?)(?: \(\d+\.\d+ sec\))?$", re.MULTILINE)
+
+
 @pytest.fixture(scope="module")
-def estimator_dir(legacy_python, tmp_path_factory):
+def estimator_run(legacy_python, tmp_path_factory):
+    """The Estimator's model_dir, and the losses its LoggingTensorHook logged (as printed)."""
     model_dir = tmp_path_factory.mktemp("hooked") / "model"
-    run([legacy_python, PROGRAM, "--model_dir", model_dir, "--record", model_dir / "record.json"])
-    return model_dir
+    completed = run([legacy_python, PROGRAM, "--model_dir", model_dir, "--record", model_dir / "record.json"])
+    return model_dir, LOGGED_LOSS.findall(completed.stderr)
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
-def test_hooks_see_what_they_saw_under_the_estimator(estimator_dir, target, tmp_path):
+def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_path):
+    estimator_dir, estimator_logged = estimator_run
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
-    assert "wrapped_model_fns.WrappedModelFn(model_fn" in migrated.read_text()
+    text = migrated.read_text()
+    assert "wrapped_model_fns.WrappedModelFn(model_fn" in text
+    assert "tf.compat.v1.train.LoggingTensorHook(" in text and "TODO(migrate): unsupported-api" not in text
     model_dir = estimator_start(estimator_dir, tmp_path / "model")
     record = tmp_path / "record.json"
-    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--record", record])
+    completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--record", record])
 
     expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "record.json", record))
     assert [r["step"] for r in expected["train"]] == list(range(1, 13))  # the hook's stop at 12, of 20
     assert got == expected
+    # the LoggingTensorHook (every_n_iter=5) logged steps 1, 6 and 11's losses, the same numbers as printed
+    assert [float(loss) for loss in estimator_logged] == pytest.approx(
+        [expected["train"][step - 1]["loss"] for step in (1, 6, 11)], rel=1e-6)
+    assert LOGGED_LOSS.findall(completed.stderr) == estimator_logged
     reference = LegacyCheckpoint(estimator_dir / "model.ckpt-12")
     migrated_variables = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
     assert set(migrated_variables) == set(reference.shapes)

@@ -21,6 +21,13 @@ SESSION_RUN_NAMES = (
 )
 
 
+def gone_from_tensorflow_2(api) -> bool:
+    """Whether `api` (resolved) is one of these names spelled as TensorFlow >= 2.16 lacks it (tf.estimator's, or
+    TF1's tf.train: TF2's never had them)."""
+    namespace, name = api.path.rsplit(".", 1)
+    return name in SESSION_RUN_NAMES and (namespace == "estimator" or (namespace == "train" and not api.v1))
+
+
 @register
 class SessionRunNamesRule(Rule):
     rule_id = "session-run-names"
@@ -34,11 +41,11 @@ class SessionRunNamesRule(Rule):
         api = ctx.resolver.api(original)
         if api is None:
             return updated
-        namespace, name = api.path.rsplit(".", 1)
-        gone = namespace == "estimator" or (namespace == "train" and not api.v1)  # TF2's tf.train lacks them
-        if not gone or name not in SESSION_RUN_NAMES:
+        if not gone_from_tensorflow_2(api):
             return updated
+        name = api.path.rsplit(".", 1)[1]
         tf = ctx.need_tensorflow()
-        ctx.record(original, self.rule_id, True,
-                   f"{name}: spelled {tf}.compat.v1.train.{name}, the same class, which TensorFlow >= 2.16 still has")
+        if id(original) not in ctx.facts.runtime.session_hook_names:  # (those say where they run: unsupported_api)
+            ctx.record(original, self.rule_id, True,
+                       f"{name}: spelled {tf}.compat.v1.train.{name}, the same class, which TensorFlow >= 2.16 still has")
         return cst.parse_expression(f"{tf}.compat.v1.train.{name}")

@@ -6,8 +6,9 @@ do. Each call to one of these APIs gets a `TODO(migrate)` on its statement and a
 
 import libcst as cst
 
-from codemods.guidance import GUIDANCE, HOOKS, SAVER_HOW, SESSION_HOW
+from codemods.guidance import GUIDANCE, HOOKS, RUNS_WITH_WRAPPED, SAVER_HOW, SESSION_HOW
 from codemods.registry import Rule, register
+from codemods.rules.session_run_names import gone_from_tensorflow_2
 
 
 @register
@@ -17,6 +18,10 @@ class UnsupportedApiRule(Rule):
 
     def leave(self, original, updated, ctx):
         api = ctx.resolver.call_api(original)
+        if ctx.facts.runtime.kind(original) == "session_hook":
+            if gone_from_tensorflow_2(api):  # spelled tf.compat.v1's by codemods/rules/session_run_names.py
+                ctx.record(original, self.rule_id, True, RUNS_WITH_WRAPPED.format(name=api.path.rsplit(".", 1)[1]))
+            return updated  # TF1's class, spelled as TensorFlow 2 has it: nothing to do
         if (
             ctx.facts.training(original) is not None
             or ctx.facts.migrated_builtin_hook(original)

@@ -827,7 +827,7 @@ ROWS = [
         ("model = wrapped_model_fns.WrappedModelFn(train_graph)", "train_step(features[at : at + 32], labels[at : at + 32])"),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`LoggingTensorHook`, `NanTensorHook`, `ProfilerHook`, `SummarySaverHook`, ...)",
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`ProfilerHook`, `SummarySaverHook`, ...; `LoggingTensorHook`, `NanTensorHook` outside a project whose model_fns are kept as written)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

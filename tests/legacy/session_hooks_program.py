@@ -2,7 +2,8 @@
 model_fn is kept as written and its hooks run against its graph: compat.wrapped_hooks) and, unchanged, the
 legacy reference run.
 
-The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the EstimatorSpec's training_hooks; a
+The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the EstimatorSpec's training_hooks (its
+lines at INFO level on stderr); a
 hook of the program's own in train(hooks=...) that fetches the loss by object and the logits by name in
 before_run, reads the global step with `run_context.session.run` after each step, and requests a stop at
 step 12 (of max_steps 20); an evaluation hook fetching the batch loss by name. What the hooks saw is written
@@ -68,6 +69,7 @@ def main():
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--record", required=True)
     args = parser.parse_args()
+    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
 
     estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir)
     recording = RecordingHook(stop_at=12)
