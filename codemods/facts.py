@@ -67,7 +67,8 @@ EVAL_SPEC_PARAMS = ("input_fn", "steps", "name", "hooks", "exporters", "start_de
 CANNED_ESTIMATORS = tuple(CANNED)
 CUSTOM_ESTIMATOR = "estimator.Estimator"
 GRAPH_MODE_SWITCHES = ("disable_v2_behavior", "disable_eager_execution")
-GRAPH_CODE = ("Session", "InteractiveSession", "placeholder", "train.MonitoredTrainingSession", "train.Saver")
+GRAPH_CODE = ("Session", "InteractiveSession", "placeholder", "train.MonitoredTrainingSession", "train.MonitoredSession",
+              "train.SingularMonitoredSession", "train.Saver")
 CUSTOM_ESTIMATOR_KEYWORDS = ("model_fn", "params", *MOVED_TO_CHECKPOINTING)
 
 # RunConfig arguments the rewrite carries over; any other is a reason to leave the estimator alone.

@@ -46,25 +46,10 @@ from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
 from .estimator_training import ModeKeys, WarmStartSettings, configure
 from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .tf1_programs import use_tf_keras
 from .wrapped_hooks import ModeGraph, SessionHooks
 
-
-def _use_tf_keras() -> None:
-    """Make `tf.compat.v1.layers` and `tf.keras` tf_keras's (Keras 2), as under TensorFlow 1.x. TensorFlow
-    decides when a program first reaches them, by TF_USE_LEGACY_KERAS: set here only while they are reached,
-    so that the processes the program starts do not inherit it."""
-    previous = os.environ.get("TF_USE_LEGACY_KERAS")
-    os.environ["TF_USE_LEGACY_KERAS"] = "1"
-    try:
-        _ = tf.compat.v1.layers.Dense, tf.keras.layers.Dense
-    finally:
-        if previous is None:
-            del os.environ["TF_USE_LEGACY_KERAS"]
-        else:
-            os.environ["TF_USE_LEGACY_KERAS"] = previous
-
-
-_use_tf_keras()
+use_tf_keras()  # the model_fn's tf.compat.v1.layers are Keras 2's, as Estimator ran them
 
 GLOBAL_VARIABLES = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
 TRAINABLE_VARIABLES = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES

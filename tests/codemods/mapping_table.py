@@ -215,6 +215,16 @@ ROWS = [
         ("tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)", "tf.compat.v1.app.run(main)"),
     ),
     Row(
+        "The entry point (`if __name__ == \"__main__\":`) of a TensorFlow 1.x graph program kept as written "
+        "(sessions, placeholders, a Saver in no loop shape the rewrite migrates; no estimator in the module)",
+        "`tf1_programs.run_as_tf1()` first: TensorFlow 1.x's behaviour (`tf.compat.v1.disable_v2_behavior()`, "
+        "graph mode, TF1 variables) and tf_keras behind `tf.compat.v1.layers`, as the program ran",
+        "same",
+        "tf1_graph_program_kept",
+        ("    tf1_programs.run_as_tf1()",),
+        ("    tf1_programs.run_as_tf1()",),
+    ),
+    Row(
         "`tf.estimator.<canned>` in a program written for TensorFlow 1.x (it also calls `tf.Session`, "
         "`tf.train.*Optimizer`, `tf.logging`, `tf.contrib`, ...: APIs only 1.x had)",
         "the v1 estimator it meant there: `loss_reduction=\"sum\"`, TF1 optimizer defaults (codemods/tf_era.py)",

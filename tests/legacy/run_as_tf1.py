@@ -1,10 +1,11 @@
-"""Run a program written for TensorFlow 1.x with 1.x's API: `python run_as_tf1.py PROGRAM ARGS...`.
+"""Run a program written for TensorFlow 1.x with 1.x's API and behaviour: `python run_as_tf1.py PROGRAM ARGS...`.
 
 The legacy environment is TensorFlow 2.15, whose plain `tensorflow` namespace is 2.x's: `tf.train.AdamOptimizer`,
 `tf.logging`, `tf.layers` are under `tf.compat.v1` only, which holds TensorFlow 1.x's API (the same objects
 1.15 exported). The program runs as `__main__` with its own `import tensorflow` (and `import tensorflow as
 tf`) bound to `tensorflow.compat.v1`; every other module, TensorFlow's and the Estimator's own included,
-imports TensorFlow as usual.
+imports TensorFlow as usual. TensorFlow 1.x's behaviour (graph mode, TF1 variables and control flow) is
+switched on first, as TensorFlow 1.x had it.
 """
 
 import builtins
@@ -21,6 +22,7 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
 
 
 if __name__ == "__main__":
+    tensorflow.compat.v1.disable_v2_behavior()
     program = sys.argv[1]
     sys.argv = sys.argv[1:]
     own_builtins = {**vars(builtins), "__import__": _import}

@@ -1,0 +1,46 @@
+"""The entry point of a TensorFlow 1.x graph program kept as written -> `tf1_programs.run_as_tf1()` first.
+
+A program written for TensorFlow 1.x whose sessions, placeholders or Saver the rewrite keeps (in no loop shape
+it migrates) ran in graph mode, with TF1's variables and control flow and Keras 2 behind `tf.layers`. Under
+TensorFlow 2 it stops at its first placeholder ("not compatible with eager execution") or session.
+`compat.tf1_programs.run_as_tf1()` (tf.compat.v1.disable_v2_behavior(), tf.compat.v1.layers from tf_keras) gives
+it that behaviour back, called first in the module's first `if __name__ == "__main__":` block. Only in a project written for 1.x, where
+nothing of the module runs on the migrated runtime, which is eager (no estimator, no migrated session loop,
+no run-time tier call), and where the program does not switch TF2 behaviour off itself.
+"""
+
+import libcst as cst
+import libcst.matchers as m
+
+from codemods.registry import Rule, register
+
+_MAIN_TEST = m.Comparison(
+    left=m.Name("__name__"),
+    comparisons=[m.ComparisonTarget(operator=m.Equal(), comparator=m.SimpleString('"__main__"') | m.SimpleString("'__main__'"))],
+)
+_RUN_AS_TF1 = m.SimpleStatementLine(body=[m.Expr(value=m.Call(func=m.Attribute(attr=m.Name("run_as_tf1"))))])
+
+
+@register
+class Tf1BehaviorRule(Rule):
+    rule_id = "tf1-behavior"
+    node_types = (cst.If,)
+
+    def leave(self, original: cst.If, updated: cst.If, ctx):
+        if not m.matches(original.test, _MAIN_TEST) or not (ctx.tf1_names or ctx.resolver.tf1_program):
+            return updated
+        entries = (s for s in ctx.module.body if isinstance(s, cst.If) and m.matches(s.test, _MAIN_TEST))
+        if original is not next(entries, None):
+            return updated  # the first entry block at module level runs first: the switch goes there once
+        facts = ctx.facts
+        if not facts.graph_code or facts.graph_mode_switches or facts.estimators or facts.runtime.calls \
+                or facts.migrated_sessions():
+            return updated
+        if any(m.matches(statement, _RUN_AS_TF1) for statement in updated.body.body):
+            return updated  # (a second rewrite)
+        ctx.need_compat("tf1_programs")
+        ctx.record(original, self.rule_id, True,
+                   "TensorFlow 1.x graph program kept as written: compat.tf1_programs.run_as_tf1() first, the "
+                   "behaviour it ran with (graph mode, TF1 variables, Keras 2 tf.layers: tf.compat.v1.disable_v2_behavior)")
+        call = cst.parse_statement("tf1_programs.run_as_tf1()  # TensorFlow 1.x's behaviour: graph mode, TF1 variables\n")
+        return updated.with_changes(body=updated.body.with_changes(body=[call, *updated.body.body]))

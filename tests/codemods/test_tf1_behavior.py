@@ -1,0 +1,77 @@
+"""Where a TF1 graph program kept as written gets TensorFlow 1.x's behaviour back (codemods/rules/tf1_behavior.py),
+and where it does not. Its run against TensorFlow 1.x's: tests/test_tf1_graph_program.py."""
+
+from __future__ import annotations
+
+import textwrap
+
+from codemods.transformer import migrate_source
+
+GRAPH_PROGRAM = textwrap.dedent("""\
+    import tensorflow as tf
+
+
+    def main(_):
+        x = tf.placeholder(tf.float32, [None, 4])
+        with tf.Session() as sess:
+            print(sess.run(tf.reduce_sum(x), feed_dict={x: [[1, 2, 3, 4]]}))
+
+
+    if __name__ == "__main__":
+        tf.app.run()
+
+
+    if __name__ == "__main__":
+        print("a second entry block")
+    """)
+SWITCH = "    tf1_programs.run_as_tf1()  # TensorFlow 1.x's behaviour: graph mode, TF1 variables\n"
+
+
+def test_a_tf1_graph_program_switches_first_in_its_first_entry_block():
+    migrated = migrate_source(GRAPH_PROGRAM)
+    code = migrated.code
+    assert code.count("run_as_tf1()") == 1
+    assert f'if __name__ == "__main__":\n{SWITCH}    tf.compat.v1.app.run()' in code
+    assert "from estimator_migrate.compat import tf1_programs" in code
+    assert [f.migrated for f in migrated.findings if f.rule == "tf1-behavior"] == [True]
+    again = migrate_source(code)
+    assert again.code == code and not [f for f in again.findings if f.migrated]
+
+
+def test_a_tensorflow_2_program_keeps_tf2_behaviour():
+    """tf.compat.v1 graph code in a program naming nothing TensorFlow 2 lacks was written for TensorFlow 2."""
+    source = GRAPH_PROGRAM.replace("tf.placeholder", "tf.compat.v1.placeholder").replace(
+        "tf.Session", "tf.compat.v1.Session").replace("tf.app.run()", "main(None)")
+    assert "run_as_tf1" not in migrate_source(source).code
+
+
+def test_a_program_that_switches_itself_is_left_to_do_so():
+    source = GRAPH_PROGRAM.replace("    tf.app.run()", "    tf.disable_v2_behavior()\n    tf.app.run()")
+    assert "run_as_tf1" not in migrate_source(source).code
+
+
+def test_no_switch_where_the_module_also_runs_an_estimator():
+    """Estimators migrate to the eager runtime, which TF1 behaviour would stop."""
+    estimator = textwrap.dedent("""\
+
+
+        def train(columns, input_fn):
+            tf.estimator.LinearClassifier(columns, model_dir="/tmp/m").train(input_fn, max_steps=10)
+        """)
+    assert "run_as_tf1" not in migrate_source(GRAPH_PROGRAM + estimator).code
+
+
+def test_no_switch_without_kept_graph_code():
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+
+
+        def main(_):
+            tf.logging.info("eager: %s", tf.reduce_sum(tf.ones([4])))
+
+
+        if __name__ == "__main__":
+            tf.app.run()
+        """)
+    code = migrate_source(source).code
+    assert "tf.compat.v1.logging.info" in code and "run_as_tf1" not in code

@@ -1,0 +1,101 @@
+"""A TensorFlow 1.x graph program kept as written runs on TensorFlow 2.21 as it ran on 1.x.
+
+tests/legacy/tf1_graph_program.py (dnc's train.py shape: placeholders fed from numpy, `tf.layers`, clipped
+`tf.gradients`, a SingularMonitoredSession restoring from checkpoint_dir with a CheckpointSaverHook) matches no loop
+shape the rewrite migrates: its names become tf.compat.v1's and its entry point calls
+`compat.tf1_programs.run_as_tf1()` first (codemods/rules/tf1_behavior.py); without that call it stops at its first
+placeholder. The reference runs under TensorFlow 2.15 with 1.x's API and behaviour (tests/legacy/run_as_tf1.py);
+both runs start on the same model.ckpt-0 (the reference's first run, 0 iterations). The migrated program logs the
+same losses and ends with every variable of the reference's model.ckpt-30 within 1e-6; SIGKILLed after a save and
+started again, it ends at the same step with the uninterrupted run's variables (its batches follow the step).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tests.conftest import MODERN_PYTHON, ROOT, latest_saved_step, migrate_file, run, sigkill_after_save
+
+pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("tf1_graph_program")]
+PROGRAM = ROOT / "tests" / "legacy" / "tf1_graph_program.py"
+AS_TF1 = ROOT / "tests" / "legacy" / "run_as_tf1.py"
+ITERATIONS = 30
+LOGGED = re.compile(r"^INFO:tensorflow:(\d+: Avg training loss \S+)$", re.MULTILINE)
+
+
+def variables(prefix: str) -> dict:
+    reader = tf.train.load_checkpoint(prefix)
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
+
+
+def assert_same_variables(got: str, expected: str, atol: float) -> None:
+    got, expected = variables(got), variables(expected)
+    assert set(got) == set(expected)
+    for name, value in expected.items():
+        np.testing.assert_allclose(got[name], value, rtol=0, atol=atol, err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def runs(legacy_python, tmp_path_factory):
+    """The shared start (model.ckpt-0 only), the reference's directory after ITERATIONS and what it logged."""
+    work = tmp_path_factory.mktemp("tf1_graph")
+    start, reference = work / "start", work / "reference"
+    run([legacy_python, AS_TF1, PROGRAM, "--checkpoint_dir", start, "--num_training_iterations", 0])
+    assert latest_saved_step(start) == 0
+    shutil.copytree(start, reference)
+    completed = run([legacy_python, AS_TF1, PROGRAM, "--checkpoint_dir", reference,
+                     "--num_training_iterations", ITERATIONS])
+    return start, reference, LOGGED.findall(completed.stderr)
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("migrated")
+    program = migrate_file(PROGRAM, out / "keras", "keras")
+    assert program.read_text() == migrate_file(PROGRAM, out / "loop", "loop").read_text()  # no target's code in it
+    return program
+
+
+def test_the_migrated_program_trains_as_the_tf1_one(runs, migrated, tmp_path):
+    start, reference, logged = runs
+    source = migrated.read_text()
+    assert 'if __name__ == "__main__":\n    tf1_programs.run_as_tf1()' in source
+    checkpoint_dir = tmp_path / "migrated"
+    shutil.copytree(start, checkpoint_dir)
+    completed = run([MODERN_PYTHON, migrated, "--checkpoint_dir", checkpoint_dir,
+                     "--num_training_iterations", ITERATIONS])
+    assert len(logged) == ITERATIONS // 5 and LOGGED.findall(completed.stderr) == logged
+    assert latest_saved_step(checkpoint_dir) == ITERATIONS
+    assert_same_variables(str(checkpoint_dir / f"model.ckpt-{ITERATIONS}"), str(reference / f"model.ckpt-{ITERATIONS}"),
+                          atol=1e-6)
+
+
+def test_without_tf1_behaviour_it_stops_at_its_first_placeholder(runs, migrated, tmp_path):
+    """Why the entry point switches: TensorFlow 2 runs eagerly, and a placeholder has no eager meaning."""
+    without = tmp_path / "without.py"
+    without.write_text(migrated.read_text().replace("    tf1_programs.run_as_tf1()", "    pass", 1))
+    completed = run([MODERN_PYTHON, without, "--checkpoint_dir", tmp_path / "model"], check_codes=(1,))
+    assert "tf.placeholder() is not compatible with eager execution" in completed.stderr
+
+
+def test_killed_after_a_save_it_resumes_to_the_uninterrupted_weights(runs, migrated, tmp_path):
+    start, _, _ = runs
+    iterations = 600
+    directories = {}
+    for kind in ("uninterrupted", "killed"):
+        directories[kind] = tmp_path / kind
+        shutil.copytree(start, directories[kind])
+    command = [MODERN_PYTHON, migrated, "--num_training_iterations", iterations]
+    run([*command, "--checkpoint_dir", directories["uninterrupted"]])
+    killed_at = sigkill_after_save([*command, "--checkpoint_dir", directories["killed"]], directories["killed"],
+                                   at_least=5)
+    assert 5 <= killed_at < iterations, "the kill did not interrupt the training"
+    run([*command, "--checkpoint_dir", directories["killed"]])
+    assert latest_saved_step(directories["killed"]) == iterations
+    assert_same_variables(str(directories["killed"] / f"model.ckpt-{iterations}"),
+                          str(directories["uninterrupted"] / f"model.ckpt-{iterations}"), atol=1e-6)
