@@ -98,6 +98,46 @@ for _name in _EARLY_STOPPING:
         f"{_name}: carried over (compat.estimator_hooks.{_name}, reading model_dir/eval) only in the hooks of a migrated "
         "train call of the estimator it names; otherwise stop on the evaluation metrics in a callback"
     )
+# The rest of TensorFlow 2.15's tf.estimator API that no rule carries over: TensorFlow >= 2.16 has no tf.estimator,
+# so each call stops the program; say what replaces it.
+_GONE = "not migrated yet (TensorFlow >= 2.16 has no tf.estimator: this line stops the program); "
+for _name in ("BaselineClassifier", "BaselineRegressor", "BaselineEstimator"):
+    GUIDANCE[f"estimator.{_name}"] = (
+        f"{_name}: {_GONE}its model is one trainable bias (per class or label dimension, Ftrl(0.3) by default): a "
+        "tf_keras model whose output is a bias vector, trained with the same loss, is the same model"
+    )
+for _family, _twins in (("DNN", "DNNClassifier/DNNRegressor"), ("Linear", "LinearClassifier/LinearRegressor"),
+                        ("DNNLinearCombined", "DNNLinearCombinedClassifier/Regressor")):
+    GUIDANCE[f"estimator.{_family}Estimator"] = (
+        f"{_family}Estimator: {_GONE}with a BinaryClassHead, MultiClassHead or RegressionHead it is the {_twins} "
+        "of the same arguments: use that, then run migrate again"
+    )
+for _name in ("Head", "BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead",
+              "LogisticRegressionHead", "PoissonRegressionHead", "MultiHead"):
+    GUIDANCE[f"estimator.{_name}"] = f"{_name}: {_GONE}a head of a head-based canned estimator (see its estimator)"
+GUIDANCE["estimator.add_metrics"] = (
+    f"add_metrics: {_GONE}compute the metric from estimator_training.predict's outputs after an evaluation, or "
+    "return it in the model_fn's eval_metric_ops"
+)
+GUIDANCE["estimator.experimental.InMemoryEvaluatorHook"] = (
+    f"InMemoryEvaluatorHook: {_GONE}a tf_keras callback whose on_train_batch_end calls "
+    "estimator_training.evaluate(self.model, input_fn, steps) every N batches does what it did"
+)
+for _name in ("KMeans", "LinearSDCA", "RNNClassifier", "RNNEstimator"):
+    GUIDANCE[f"estimator.experimental.{_name}"] = (
+        f"{_name}: {_GONE}no TensorFlow 2 estimator; write it as a tf_keras model (tf_keras.layers.RNN, a k-means "
+        "loop of your own; SDCA has no Keras optimizer) and checkpoint it as the migrated estimators do"
+    )
+for _name in ("call_logit_fn", "dnn_logit_fn_builder", "linear_logit_fn_builder"):
+    GUIDANCE[f"estimator.experimental.{_name}"] = f"{_name}: {_GONE}build the logits with tf_keras layers"
+GUIDANCE["estimator.experimental.build_raw_supervised_input_receiver_fn"] = (
+    f"build_raw_supervised_input_receiver_fn: {_GONE}a supervised (features and labels) receiver is for "
+    "export_saved_model(experimental_mode=TRAIN/EVAL): export the serving signature instead"
+)
+GUIDANCE["estimator.experimental.make_stop_at_checkpoint_step_hook"] = (
+    f"make_stop_at_checkpoint_step_hook: {_GONE}an evaluation worker stops when model_dir's latest checkpoint "
+    "reaches the step: poll tf.train.latest_checkpoint(model_dir) in its loop"
+)
 GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
     "make_early_stopping_hook: carried over (compat.estimator_hooks.make_early_stopping_hook) only in the hooks "
     "of a migrated train call of the estimator it names; otherwise call should_stop_fn from a callback's "

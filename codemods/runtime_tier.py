@@ -240,6 +240,19 @@ class _Calls(cst.CSTVisitor):
                     names.add((id(self.function_of[id(call)]), call.args[0].value.value))
         return names
 
+    def built_estimators(self, resolver: ApiResolver) -> set[tuple[int, str]]:
+        """(id of the function, name) of each variable assigned a `tf.estimator` estimator class's call (one the
+        tier may not take: `baseline = tf.estimator.BaselineClassifier(...)`)."""
+        names = set()
+        for call in self.calls:
+            api = resolver.call_api(call) if id(call) in self.assigned_to else None
+            if api is not None and api.path.startswith("estimator.") and api.path.endswith(_ESTIMATOR_CLASS_ENDINGS):
+                names.add((id(self.function_of[id(call)]), self.assigned_to[id(call)]))
+        return names
+
+
+_ESTIMATOR_CLASS_ENDINGS = ("Estimator", "Classifier", "Regressor", "KMeans", "LinearSDCA")
+
 
 def analyze(
     module: cst.Module, resolver: ApiResolver, facts, project: ProjectFacts, source: str | None = None
@@ -256,9 +269,15 @@ def analyze(
     if project.keeps_estimators:
         tier.blocked_by = project.keeps_estimators
         unit_nodes = _unit_nodes(facts.estimators.values())
+        kept_variables = visitor.built_estimators(resolver)
         for call in visitor.calls:
             if id(call) not in unit_nodes:
-                _keep(call, _kind(call, resolver, {}, facts), tier, mentions_tensorflow)
+                kind = _kind(call, resolver, {}, facts)
+                method = _named_receiver(call)
+                if kind is None and method is not None and estimator_method_call(call, method, keyword_needed=False) \
+                        and (id(visitor.function_of[id(call)]), call.func.value.value) in kept_variables:
+                    kind = method  # `baseline.train(train_input_fn)`: a method of an estimator this tier does not take
+                _keep(call, kind, tier, mentions_tensorflow)
             api = resolver.call_api(call)
             if api is not None and api.path in KERAS_ESTIMATOR:
                 _keep(call, "model_to_estimator", tier, mentions_tensorflow)

@@ -866,6 +866,28 @@ ROWS = [
          "# TODO(migrate): estimator-import: tensorflow_estimator"),
         ("# TODO(migrate): estimator-value: tf.estimator used as a value",),
     ),
+    Row(
+        "`tf.estimator.classifier_parse_example_spec(...)` / `regressor_parse_example_spec(...)` (and "
+        "tensorflow_estimator's parsing_utils)",
+        "`parsing_specs.<the same>(...)`, the same arguments and specs (compat/parsing_specs.py)",
+        "same",
+        "todo_estimator_apis_without_twin",
+        ("spec = parsing_specs.classifier_parse_example_spec(columns, label_key=\"label\", weight_column=\"weight\")",),
+        ("spec = parsing_specs.classifier_parse_example_spec(columns, label_key=\"label\", weight_column=\"weight\")",),
+    ),
+    Row(
+        "The rest of tf.estimator: `Baseline*`, head-based `DNN/Linear/DNNLinearCombinedEstimator` and their heads, "
+        "`add_metrics`, `experimental.InMemoryEvaluatorHook`, `KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; "
+        "the methods of what they build",
+        "kept, each call with a `TODO(migrate)` saying what replaces it (codemods/guidance.py); their train/evaluate "
+        "calls with the kept-estimator TODO",
+        "same",
+        "todo_estimator_apis_without_twin",
+        ("# TODO(migrate): unsupported-api: add_metrics: not migrated yet",
+         "# TODO(migrate): unsupported-api: BaselineClassifier: not migrated yet",
+         "# TODO(migrate): estimator-runtime: kept: `.train(...)` may run an estimator that stays TF1"),
+        ("# TODO(migrate): unsupported-api: InMemoryEvaluatorHook: not migrated yet",),
+    ),
 ]
 
 
