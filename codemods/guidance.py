@@ -120,8 +120,8 @@ GUIDANCE["estimator.add_metrics"] = (
     "return it in the model_fn's eval_metric_ops"
 )
 GUIDANCE["estimator.experimental.InMemoryEvaluatorHook"] = (
-    f"InMemoryEvaluatorHook: {_GONE}a tf_keras callback whose on_train_batch_end calls "
-    "estimator_training.evaluate(self.model, input_fn, steps) every N batches does what it did"
+    "InMemoryEvaluatorHook: migrates (compat.estimator_training.InMemoryEvaluator) with the estimators of a project "
+    "that keeps none as TF1; here it stays (TensorFlow >= 2.16 has no tf.estimator: this line stops the program)"
 )
 for _name in ("KMeans", "LinearSDCA", "RNNClassifier", "RNNEstimator"):
     GUIDANCE[f"estimator.experimental.{_name}"] = (

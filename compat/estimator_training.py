@@ -538,6 +538,44 @@ def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name
     return estimator_evaluation.evaluate_model(model, dataset, steps, eval_dir(model, name), hooks or ())
 
 
+class InMemoryEvaluator(tf_keras.callbacks.Callback):
+    """`tf.estimator.experimental.InMemoryEvaluatorHook(estimator, input_fn, steps, hooks, name, every_n_iter)`:
+    evaluations of the model as it is in memory while it trains (no checkpoint read), written to model_dir/eval
+    (eval_<name>) as `evaluate` writes them, where the early-stopping hooks read them. As the hook: one when the
+    training starts (after its restore), one every `every_n_iter` steps of this training, one when it ends.
+    `estimator` must be the model it is given to the training of (the hook evaluated that estimator's graph with
+    the training's variables): another is one error."""
+
+    def __init__(self, estimator, input_fn, steps=None, hooks=None, name=None, every_n_iter=100):
+        super().__init__()
+        if every_n_iter is None or every_n_iter <= 0:
+            raise ValueError(f"invalid every_n_iter={every_n_iter}.")
+        check_evaluation_hooks(estimator, hooks, "InMemoryEvaluatorHook")
+        self.estimator, self.input_fn, self.steps, self.hooks = estimator, input_fn, steps, list(hooks or ())
+        self.name, self.every_n_iter = name, every_n_iter
+
+    def on_train_begin(self, logs=None):
+        if self.model is not self.estimator:
+            raise ValueError("InMemoryEvaluatorHook is given to the training of another estimator than the one it "
+                             "evaluates: give it to that estimator's train()")
+        self._iterations = 0
+        self._evaluate()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._iterations += 1
+        if self._iterations >= self._evaluated_at + self.every_n_iter:
+            self._evaluate()
+
+    def on_train_end(self, logs=None):
+        self._evaluate()  # (also right after the last periodic one, as the hook's end())
+
+    def _evaluate(self) -> None:
+        self._evaluated_at = self._iterations
+        dataset = input_dataset(self.input_fn, EVAL, self.model)
+        estimator_evaluation.evaluate_model(self.model, dataset, self.steps, eval_dir(self.model, self.name),
+                                            self.hooks)
+
+
 def eval_dir(model, name: str | None = None) -> str:
     """`estimator.eval_dir(name)`: where an evaluation's metrics go, model_dir/eval or model_dir/eval_<name>."""
     return os.path.join(model_dir_of(model), "eval" if name is None else f"eval_{name}")

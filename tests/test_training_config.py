@@ -74,3 +74,22 @@ def test_the_task_properties_are_the_estimator_s_local_task_and_a_cluster_is_one
     monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"worker": ["a:1", "b:2"]}, "task": {"type": "worker", "index": 1}}))
     with pytest.raises(ValueError, match=r"RunConfig\.is_chief: TF_CONFIG describes a cluster"):
         config.is_chief  # noqa: B018
+
+
+def test_an_in_memory_evaluator_evaluates_only_the_estimator_it_is_given_to(tmp_path):
+    """InMemoryEvaluatorHook evaluated its estimator's graph with the training's variables: given to the training
+    of another estimator it is one error, before any step; a period of no steps is Estimator's error."""
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": [[1.0], [2.0]]}, [[1.0], [2.0]])).batch(2)
+
+    def regressor(name):
+        model = canned.linear_regressor([tf.feature_column.numeric_column("x")])
+        return estimator_training.configure(model, model_dir=tmp_path / name)
+
+    with pytest.raises(ValueError, match="invalid every_n_iter=0"):
+        estimator_training.InMemoryEvaluator(regressor("a"), input_fn, every_n_iter=0)
+    evaluated, trained = regressor("evaluated"), regressor("trained")
+    evaluator = estimator_training.InMemoryEvaluator(evaluated, input_fn, every_n_iter=1)
+    with pytest.raises(ValueError, match="given to the training of another estimator"):
+        estimator_training.train(trained, input_fn, max_steps=2, hooks=[evaluator])
+    assert int(trained.optimizer.iterations) == 0

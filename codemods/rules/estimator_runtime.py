@@ -87,6 +87,10 @@ class EstimatorRuntimeRule(Rule):
             return self._canned(original, updated, ctx)
         if kind in ("wrapped", "wrapped_tpu"):
             return self._wrapped(original, updated, ctx, tpu=kind == "wrapped_tpu")
+        if kind == "evaluator_hook":
+            ctx.record(original, self.rule_id, True, "InMemoryEvaluatorHook -> compat.estimator_training."
+                       "InMemoryEvaluator (a callback evaluating the model in memory every every_n_iter steps)")
+            return updated.with_changes(func=cst.parse_expression("estimator_training.InMemoryEvaluator"))
         if kind == "config":
             ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
             return updated.with_changes(func=cst.parse_expression("estimator_training.TrainingConfig"))

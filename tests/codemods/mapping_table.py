@@ -877,8 +877,8 @@ ROWS = [
     ),
     Row(
         "The rest of tf.estimator: `Baseline*`, head-based `DNN/Linear/DNNLinearCombinedEstimator` and their heads, "
-        "`add_metrics`, `experimental.InMemoryEvaluatorHook`, `KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; "
-        "the methods of what they build",
+        "`add_metrics`, `KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and an "
+        "`InMemoryEvaluatorHook` of a project keeping such an estimator)",
         "kept, each call with a `TODO(migrate)` saying what replaces it (codemods/guidance.py); their train/evaluate "
         "calls with the kept-estimator TODO",
         "same",
@@ -886,7 +886,18 @@ ROWS = [
         ("# TODO(migrate): unsupported-api: add_metrics: not migrated yet",
          "# TODO(migrate): unsupported-api: BaselineClassifier: not migrated yet",
          "# TODO(migrate): estimator-runtime: kept: `.train(...)` may run an estimator that stays TF1"),
-        ("# TODO(migrate): unsupported-api: InMemoryEvaluatorHook: not migrated yet",),
+        ("# TODO(migrate): unsupported-api: InMemoryEvaluatorHook: migrates",),
+    ),
+    Row(
+        "`tf.estimator.experimental.InMemoryEvaluatorHook(estimator, input_fn, steps, hooks, name, every_n_iter)` "
+        "given to the training of a migrated estimator",
+        "`estimator_training.InMemoryEvaluator(...)`, the same arguments: a callback evaluating the model in memory "
+        "when training starts, every `every_n_iter` steps and when it ends, into model_dir/eval (eval_<name>); "
+        "given to another estimator's training, one error",
+        "same",
+        "in_memory_evaluator_hook",
+        ("evaluator = estimator_training.InMemoryEvaluator(estimator, eval_input_fn, every_n_iter=10)",),
+        ("evaluator = estimator_training.InMemoryEvaluator(estimator, eval_input_fn, every_n_iter=10)",),
     ),
 ]
 
