@@ -88,8 +88,8 @@ RUNTIME_HOOKS = ("train.StopAtStepHook", "estimator.StopAtStepHook", "train.Step
 SESSION_HOOKS = tuple(f"{namespace}.{name}" for namespace in ("train", "estimator")
                       for name in ("LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook"))
 # -> compat.estimator_training.InMemoryEvaluator (the same parameters; checks when training starts that it is given
-# to the training of the estimator it evaluates)
-IN_MEMORY_EVALUATOR = "estimator.experimental.InMemoryEvaluatorHook"
+# to the training of the estimator it evaluates); TensorFlow 1.x's tf.contrib.estimator had the same class
+IN_MEMORY_EVALUATORS = ("estimator.experimental.InMemoryEvaluatorHook", "contrib.estimator.InMemoryEvaluatorHook")
 # TF1 sessions that run SessionRunHooks themselves: a module making one may hand them its hooks
 MONITORED_SESSIONS = ("train.MonitoredTrainingSession", "train.MonitoredSession", "train.SingularMonitoredSession")
 RUNTIME_MODULES = ("estimator_training", "estimator_loop")  # what the migrated calls are made through
@@ -420,7 +420,7 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
             return "builtin_hook"
         if api.path in SESSION_HOOKS:
             return "session_hook"
-        if api.path == IN_MEMORY_EVALUATOR:
+        if api.path in IN_MEMORY_EVALUATORS:
             return "evaluator_hook"
     if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ESTIMATOR_METHODS:
         return None
