@@ -90,6 +90,8 @@ SESSION_HOOKS = tuple(f"{namespace}.{name}" for namespace in ("train", "estimato
 # -> compat.estimator_training.InMemoryEvaluator (the same parameters; checks when training starts that it is given
 # to the training of the estimator it evaluates); TensorFlow 1.x's tf.contrib.estimator had the same class
 IN_MEMORY_EVALUATORS = ("estimator.experimental.InMemoryEvaluatorHook", "contrib.estimator.InMemoryEvaluatorHook")
+# How tf.estimator's estimator classes are named (the canned ones, the Baseline*, head-based and experimental ones)
+_ESTIMATOR_CLASS_ENDINGS = ("Estimator", "Classifier", "Regressor", "KMeans", "LinearSDCA")
 # TF1 sessions that run SessionRunHooks themselves: a module making one may hand them its hooks
 MONITORED_SESSIONS = ("train.MonitoredTrainingSession", "train.MonitoredSession", "train.SingularMonitoredSession")
 RUNTIME_MODULES = ("estimator_training", "estimator_loop")  # what the migrated calls are made through
@@ -253,8 +255,6 @@ class _Calls(cst.CSTVisitor):
                 names.add((id(self.function_of[id(call)]), self.assigned_to[id(call)]))
         return names
 
-
-_ESTIMATOR_CLASS_ENDINGS = ("Estimator", "Classifier", "Regressor", "KMeans", "LinearSDCA")
 
 
 def analyze(

@@ -4,9 +4,9 @@ A program written for TensorFlow 1.x whose sessions, placeholders or Saver the r
 it migrates) ran in graph mode, with TF1's variables and control flow and Keras 2 behind `tf.layers`. Under
 TensorFlow 2 it stops at its first placeholder ("not compatible with eager execution") or session.
 `compat.tf1_programs.run_as_tf1()` (tf.compat.v1.disable_v2_behavior(), tf.compat.v1.layers from tf_keras) gives
-it that behaviour back, called first in the module's first `if __name__ == "__main__":` block. Only in a project written for 1.x, where
-nothing of the module runs on the migrated runtime, which is eager (no estimator, no migrated session loop,
-no run-time tier call), and where the program does not switch TF2 behaviour off itself.
+it that behaviour back, called first in the module's first `if __name__ == "__main__":` block. Only in a project
+written for 1.x, where nothing of the module runs on the migrated runtime, which is eager (no estimator, no
+migrated session loop, no run-time tier call), and where the program does not switch TF2 behaviour off itself.
 """
 
 import libcst as cst
