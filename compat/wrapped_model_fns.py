@@ -291,6 +291,12 @@ class WrappedModelFn(tf_keras.Model):
             if name in parameters:
                 kwargs[name] = value
         step = tf.compat.v1.train.get_or_create_global_step()
+        # Estimator's graph held the variable as `global_step`, which hooks fetch by name ("global_step:0"); here the
+        # variable lives outside the graph: its value goes by that name.
+        # ("global_step/": the name as it is, which the variable's scope already reserved; no op has it)
+        named = tf.identity(step, name="global_step/")
+        if named.name != "global_step:0":
+            raise RuntimeError(f"the global step's read is named {named.name}")
         # Estimator read it once before the model_fn (training_util._get_or_create_global_step_read), and the built-in
         # hooks (StopAtStepHook, StepCounterHook, ...) fetch that read: made here (the variable lives outside the
         # graph, where TF's own helper cannot name it).

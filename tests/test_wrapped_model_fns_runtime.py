@@ -314,3 +314,25 @@ def test_a_configured_model_handed_elsewhere_answers_estimators_calls(tmp_path):
     np.testing.assert_array_equal(keras_predictions["class"], [p["class"] for p in predicted])
     raw = estimator_export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4])})
     assert (tmp_path / "export").joinpath(model.export_saved_model(str(tmp_path / "export"), raw).decode()).is_dir()
+
+
+def test_a_hook_fetching_the_global_step_by_name_gets_its_value(tmp_path):
+    """TF 1.x hooks fetch the global step by its name ("global_step:0": a ref variable's value there); the wrapped
+    graph's variable lives outside it, and its value goes by that name. Read in the step's call, it races the step's
+    increment as it did under Estimator (a value before the step, or after it)."""
+    from estimator_migrate.compat.estimator_training import configure, train
+
+    class StepsSeen(tf.compat.v1.train.SessionRunHook):
+        def __init__(self):
+            self.seen = []
+
+        def before_run(self, run_context):
+            return tf.compat.v1.train.SessionRunArgs("global_step:0")
+
+        def after_run(self, run_context, run_values):
+            self.seen.append(int(run_values.results))
+
+    hook = StepsSeen()
+    model = configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path))
+    train(model, input_fn=lambda: _dataset().repeat(), max_steps=5, hooks=[hook])
+    assert len(hook.seen) == 5 and all(seen in (before, before + 1) for before, seen in enumerate(hook.seen)), hook.seen

@@ -2,8 +2,8 @@
 model_fn is kept as written and its hooks run against its graph: compat.wrapped_hooks) and, unchanged, the
 legacy reference run.
 
-The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the EstimatorSpec's training_hooks (its
-lines at INFO level on stderr); a
+The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the EstimatorSpec's training_hooks, and one
+given to train(hooks=...) logging the loss by its tensor's name every 4 steps (their lines at INFO level on stderr); a
 hook of the program's own in train(hooks=...) that fetches the loss by object and the logits by name in
 before_run, reads the global step with `run_context.session.run` after each step, and requests a stop at
 step 12 (of max_steps 20); an evaluation hook fetching the batch loss by name. What the hooks saw is written
@@ -73,7 +73,8 @@ def main():
 
     estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir)
     recording = RecordingHook(stop_at=12)
-    estimator.train(input_fn=lambda: input_fn().repeat(), max_steps=20, hooks=[recording])
+    loss_logger = tf.estimator.LoggingTensorHook({"loss": "sparse_softmax_cross_entropy_loss/value:0"}, every_n_iter=4)
+    estimator.train(input_fn=lambda: input_fn().repeat(), max_steps=20, hooks=[recording, loss_logger])
     metrics = estimator.evaluate(input_fn=input_fn)
     with open(args.record, "w") as out:
         json.dump({"train": recording.records, "eval": [r["loss"] for r in EVAL_RECORDS.records],
