@@ -145,7 +145,7 @@ GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
 )
 # Built-in hooks that run as they are (tf.compat.v1.train's) among the hooks of a model_fn kept as written
 # (compat.wrapped_hooks): they fetch tensors and read the global step, without feeds, options or summaries.
-_RUN_WITH_WRAPPED = ("StopAtStepHook", "LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook")
+RUN_WITH_WRAPPED = ("StopAtStepHook", "LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook")
 _WRAPPED = ("runs as it is (tf.compat.v1.train.{name}) in the training_hooks of a model_fn kept as written or in "
             "its train(hooks=...) (compat.wrapped_hooks); otherwise ")
 # What a migrated one of them says, in a project whose model_fns are kept as written (codemods/runtime_tier.py)
@@ -157,4 +157,4 @@ RUNS_WITH_WRAPPED = (
 for _name, _what in HOOKS.items():
     for _namespace in ("train", "estimator"):
         GUIDANCE[f"{_namespace}.{_name}"] = (
-            f"{_name}: not migrated yet; " + _WRAPPED.format(name=_name) * (_name in _RUN_WITH_WRAPPED) + _what)
+            f"{_name}: not migrated yet; " + _WRAPPED.format(name=_name) * (_name in RUN_WITH_WRAPPED) + _what)

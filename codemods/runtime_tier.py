@@ -36,6 +36,7 @@ import libcst as cst
 from codemods.api import ApiResolver
 from codemods.canned_estimators import CANNED, accepted, loss_reduction_problem
 from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
+from codemods.guidance import RUN_WITH_WRAPPED
 from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts
 from codemods.syntax import call_arguments, fast_visit, keyword_args
 
@@ -85,8 +86,9 @@ RUNTIME_HOOKS = ("train.StopAtStepHook", "estimator.StopAtStepHook", "train.Step
 # Built-in hooks that run as they are (TF1's tf.compat.v1.train classes) among the hooks of a model_fn the tier
 # wraps or of its train call (compat.wrapped_hooks): they fetch tensors and read the global step, without feeds,
 # run options or summaries; given to an estimator whose model is Keras, compat.estimator_training stops with one error.
+# (StopAtStepHook is RUNTIME_HOOKS': a callback wherever it is built)
 SESSION_HOOKS = tuple(f"{namespace}.{name}" for namespace in ("train", "estimator")
-                      for name in ("LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook"))
+                      for name in RUN_WITH_WRAPPED if f"train.{name}" not in RUNTIME_HOOKS)
 # -> compat.estimator_training.InMemoryEvaluator (the same parameters; checks when training starts that it is given
 # to the training of the estimator it evaluates); TensorFlow 1.x's tf.contrib.estimator had the same class
 IN_MEMORY_EVALUATORS = ("estimator.experimental.InMemoryEvaluatorHook", "contrib.estimator.InMemoryEvaluatorHook")
