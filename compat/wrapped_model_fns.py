@@ -37,6 +37,7 @@ from collections.abc import Callable
 import numpy as np
 import tensorflow as tf
 import tf_keras
+from tensorflow.python.eager import lift_to_graph  # a variable's initial value, out of the trace
 from tensorflow.python.training import (
     checkpoint_utils,  # init_from_checkpoint's initializer
     training_util,  # the global step read the built-in hooks fetch
@@ -200,6 +201,9 @@ class Tf1Graph:
         store = self.local_variables if LOCAL_VARIABLES in collections_ else self.variables
         variable = store.get(name)
         if variable is None:
+            initial_value = kwargs.get("initial_value")
+            if tf.is_symbolic_tensor(initial_value):  # tf.Variable(tf.zeros(...)), get_variable(initializer=<tensor>)
+                kwargs["initial_value"] = self._computed_once(name, initial_value)
             with tf.init_scope():
                 variable = next_creator(**{**kwargs, "name": name})
             store[name] = variable
@@ -209,6 +213,22 @@ class Tf1Graph:
                 self.graph.add_to_collection(key, variable)
         return variable
 
+
+    def _computed_once(self, name: str, tensor) -> np.ndarray:
+        """A variable's initial value given as a tensor of the graph being traced, computed now: TF1 ran its
+        initializer once, where a variable made eagerly cannot hold an op of a trace. The ops it comes from are
+        copied into a graph of their own (their seeds with them) and run there."""
+        inputs = {tensor.op for tensor in [*self.graph.inputs, *self.graph.internal_captures]}
+        graph = tf.Graph()
+        try:
+            lifted = lift_to_graph.lift_to_graph([tensor], graph, disallowed_placeholders=inputs)
+        except lift_to_graph.UnliftableError as error:
+            raise ValueError(f"variable {name}: its initial value ({tensor.name}) is computed from the model_fn's "
+                             "input or from another variable, which a migrated model cannot evaluate when it makes "
+                             "its variables; give it an initializer that needs neither (a constant, "
+                             "tf.compat.v1.zeros_initializer(), a random initializer)") from error
+        with tf.compat.v1.Session(graph=graph) as session:
+            return session.run(lifted[tensor])
 
     def _warm_start(self, variable, ckpt_file, tensor_name, slice_spec, name="checkpoint_initializer"):
         """`tf.compat.v1.train.init_from_checkpoint`'s initializer for one variable, applied now to a

@@ -187,6 +187,36 @@ def test_exact_resume_refuses_a_model_fn_drawing_from_tf1_random_ops():
     check_exact(_trained())  # no random op: nothing to refuse
 
 
+def test_variables_initialised_from_tensors_are_made_once_with_those_values():
+    """`tf.Variable(tf.zeros(...))` and `get_variable(initializer=<tensor>)`, as TF1 code wrote them: the value
+    is computed once, its random ops with their seeds (as TF1's initializer ran once), and training moves on
+    from it; an initial value computed from the input is one error naming the variable."""
+
+    def tensor_initialised(features, labels, mode, params):
+        scale = tf.compat.v1.Variable(tf.ones([]), name="scale")
+        noise = tf.compat.v1.get_variable("noise", initializer=tf.random.normal([4], seed=7), trainable=False)
+        return model_fn({"x": features["x"] * scale + noise}, labels, mode, params)
+
+    model = WrappedModelFn(tensor_initialised, params={"learning_rate": 0.1})
+    model.make_variables(_dataset().element_spec)
+    assert float(model.tf1_variables["scale"]) == 1.0
+    noise = model.tf1_variables["noise"].numpy()
+    again = WrappedModelFn(tensor_initialised, params={"learning_rate": 0.1})
+    again.make_variables(_dataset().element_spec)
+    np.testing.assert_array_equal(again.tf1_variables["noise"].numpy(), noise)  # the op's seed came along
+    model.fit(_dataset(), verbose=0)
+    assert float(model.tf1_variables["scale"]) != 1.0  # trained, not re-initialised at every step
+    np.testing.assert_array_equal(model.tf1_variables["noise"].numpy(), noise)
+
+    def input_initialised(features, labels, mode, params):
+        tf.compat.v1.get_variable("offset", initializer=tf.reduce_mean(features["x"], axis=0))
+        return model_fn(features, labels, mode, params)
+
+    model = WrappedModelFn(input_initialised, params={"learning_rate": 0.1})
+    with pytest.raises(ValueError, match=r"variable offset: its initial value .* is computed from the model_fn's input"):
+        model.make_variables(_dataset().element_spec)
+
+
 def test_init_from_checkpoint_warm_starts_once_when_the_variables_are_made(tmp_path):
     graph = tf.Graph()
     with graph.as_default():

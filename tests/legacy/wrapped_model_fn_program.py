@@ -2,7 +2,8 @@
 both the input of `migrate rewrite` (which wraps the model_fn as written: compat/wrapped_model_fns.py) and,
 unchanged, the legacy reference run. Fixed batch order, a checkpoint every 10 steps (step 0 included).
 
-The model_fn is TF1 graph code as research projects wrote it: a variable scope with `get_variable`, TF1
+The model_fn is TF1 graph code as research projects wrote it: a variable scope with `get_variable` (one
+initialised from a tensor, `initializer=tf.zeros(...)`), TF1
 layers with batch normalization (train_op depending on the UPDATE_OPS), an L2 penalty summed over
 `tf.trainable_variables()`, a training summary, TF1 Adam at an exponentially decaying rate, gradients
 clipped by global norm between `compute_gradients` and `apply_gradients`. The input_fns return a one-shot
@@ -61,7 +62,7 @@ def model_fn(features, labels, mode, params):
     with tf.compat.v1.variable_scope("encoder"):
         w = tf.compat.v1.get_variable("w", [64, params["units"]],
                                       initializer=tf.compat.v1.glorot_uniform_initializer(seed=1))
-        b = tf.compat.v1.get_variable("b", [params["units"]], initializer=tf.compat.v1.zeros_initializer())
+        b = tf.compat.v1.get_variable("b", initializer=tf.zeros([params["units"]]))  # a tensor initial value
         net = tf.matmul(features["pixels"], w) + b
     net = tf.compat.v1.layers.batch_normalization(net, training=training)
     net = tf.nn.relu(net)
