@@ -95,6 +95,20 @@ def fast_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         leave(visitor, node)
 
 
+def field_ids(node: cst.CSTNode, node_type: type, field: str) -> set[int]:
+    """The ids of the `field` child of each `node_type` node in `node` (`Call`, "func": every called expression)."""
+    found: set[int] = set()
+
+    def collect(current: cst.CSTNode) -> None:
+        if type(current) is node_type:
+            found.add(id(getattr(current, field)))
+        for child in _children(current):
+            collect(child)
+
+    collect(node)
+    return found
+
+
 def subtrees_containing(node: cst.CSTNode, node_types: Collection[type]) -> set[int]:
     """The ids of `node` and its descendants whose subtree holds a node of one of `node_types` (by exact type)."""
     found: set[int] = set()

@@ -64,6 +64,7 @@ class RuleContext:
         self._said: set[tuple[str, str]] = set()  # record_once's
         self.module, self._text = module, None  # (mentions)
         self.contrib_call_functions: set[int] | None = None  # (rules/contrib_names.py, once per module)
+        self.tf_slim_attribute_values: set[int] | None = None  # (rules/tf_slim_names.py, once per module)
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
         self.tf = self._tensorflow_name(module, self.bindings)

@@ -35,3 +35,32 @@ def test_a_slim_model_fn_continues_the_estimator_checkpoint_step_for_step(estima
         model_dir, estimator_dir, STEPS, ("conv1/weights", "logits/weights", "fc1/weights/Momentum"),
         results, {"accuracy", "loss", "global_step"},
     )
+
+
+# The program as TensorFlow 1.x code spelled it, before tf-slim was a package: slim from tf.contrib, its regularizer,
+# flatten and arg_scope from tf.contrib.layers / tf.contrib.framework (codemods/rules/tf_slim_names.py).
+CONTRIB_SPELLINGS = {
+    "import tf_slim as slim": "from tensorflow.contrib import slim",
+    "slim.arg_scope(": "tf.contrib.framework.arg_scope(",
+    "slim.l2_regularizer(": "tf.contrib.layers.l2_regularizer(",
+    "slim.flatten(": "tf.contrib.layers.flatten(",
+}
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_the_program_spelled_with_tf_contrib_migrates_to_tf_slim_step_for_step(estimator_dir, target, tmp_path):
+    """tf.contrib is not in TensorFlow 2.x, so the Estimator reference is the tf_slim program's (the same code):
+    the contrib-spelled program, rewritten, continues that reference's model.ckpt-0 and ends at its model.ckpt-20."""
+    text = PROGRAM.read_text()
+    for tf_slim_spelling, contrib_spelling in CONTRIB_SPELLINGS.items():
+        assert tf_slim_spelling in text
+        text = text.replace(tf_slim_spelling, contrib_spelling)
+    program = tmp_path / "slim_contrib_program.py"
+    program.write_text(text)
+    source, model_dir, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path, STEPS)
+    assert "contrib" not in source and "import tf_slim as slim" in source
+    assert "tf_slim.arg_scope(" in source and "tf_slim.l2_regularizer(" in source and "tf_slim.flatten(" in source
+    assert_wrapped_run_matches_estimator(
+        model_dir, estimator_dir, STEPS, ("conv1/weights", "logits/weights", "fc1/weights/Momentum"),
+        results, {"accuracy", "loss", "global_step"},
+    )

@@ -3,7 +3,7 @@
 tf.contrib went away with TensorFlow 2.0, and was never in `tf.compat.v1`: a program naming it stopped running
 long before tf.estimator went too, and the rewrite cannot give it back. What the rewrite migrates or says by
 itself (tf.contrib.learn's estimators, the TPU estimator, the early-stopping hooks: codemods/guidance.py) is
-that rule's; every other reference says where its code went, so that no migrated program keeps one in silence.
+that rule's, what moved to tf-slim is rewritten (codemods/rules/tf_slim_names.py); every other reference says where its code went, so that no migrated program keeps one in silence.
 """
 
 import libcst as cst
@@ -11,12 +11,13 @@ import libcst as cst
 from codemods.api import dotted_name
 from codemods.guidance import GUIDANCE
 from codemods.registry import Rule, register
-from codemods.syntax import fast_visit
+from codemods.rules.tf_slim_names import moved_import, spells_contrib
+from codemods.syntax import field_ids
 
 # Where a tf.contrib module's code went (the contrib sunset: tensorflow/community RFC 20180907)
 SUCCESSORS = {
-    "layers": "tf_slim.layers (`import tf_slim as slim`: the same code, maintained; its layers need tf_keras's legacy "
-              "layers, TF_USE_LEGACY_KERAS=1) or tf_keras.layers",
+    "layers": "tf_slim where tf-slim has the name (`import tf_slim`: the same code; the rewrite renames the references "
+              "it can reach), tf.feature_column for its feature columns, tf_keras.layers otherwise",
     "framework": "tf_slim (arg_scope, variables, assign_from_checkpoint_fn), tf.nest, tf.compat.v1.train's "
                  "global-step functions",
     "slim": "tf_slim (`import tf_slim as slim`: the same code, maintained)",
@@ -43,21 +44,14 @@ def _said_elsewhere(path: str) -> bool:
 
 def _may_reach_contrib(node: cst.Attribute, ctx) -> bool:
     """A cheap test before resolving: the chain spells `contrib`, or starts at a name imported from tf.contrib."""
+    if spells_contrib(node):
+        return True
     while isinstance(node, cst.Attribute):
-        if node.attr.value == "contrib":
-            return True
         node = node.value
     return isinstance(node, cst.Name) and any(
         binding.imported is not None and binding.imported.startswith("tensorflow.contrib")
+        and not moved_import(binding.imported)  # now tf_slim's (rules/tf_slim_names.py)
         for binding in ctx.bindings.by_name.get(node.value, ()))
-
-
-class _CallFunctions(cst.CSTVisitor):
-    def __init__(self):
-        self.ids: set[int] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.ids.add(id(node.func))
 
 
 @register
@@ -69,6 +63,8 @@ class ContribNamesRule(Rule):
         if not ctx.mentions("contrib"):
             return updated
         if isinstance(original, cst.ImportFrom):
+            if not updated.deep_equals(original):
+                return updated  # rewritten (to tf_slim)
             module = dotted_name(original.module) if original.module is not None and not original.relative else None
             if module == "tensorflow.contrib" and not isinstance(original.names, cst.ImportStar):
                 for alias in original.names:  # `from tensorflow.contrib import slim, layers`: each module's
@@ -99,9 +95,7 @@ class ContribNamesRule(Rule):
     def _call_functions(ctx) -> set[int]:
         """Ids of the module's call names (`f` of `f(...)`): judged at their call, once other rules had it."""
         if ctx.contrib_call_functions is None:
-            visitor = _CallFunctions()
-            fast_visit(ctx.module, visitor)
-            ctx.contrib_call_functions = visitor.ids
+            ctx.contrib_call_functions = field_ids(ctx.module, cst.Call, "func")
         return ctx.contrib_call_functions
 
     def _todo(self, node, ctx, module: str | None) -> None:

@@ -845,14 +845,27 @@ ROWS = [
         ("# TODO(migrate): unsupported-api: MonitoredTrainingSession",),
     ),
     Row(
-        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.layers`, `slim`, `rnn`, `data`, `training.HParams`, "
-        "...) and `from tensorflow.contrib... import ...`",
+        "`tf.contrib.layers.<name>`, `tf.contrib.framework.<name>`, `tf.contrib.slim[.<name>]` that tf-slim has "
+        "(`xavier_initializer`, `l2_regularizer`, `fully_connected`, `batch_norm`, `arg_scope`, ...), `import "
+        "tensorflow.contrib.slim as slim`, `from tensorflow.contrib import slim`, `from tensorflow.contrib.layers "
+        "import <those names>`",
+        "`tf_slim.<name>`, `import tf_slim as slim`, `from tf_slim import ...`: the same code, moved to the tf-slim "
+        "package (`codemods/rules/tf_slim_names.py`)",
+        "same",
+        "contrib_to_tf_slim",
+        ("import tf_slim as slim", "with tf_slim.arg_scope([slim.fully_connected]",
+         "from tf_slim import xavier_initializer, l2_regularizer", "contrib_slim = tf_slim"),
+        ("net = tf_slim.batch_norm(net,",),
+    ),
+    Row(
+        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.rnn`, `data`, `training.HParams`, contrib.layers' "
+        "feature columns, ...) and `from tensorflow.contrib... import ...`",
         "kept (removed in TensorFlow 2.0, never in `tf.compat.v1`), with a `TODO(migrate)` naming where the "
-        "module's code went (`tf_slim`, `tf.compat.v1.nn.rnn_cell`, `Dataset.batch(n, drop_remainder=True)`, ...: "
+        "module's code went (`tf.compat.v1.nn.rnn_cell`, `Dataset.batch(n, drop_remainder=True)`, ...: "
         "`codemods/rules/contrib_names.py`)",
         "same",
         "todo_contrib_successors",
-        ("# TODO(migrate): contrib-api: tf.contrib.slim", "# TODO(migrate): contrib-api: tf.contrib.data"),
+        ("# TODO(migrate): contrib-api: tf.contrib.data",),
         ("# TODO(migrate): contrib-api: tf.contrib.training",),
     ),
     Row(
