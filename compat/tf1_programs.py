@@ -15,13 +15,16 @@ import tensorflow as tf
 
 
 def use_tf_keras() -> None:
-    """Make `tf.compat.v1.layers` and `tf.keras` tf_keras's (Keras 2), as under TensorFlow 1.x. TensorFlow
+    """Make `tf.compat.v1.layers`, `tf.compat.v1.nn.rnn_cell` and `tf.keras` tf_keras's (Keras 2), as under
+    TensorFlow 1.x. TensorFlow
     decides when a program first reaches them, by TF_USE_LEGACY_KERAS: set here only while they are reached,
     so that the processes the program starts do not inherit it."""
     previous = os.environ.get("TF_USE_LEGACY_KERAS")
     os.environ["TF_USE_LEGACY_KERAS"] = "1"
     try:
-        _ = tf.compat.v1.layers.Dense, tf.keras.layers.Dense
+        # Each is a lazy loader of its own, which reads TF_USE_LEGACY_KERAS when first reached.
+        _ = (tf.compat.v1.layers.Dense, tf.compat.v1.nn.rnn_cell.LSTMCell, tf.compat.v1.keras.layers.Dense,
+             tf.keras.layers.Dense)
     finally:
         if previous is None:
             del os.environ["TF_USE_LEGACY_KERAS"]

@@ -193,14 +193,20 @@ class Tf1Graph:
     def _variable(self, next_creator, **kwargs):
         requested = kwargs.get("name") or "Variable"
         # The name TF1's graph gives this variable: get_variable passes the full name (outside any name
-        # scope); tf.Variable(name=...) is scoped and made unique; a name ending in "/" is taken as it is.
-        name = requested.rstrip("/") if requested.endswith("/") else self.graph.unique_name(requested)
+        # scope); tf.Variable(name=...) is scoped and made unique; a name ending in "/" is taken as it is. The
+        # graph that names it is the one being built: in a while loop's body (dynamic_rnn's cell) that is the
+        # body's graph, whose scope get_variable cleared, not the model_fn's, still in the loop's scope.
+        graph = tf.compat.v1.get_default_graph()
+        name = requested.rstrip("/") if requested.endswith("/") else graph.unique_name(requested)
         collections_ = list(kwargs.get("collections") or [GLOBAL_VARIABLES])
         if kwargs.get("trainable", True) is not False and TRAINABLE_VARIABLES not in collections_:
             collections_.append(TRAINABLE_VARIABLES)
         store = self.local_variables if LOCAL_VARIABLES in collections_ else self.variables
         variable = store.get(name)
         if variable is None:
+            # A caching device is where reads are cached, a placement hint; dynamic_rnn's is a function of the op,
+            # which a variable made eagerly cannot take.
+            kwargs.pop("caching_device", None)
             initial_value = kwargs.get("initial_value")
             if tf.is_symbolic_tensor(initial_value):  # tf.Variable(tf.zeros(...)), get_variable(initializer=<tensor>)
                 kwargs["initial_value"] = self._computed_once(name, initial_value)
