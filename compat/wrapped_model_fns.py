@@ -38,6 +38,7 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 from tensorflow.python.eager import lift_to_graph  # a variable's initial value, out of the trace
+from tensorflow.python.ops import variable_scope  # partitioned variables, refused
 from tensorflow.python.training import (
     checkpoint_utils,  # init_from_checkpoint's initializer
     training_util,  # the global step read the built-in hooks fetch
@@ -179,6 +180,9 @@ class Tf1Graph:
         original = checkpoint_utils._set_checkpoint_initializer  # noqa: SLF001
         checkpoint_utils._set_checkpoint_initializer = self._warm_start  # noqa: SLF001
         self._exit.callback(setattr, checkpoint_utils, "_set_checkpoint_initializer", original)
+        original_partitioned = variable_scope._VariableStore._get_partitioned_variable  # noqa: SLF001
+        variable_scope._VariableStore._get_partitioned_variable = _refuse_partitioned  # noqa: SLF001
+        self._exit.callback(setattr, variable_scope._VariableStore, "_get_partitioned_variable", original_partitioned)
         # In Estimator's graph `==` on tensors was identity and tensors were hashable (TF2's element-wise
         # equality applies only to functions traced eagerly, as this one is): TF1 code relies on it
         # (`if train_op not in tf.get_collection(TRAIN_OP)` in tf_slim's create_train_op, tensors as dict keys).
@@ -245,6 +249,16 @@ class Tf1Graph:
             raise ValueError(f"init_from_checkpoint into the partitioned variable {variable.name} is not migrated")
         with tf.init_scope():
             variable.assign(tf.train.load_checkpoint(ckpt_file).get_tensor(tensor_name))
+
+
+def _refuse_partitioned(store, name, *args, **kwargs):
+    """A partitioned variable (`get_variable(partitioner=...)`, a variable scope's partitioner): refused with one
+    error. A migrated model holds each variable whole, and an embedding lookup over TF1's parts maps ids to rows
+    otherwise than over the whole variable ('mod' strategy): dropping the partitioner would compute differently."""
+    raise ValueError(f"variable {name}: a partitioned variable (get_variable(partitioner=...) or a variable_scope's "
+                     "partitioner) is not migrated: a migrated model holds each variable whole, and a lookup over its "
+                     "parts maps ids to rows differently; remove the partitioner (the Estimator's checkpoints of the "
+                     "parts then do not carry over)")
 
 
 class _RunSessionHooks(tf_keras.callbacks.Callback):

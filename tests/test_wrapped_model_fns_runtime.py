@@ -217,6 +217,22 @@ def test_variables_initialised_from_tensors_are_made_once_with_those_values():
         model.make_variables(_dataset().element_spec)
 
 
+def test_a_partitioned_variable_is_one_error_naming_it():
+    """An embedding lookup over TF1's parts ('mod' strategy) maps ids to rows otherwise than over one whole
+    variable: dropping the partitioner would compute differently, so it stops with one error."""
+
+    def partitioned(features, labels, mode, params):
+        tf.compat.v1.get_variable("table", [8, 4], partitioner=tf.compat.v1.fixed_size_partitioner(2))
+        return model_fn(features, labels, mode, params)
+
+    model = WrappedModelFn(partitioned, params={"learning_rate": 0.1})
+    with pytest.raises(ValueError, match=r"variable table: a partitioned variable .* is not migrated"):
+        model.make_variables(_dataset().element_spec)
+    with tf.Graph().as_default():  # the refusal ends with the model_fn's graph: TF1 code elsewhere still partitions
+        table = tf.compat.v1.get_variable("table", [8, 4], partitioner=tf.compat.v1.fixed_size_partitioner(2))
+        assert len(list(table)) == 2
+
+
 def test_init_from_checkpoint_warm_starts_once_when_the_variables_are_made(tmp_path):
     graph = tf.Graph()
     with graph.as_default():
