@@ -38,7 +38,10 @@ def missing_in_tf2(path: str) -> bool:
 
 # tf.compat itself; tf.contrib (never in compat.v1); tf.keras, which TensorFlow loads lazily (what is below it
 # depends on what the process imported before) and which was Keras 2 in 1.x: tf_keras (codemods/rules/keras2_names.py)
-_NOT_READ = ("compat", "contrib", "keras")
+_NOT_READ = ("compat", "contrib", "keras",
+             # not TF1's: tf.nn.rnn_cell's lazy loader also binds it at the top of tf.compat.v1 once a process
+             # loaded it (compat.tf1_programs.use_tf_keras does)
+             "rnn_cell")
 
 
 def _table() -> tuple[list[str], list[str], list[str], str]:

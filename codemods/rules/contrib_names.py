@@ -24,8 +24,9 @@ SUCCESSORS = {
     "rnn": "tf.compat.v1.nn.rnn_cell (LSTMCell, GRUCell, MultiRNNCell; LSTMBlockCell's fused kernel has no twin) or "
            "tf_keras.layers.LSTM/GRU",
     "cudnn_rnn": "tf_keras.layers.LSTM/GRU (cuDNN kernels when their defaults are kept)",
-    "data": "tf.data.Dataset's methods and tf.data.experimental (batch_and_drop_remainder(n): "
-            "dataset.batch(n, drop_remainder=True))",
+    "data": "tf.data.Dataset's methods and tf.compat.v1.data.experimental (sliding_window_batch(size, stride) of one "
+            "tensor: dataset.window(size, stride, drop_remainder=True).flat_map(lambda w: w.batch(size)); "
+            "make_csv_dataset: tf.data.experimental's, whose prefetch and parallel-read defaults moved)",
     "training": "HParams: a dict or a dataclass of your own; the rest: tf.data and tf.compat.v1.train",
     "metrics": "tf.compat.v1.metrics (streaming_<name> -> <name>, labels first)",
     "lookup": "tf.lookup",

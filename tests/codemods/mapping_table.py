@@ -865,8 +865,21 @@ ROWS = [
         "`codemods/rules/contrib_names.py`)",
         "same",
         "todo_contrib_successors",
-        ("# TODO(migrate): contrib-api: tf.contrib.data",),
         ("# TODO(migrate): contrib-api: tf.contrib.training",),
+        ("# TODO(migrate): contrib-api: tf.contrib.training",),
+    ),
+    Row(
+        "`tf.contrib.data.<name>` that was tf.data.experimental's (`map_and_batch`, `parallel_interleave`, "
+        "`shuffle_and_repeat`, `AUTOTUNE`, ...), `from tensorflow.contrib.data import <those>`; "
+        "`batch_and_drop_remainder(n)`, `padded_batch_and_drop_remainder(...)`",
+        "`tf.compat.v1.data.experimental.<name>` (the same transformation, the same parameters); "
+        "`contrib_data.batch_and_drop_remainder(n)` (compat: `Dataset.batch(n, drop_remainder=True)`, as TF 1.x "
+        "defined it; `codemods/rules/contrib_data_names.py`)",
+        "same",
+        "contrib_data_to_experimental",
+        ("from tensorflow.compat.v1.data.experimental import parallel_interleave",
+         "tf.compat.v1.data.experimental.map_and_batch(", "contrib_data.batch_and_drop_remainder(params"),
+        ("numbers.prefetch(tf.compat.v1.data.experimental.AUTOTUNE)",),
     ),
     Row(
         "`tf.estimator` used as a value (`getattr(tf.estimator, name)`, `hasattr(tf.estimator, ...)`); an import "
