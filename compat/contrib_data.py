@@ -1,5 +1,5 @@
 """tf.contrib.data's drop-remainder batchings, as TensorFlow 1.x defined them, for input code the rewrite keeps
-(`dataset.apply(tf.contrib.data.batch_and_drop_remainder(n))`, codemods/rules/contrib_data_names.py).
+(`dataset.apply(tf.contrib.data.batch_and_drop_remainder(n))`, codemods/rules/contrib_modules.py).
 
 TensorFlow 1.x made them `Dataset.batch` / `padded_batch` with `drop_remainder=True`, and returned the
 transformation function `Dataset.apply` takes; so do these.

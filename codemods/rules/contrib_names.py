@@ -11,6 +11,7 @@ import libcst as cst
 from codemods.api import dotted_name
 from codemods.guidance import GUIDANCE
 from codemods.registry import Rule, register
+from codemods.rules.contrib_modules import moved_aliases
 from codemods.rules.tf_slim_names import moved_import, spells_contrib
 from codemods.syntax import field_ids
 
@@ -49,7 +50,7 @@ def _may_reach_contrib(node: cst.Attribute, ctx) -> bool:
         return True
     while isinstance(node, cst.Attribute):
         node = node.value
-    return isinstance(node, cst.Name) and any(
+    return isinstance(node, cst.Name) and node.value not in moved_aliases(ctx) and any(
         binding.imported is not None and binding.imported.startswith("tensorflow.contrib")
         and not moved_import(binding.imported)  # now tf_slim's (rules/tf_slim_names.py)
         for binding in ctx.bindings.by_name.get(node.value, ()))

@@ -858,6 +858,20 @@ ROWS = [
         ("net = tf_slim.batch_norm(net,",),
     ),
     Row(
+        "`tf.contrib.tpu.<name>` / `tf.contrib.cluster_resolver.<name>` that TensorFlow 2 kept (`CrossShardOptimizer`, "
+        "`bfloat16_scope`, `outside_compilation`, `TPUClusterResolver`, ...), `from tensorflow.contrib import tpu as "
+        "contrib_tpu` (every use reaching those or the TPU estimator's API), `from tensorflow.contrib.cluster_resolver "
+        "import ...`",
+        "`tf.compat.v1.tpu.<name>`, `tf.compat.v1.distribute.cluster_resolver.<name>`, `from tensorflow.compat.v1 "
+        "import tpu as contrib_tpu`: the same objects (`codemods/rules/contrib_modules.py`)",
+        "same",
+        "contrib_tpu_modules",
+        ("from tensorflow.compat.v1 import tpu as contrib_tpu",
+         "from tensorflow.compat.v1.distribute import cluster_resolver as contrib_cluster_resolver",
+         "optimizer = tf.compat.v1.tpu.CrossShardOptimizer(optimizer)"),
+        ("tf.compat.v1.distribute.cluster_resolver.TPUClusterResolver(",),
+    ),
+    Row(
         "Any other `tf.contrib.<module>.<name>` (`tf.contrib.rnn`, `data`, `training.HParams`, contrib.layers' "
         "feature columns, ...) and `from tensorflow.contrib... import ...`",
         "kept (removed in TensorFlow 2.0, never in `tf.compat.v1`), with a `TODO(migrate)` naming where the "
@@ -874,7 +888,7 @@ ROWS = [
         "`batch_and_drop_remainder(n)`, `padded_batch_and_drop_remainder(...)`",
         "`tf.compat.v1.data.experimental.<name>` (the same transformation, the same parameters); "
         "`contrib_data.batch_and_drop_remainder(n)` (compat: `Dataset.batch(n, drop_remainder=True)`, as TF 1.x "
-        "defined it; `codemods/rules/contrib_data_names.py`)",
+        "defined it; `codemods/rules/contrib_modules.py`)",
         "same",
         "contrib_data_to_experimental",
         ("from tensorflow.compat.v1.data.experimental import parallel_interleave",

@@ -1,4 +1,5 @@
-"""tf.contrib.data, migrated (codemods/rules/contrib_data_names.py, compat/contrib_data.py): the fixture
+"""tf.contrib modules whose code TensorFlow 2 kept, migrated (codemods/rules/contrib_modules.py): tf.contrib.data
+(and compat/contrib_data.py), tf.contrib.tpu and tf.contrib.cluster_resolver. The fixture
 tests/codemods/fixtures/contrib_data_to_experimental, rewritten, builds the batches TensorFlow 1.x's
 transformations made (written out here from their documented behaviour: interleaving blocks of 3 from two shards,
 mapping and batching by 4 with the remainder dropped, batching and padded batching with the remainder dropped),
@@ -8,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from tests.codemods.test_fixtures import FIXTURES
 from tests.conftest import import_program
 
 FIXTURE = FIXTURES / "contrib_data_to_experimental"
+TPU_FIXTURE = FIXTURES / "contrib_tpu_modules"
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
@@ -31,3 +34,18 @@ def test_the_migrated_pipeline_makes_tf1s_batches(target, tmp_path):
     train = program.estimator_loop.train if target == "loop" else program.estimator_training.train
     train(model, program.input_fn, max_steps=3)
     assert int(np.asarray(model.tf1_variables["global_step"])) == 3
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_a_tpu_program_importing_tf_contrib_starts_and_trains_without_a_tpu(target, tmp_path):
+    """tests/codemods/fixtures/contrib_tpu_modules (BERT's run_classifier shape), migrated: it imports (its
+    tf.contrib.tpu and tf.contrib.cluster_resolver are tf.compat.v1's, the same objects) and trains to max_steps as
+    TPUEstimator did with use_tpu=False. (With use_tpu=True its TPUClusterResolver asks GCE's metadata server for
+    the TPU, as under TensorFlow 1.x.)"""
+    source = (TPU_FIXTURE / f"{target}.py").read_text().split('"""', 2)[2]  # (after the docstring)
+    assert "tensorflow.contrib" not in source and "tf.contrib" not in source
+    program = import_program(TPU_FIXTURE / f"{target}.py")
+    assert program.contrib_tpu.CrossShardOptimizer is tf.compat.v1.tpu.CrossShardOptimizer
+    assert program.TPUClusterResolver is tf.distribute.cluster_resolver.TPUClusterResolver
+    program.main(str(tmp_path / "model"))
+    assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-20")
