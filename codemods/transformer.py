@@ -64,7 +64,7 @@ class RuleContext:
         self._said: set[tuple[str, str]] = set()  # record_once's
         self.module, self._text = module, None  # (mentions)
         self.contrib_call_functions: set[int] | None = None  # (rules/contrib_names.py, once per module)
-        self.tf_slim_attribute_values: set[int] | None = None  # (rules/tf_slim_names.py, once per module)
+        self.contrib_attribute_values: set[int] | None = None  # (rules/contrib_modules.py, once per module)
         self.contrib_moved_aliases: dict[str, str] | None = None  # (rules/contrib_modules.py, once per module)
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)

@@ -38,7 +38,7 @@ def test_a_slim_model_fn_continues_the_estimator_checkpoint_step_for_step(estima
 
 
 # The program as TensorFlow 1.x code spelled it, before tf-slim was a package: slim from tf.contrib, its regularizer,
-# flatten and arg_scope from tf.contrib.layers / tf.contrib.framework (codemods/rules/tf_slim_names.py).
+# flatten and arg_scope from tf.contrib.layers / tf.contrib.framework (codemods/rules/contrib_modules.py).
 CONTRIB_SPELLINGS = {
     "import tf_slim as slim": "from tensorflow.contrib import slim",
     "slim.arg_scope(": "tf.contrib.framework.arg_scope(",

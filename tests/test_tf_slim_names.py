@@ -1,4 +1,5 @@
-"""codemods/rules/tf_slim_names.py renames tf.contrib references to tf_slim by a table of tf-slim's names: the
+"""codemods/rules/contrib_modules.py renames tf.contrib references to tf_slim by a table of tf-slim's names
+(codemods/contrib_moves.py): the
 table is the installed tf_slim's (a name it lacks would be an AttributeError in the migrated program; one it has
 and the table lacks, a TODO the user did not need)."""
 
@@ -9,7 +10,7 @@ import sys
 
 import tf_slim
 
-from codemods.rules.tf_slim_names import FRAMEWORK, LAYERS, SLIM
+from codemods.contrib_moves import FRAMEWORK, LAYERS, SLIM
 
 
 def _public(module, modules: bool = False) -> set[str]:

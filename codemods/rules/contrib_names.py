@@ -3,7 +3,7 @@
 tf.contrib went away with TensorFlow 2.0, and was never in `tf.compat.v1`: a program naming it stopped running
 long before tf.estimator went too, and the rewrite cannot give it back. What the rewrite migrates or says by
 itself (tf.contrib.learn's estimators, the TPU estimator, the early-stopping hooks: codemods/guidance.py) is
-that rule's, what moved to tf-slim is rewritten (codemods/rules/tf_slim_names.py); every other reference says where its code went, so that no migrated program keeps one in silence.
+that rule's, what moved (to tf-slim, tf.compat.v1) is rewritten (codemods/rules/contrib_modules.py); every other reference says where its code went, so that no migrated program keeps one in silence.
 """
 
 import libcst as cst
@@ -11,8 +11,7 @@ import libcst as cst
 from codemods.api import dotted_name
 from codemods.guidance import GUIDANCE
 from codemods.registry import Rule, register
-from codemods.rules.contrib_modules import moved_aliases
-from codemods.rules.tf_slim_names import moved_import, spells_contrib
+from codemods.rules.contrib_modules import moved_aliases, spells_contrib
 from codemods.syntax import field_ids
 
 # Where a tf.contrib module's code went (the contrib sunset: tensorflow/community RFC 20180907)
@@ -50,9 +49,8 @@ def _may_reach_contrib(node: cst.Attribute, ctx) -> bool:
         return True
     while isinstance(node, cst.Attribute):
         node = node.value
-    return isinstance(node, cst.Name) and node.value not in moved_aliases(ctx) and any(
+    return isinstance(node, cst.Name) and node.value not in moved_aliases(ctx) and any(  # (moved: rewritten)
         binding.imported is not None and binding.imported.startswith("tensorflow.contrib")
-        and not moved_import(binding.imported)  # now tf_slim's (rules/tf_slim_names.py)
         for binding in ctx.bindings.by_name.get(node.value, ()))
 
 

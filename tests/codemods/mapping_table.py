@@ -850,7 +850,7 @@ ROWS = [
         "tensorflow.contrib.slim as slim`, `from tensorflow.contrib import slim`, `from tensorflow.contrib.layers "
         "import <those names>`",
         "`tf_slim.<name>`, `import tf_slim as slim`, `from tf_slim import ...`: the same code, moved to the tf-slim "
-        "package (`codemods/rules/tf_slim_names.py`)",
+        "package (`codemods/rules/contrib_modules.py`)",
         "same",
         "contrib_to_tf_slim",
         ("import tf_slim as slim", "with tf_slim.arg_scope([slim.fully_connected]",

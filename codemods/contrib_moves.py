@@ -1,0 +1,70 @@
+"""Where the code of tf.contrib's modules went, for the names TensorFlow 1.x programs reach them by.
+
+tf.contrib went with TensorFlow 2.0 and was never in tf.compat.v1. Part of it moved, as the same code: contrib.layers'
+layers, initializers, regularizers, `optimize_loss` and summaries, contrib.framework's arg scopes and variable helpers
+and all of contrib.slim into the tf-slim package (`pip install tf-slim`, `import tf_slim`, which runs on TensorFlow 2's
+tf.compat.v1; its layers on tf_keras's legacy layers); tf.contrib.tpu's optimizer, scopes and graph functions and
+tf.contrib.cluster_resolver's resolvers were tensorflow.python.tpu's and tensorflow.python.distribute's by TensorFlow
+1.15, which TensorFlow 2 keeps under tf.compat.v1; tf.contrib.data's transformations were deprecated aliases of
+tf.data.experimental's, with the same parameters. codemods/rules/contrib_modules.py renames references by these tables;
+what they lack keeps its TODO (codemods/rules/contrib_names.py).
+"""
+
+# tf-slim 1.1's public names, by the tf.contrib module whose code they are (tests/test_tf_slim_names.py checks them
+# against the installed tf_slim): tf_slim.layers (contrib.layers), tf_slim.ops.variables and arg_scope
+# (contrib.framework), and the whole of tf_slim (contrib.slim).
+LAYERS = frozenset({
+    "GDN", "RevBlock", "adaptive_clipping_fn", "apply_regularization", "avg_pool2d", "avg_pool3d", "batch_norm",
+    "bias_add", "bucketize", "conv1d", "conv2d", "conv2d_in_plane", "conv2d_transpose", "conv3d", "conv3d_transpose",
+    "convolution", "convolution1d", "convolution2d", "convolution2d_in_plane", "convolution2d_transpose",
+    "convolution3d", "convolution3d_transpose", "dense_to_sparse", "dropout", "flatten", "fully_connected", "gdn",
+    "group_norm", "images_to_sequence", "instance_norm", "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
+    "layer_norm", "legacy_fully_connected", "max_pool2d", "max_pool3d", "maxout", "one_hot_encoding", "optimize_loss",
+    "pool", "recompute_grad", "repeat", "rev_block", "scale_gradient", "separable_conv2d", "separable_convolution2d",
+    "sequence_to_images", "softmax", "spatial_softmax", "stack", "sum_regularizer", "summarize_activation",
+    "summarize_activations", "summarize_collection", "summarize_tensor", "summarize_tensors", "unit_norm",
+    "variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d",
+})
+FRAMEWORK = frozenset({
+    "VariableDeviceChooser", "add_arg_scope", "add_model_variable", "arg_scope", "arg_scope_func_key",
+    "arg_scoped_arguments", "assert_global_step", "assert_or_get_global_step", "assign_from_checkpoint",
+    "assign_from_checkpoint_fn", "assign_from_values", "assign_from_values_fn", "create_global_step",
+    "current_arg_scope", "filter_variables", "get_global_step", "get_local_variables", "get_model_variables",
+    "get_or_create_global_step", "get_trainable_variables", "get_unique_variable", "get_variable_full_name",
+    "get_variables", "get_variables_by_name", "get_variables_by_suffix", "get_variables_to_restore",
+    "global_variable", "has_arg_scope", "local_variable", "model_variable", "variable",
+})
+SLIM = LAYERS | FRAMEWORK | frozenset({
+    "arg_scope_lib", "bucketization_op", "data", "data_decoder", "data_provider", "dataset", "dataset_data_provider",
+    "evaluation", "initializers", "layers", "learning", "losses", "metrics", "model_analyzer", "normalization",
+    "optimizers", "parallel_reader", "prefetch_queue", "queues", "regularizers", "rev_block_lib", "summaries",
+    "tfexample_decoder", "train_eval", "training", "utils",
+})
+
+# contrib module -> (where its code is now, the names it has there: tf-slim 1.1's, TensorFlow 2.21's; each also
+# 1.15's tf.contrib's)
+MOVED = {
+    "layers": ("tf_slim", LAYERS),
+    "framework": ("tf_slim", FRAMEWORK),
+    "slim": ("tf_slim", SLIM),
+    "tpu": ("tensorflow.compat.v1.tpu", frozenset({
+        "CrossShardOptimizer", "batch_parallel", "bfloat16_scope", "core", "cross_replica_sum", "initialize_system",
+        "outside_compilation", "replicate", "rewrite", "shard", "shutdown_system",
+    })),
+    "cluster_resolver": ("tensorflow.compat.v1.distribute.cluster_resolver", frozenset({
+        "ClusterResolver", "KubernetesClusterResolver", "SimpleClusterResolver", "SlurmClusterResolver",
+        "TFConfigClusterResolver", "TPUClusterResolver", "UnionResolver",
+    })),
+    "data": ("tensorflow.compat.v1.data.experimental", frozenset({
+        "AUTOTUNE", "Counter", "CsvDataset", "Reducer", "SqlDataset", "TFRecordWriter", "bucket_by_sequence_length",
+        "choose_from_datasets", "copy_to_device", "dense_to_sparse_batch", "enumerate_dataset", "get_next_as_optional",
+        "get_single_element", "group_by_reducer", "group_by_window", "ignore_errors", "make_saveable_from_iterator",
+        "map_and_batch", "parallel_interleave", "parse_example_dataset", "prefetch_to_device", "rejection_resample",
+        "sample_from_datasets", "scan", "shuffle_and_repeat", "unbatch", "unique",
+    })),
+}
+# tf.contrib.data's functions TensorFlow 2 has no twin of, given back by compat.contrib_data
+CONTRIB_DATA = frozenset({"batch_and_drop_remainder", "padded_batch_and_drop_remainder"})
+# Names of a moved module that another rule rewrites (or flags) at their use
+HANDLED = {"tpu": frozenset({"TPUEstimator", "TPUEstimatorSpec", "RunConfig", "TPUConfig", "InputPipelineConfig"}),
+           "data": CONTRIB_DATA}
