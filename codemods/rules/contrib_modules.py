@@ -100,7 +100,7 @@ class ContribModulesRule(Rule):
         if api is None or not api.path.startswith("contrib."):
             return updated
         parts = api.path.split(".")[1:]
-        if parts == ["slim"] and id(original) not in self._not_variables(ctx):  # `slim = tf.contrib.slim`
+        if parts == ["slim"] and id(original) not in self._attribute_values(ctx):  # `slim = tf.contrib.slim`
             return self._moved(original, ctx, "slim", "")
         if len(parts) != 2 or parts[0] not in MOVED:
             return updated
