@@ -32,8 +32,20 @@ def use_tf_keras() -> None:
             os.environ["TF_USE_LEGACY_KERAS"] = previous
 
 
+def keep_tf_slim_working() -> None:
+    """Give back `tensorflow.python.framework.ops.Tensor` and `.IndexedSlices`, which tf-slim 1.1 (its last release)
+    reads in `batch_norm`, `dropout`, `optimize_loss` and `learning.create_train_op`, and TensorFlow >= 2.15 no longer
+    defines there (they moved to their own modules): without them those raise AttributeError."""
+    from tensorflow.python.framework import ops  # noqa: PLC0415  (TensorFlow's internals, read only here)
+
+    for name, moved in (("Tensor", tf.Tensor), ("IndexedSlices", tf.IndexedSlices)):
+        if not hasattr(ops, name):
+            setattr(ops, name, moved)
+
+
 def run_as_tf1() -> None:
     """TensorFlow 1.x's behaviour for the rest of the program (graph mode, TF1 variables and control flow) and
     its Keras 2 layers: called first in the entry point of a TF1 graph program kept as written."""
     use_tf_keras()
+    keep_tf_slim_working()
     tf.compat.v1.disable_v2_behavior()

@@ -48,10 +48,11 @@ from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
 from .estimator_training import ModeKeys, WarmStartSettings, configure
 from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
-from .tf1_programs import use_tf_keras
+from .tf1_programs import keep_tf_slim_working, use_tf_keras
 from .wrapped_hooks import ModeGraph, SessionHooks
 
 use_tf_keras()  # the model_fn's tf.compat.v1.layers are Keras 2's, as Estimator ran them
+keep_tf_slim_working()  # a model_fn written with tf_slim (or tf.contrib.layers, migrated to it) runs its layers
 
 GLOBAL_VARIABLES = tf.compat.v1.GraphKeys.GLOBAL_VARIABLES
 TRAINABLE_VARIABLES = tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES

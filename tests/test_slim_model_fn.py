@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import (
     ROOT,
     assert_wrapped_run_matches_estimator,
+    run,
     run_wrapped_from_estimator_start,
     wrapped_reference,
 )
@@ -62,5 +63,42 @@ def test_the_program_spelled_with_tf_contrib_migrates_to_tf_slim_step_for_step(e
     assert "tf_slim.arg_scope(" in source and "tf_slim.l2_regularizer(" in source and "tf_slim.flatten(" in source
     assert_wrapped_run_matches_estimator(
         model_dir, estimator_dir, STEPS, ("conv1/weights", "logits/weights", "fc1/weights/Momentum"),
+        results, {"accuracy", "loss", "global_step"},
+    )
+
+
+LAYERS_PROGRAM = ROOT / "tests" / "legacy" / "slim_layers_program.py"
+LAYERS_SPELLINGS = {  # tf_slim's spelling -> TF 1.x's (tf.contrib.layers)
+    "import tf_slim as slim\n": "",
+    "slim.": "tf.contrib.layers.",
+}
+
+
+@pytest.fixture(scope="module")
+def layers_estimator_dir(legacy_python, tmp_path_factory):
+    """tests/legacy/slim_layers_program.py under the real Estimator (run_with_tf_slim.py: tf-slim 1.1 on TF 2.15)."""
+    model_dir = tmp_path_factory.mktemp("layers_estimator") / "model"
+    run([legacy_python, ROOT / "tests" / "legacy" / "run_with_tf_slim.py", LAYERS_PROGRAM, "--model_dir", model_dir,
+         "--max_steps", STEPS, "--results", model_dir / "results.json"])
+    return model_dir
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_tf_contrib_layers_batch_norm_and_optimize_loss_migrate_step_for_step(layers_estimator_dir, target, tmp_path):
+    """tf.contrib.layers' fully_connected / batch_norm / layer_norm / dropout and optimize_loss (Adam, a decaying rate,
+    clipping, summaries), spelled as TF 1.x code did, rewritten to tf_slim: from the Estimator's model.ckpt-0 (of the
+    same code spelled with tf_slim), 20 steps end at its model.ckpt-20 within 1e-5 with its metrics and predictions.
+    tf-slim 1.1 needs compat.tf1_programs.keep_tf_slim_working on TensorFlow 2.21 (it was AttributeError: ops.Tensor)."""
+    text = LAYERS_PROGRAM.read_text().split('"""', 2)[2]
+    for tf_slim_spelling, contrib_spelling in LAYERS_SPELLINGS.items():
+        assert tf_slim_spelling in text
+        text = text.replace(tf_slim_spelling, contrib_spelling)
+    program = tmp_path / "contrib_layers_program.py"
+    program.write_text('"""tf.contrib.layers program."""' + text)
+    source, model_dir, results = run_wrapped_from_estimator_start(program, layers_estimator_dir, target, tmp_path,
+                                                                  STEPS)
+    assert "contrib" not in source and "tf_slim.optimize_loss(" in source and "tf_slim.batch_norm(" in source
+    assert_wrapped_run_matches_estimator(
+        model_dir, layers_estimator_dir, STEPS, ("hidden/weights", "hidden_bn/moving_mean", "logits/weights/Adam"),
         results, {"accuracy", "loss", "global_step"},
     )

@@ -4,9 +4,8 @@ compat/wrapped_model_fns.py) and, unchanged, the legacy reference run. Fixed bat
 10 steps (step 0 included).
 
 `slim.arg_scope` over conv2d / fully_connected with an L2 weights regularizer, batch norm as conv2d's
-normalizer (`tf.compat.v1.layers.batch_normalization`: tf_slim's own batch_norm needs tf_keras's
-legacy_tf_layers under TF 2.15, which no tf_keras for 2.15 has; its moving statistics updated through
-UPDATE_OPS), the loss from `tf.compat.v1.losses` plus the
+normalizer (`tf.compat.v1.layers.batch_normalization`, its moving statistics updated through UPDATE_OPS;
+tf_slim's own batch_norm: tests/legacy/slim_layers_program.py), the loss from `tf.compat.v1.losses` plus the
 regularization losses (`get_total_loss`), TF1 Momentum through `slim.learning.create_train_op` (which adds the
 UPDATE_OPS dependency and the global step itself). With --results, the estimator is evaluated on all of digits
 and predicts its first 20 examples (written as JSON).
