@@ -9,6 +9,7 @@ switched on first, as TensorFlow 1.x had it.
 """
 
 import builtins
+import os
 import runpy
 import sys
 
@@ -25,5 +26,6 @@ if __name__ == "__main__":
     tensorflow.compat.v1.disable_v2_behavior()
     program = sys.argv[1]
     sys.argv = sys.argv[1:]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(program)))  # its sibling modules, as `python PROGRAM` finds them
     own_builtins = {**vars(builtins), "__import__": _import}
     runpy.run_path(program, init_globals={"__builtins__": own_builtins}, run_name="__main__")
