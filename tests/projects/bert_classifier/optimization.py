@@ -42,7 +42,7 @@ class AdamWeightDecayOptimizer(tf.train.Optimizer):
 
   def __init__(self, learning_rate, weight_decay_rate=0.0, beta_1=0.9, beta_2=0.999, epsilon=1e-6,
                exclude_from_weight_decay=None, name="AdamWeightDecayOptimizer"):
-    super(AdamWeightDecayOptimizer, self).__init__(False, name)
+    super().__init__(False, name)
     self.learning_rate = learning_rate
     self.weight_decay_rate = weight_decay_rate
     self.beta_1 = beta_1
