@@ -55,6 +55,12 @@ MOVED = {
         "ClusterResolver", "KubernetesClusterResolver", "SimpleClusterResolver", "SlurmClusterResolver",
         "TFConfigClusterResolver", "TPUClusterResolver", "UnionResolver",
     })),
+    # TensorFlow 1.15's contrib.rnn re-exported the core cells, which TensorFlow 2 keeps as tf_keras's legacy cells
+    # (tf.compat.v1.nn.rnn_cell: compat.tf1_programs.use_tf_keras makes them reachable)
+    "rnn": ("tensorflow.compat.v1.nn.rnn_cell", frozenset({
+        "BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUCell", "LSTMCell", "LSTMStateTuple",
+        "MultiRNNCell", "RNNCell", "ResidualWrapper",
+    })),
     "data": ("tensorflow.compat.v1.data.experimental", frozenset({
         "AUTOTUNE", "Counter", "CsvDataset", "Reducer", "SqlDataset", "TFRecordWriter", "bucket_by_sequence_length",
         "choose_from_datasets", "copy_to_device", "dense_to_sparse_batch", "enumerate_dataset", "get_next_as_optional",
@@ -63,6 +69,13 @@ MOVED = {
         "sample_from_datasets", "scan", "shuffle_and_repeat", "unbatch", "unique",
     })),
 }
+# Modules whose target TensorFlow loads lazily, deciding then between Keras 3 and tf_keras: their references are
+# rewritten where they are used (reached after compat.tf1_programs.use_tf_keras ran), their imports are not (an import
+# runs before the migrated code's own compat import, and would load Keras 3's, which has no such cells)
+IMPORTED_AS_IS = frozenset({"rnn"})
+# Names a module kept elsewhere than the rest of it: contrib.rnn's static RNNs, tf.compat.v1.nn's
+ELSEWHERE = {"rnn": ("tensorflow.compat.v1.nn", frozenset({"static_rnn", "static_bidirectional_rnn",
+                                                           "static_state_saving_rnn"}))}
 # tf.contrib.data's functions TensorFlow 2 has no twin of, given back by compat.contrib_data
 CONTRIB_DATA = frozenset({"batch_and_drop_remainder", "padded_batch_and_drop_remainder"})
 # Names of a moved module that another rule rewrites (or flags) at their use

@@ -35,3 +35,19 @@ def test_a_recurrent_model_fn_continues_the_estimator_checkpoint_step_for_step(e
         model_dir, estimator_dir, STEPS, ("embeddings", "rnn/lstm_cell/kernel", "rnn/lstm_cell/kernel/RMSProp"),
         results, {"accuracy", "auc", "loss", "global_step"},
     )
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_the_program_spelled_with_tf_contrib_rnn_migrates_step_for_step(estimator_dir, target, tmp_path):
+    """TF 1.x code named the cell tf.contrib.rnn.LSTMCell (1.15 re-exported the core cell there; TensorFlow 2.15 has no
+    tf.contrib to run that spelling): rewritten to tf.compat.v1.nn.rnn_cell's, it ends at the same model.ckpt-20."""
+    text = PROGRAM.read_text()
+    assert "tf.compat.v1.nn.rnn_cell.LSTMCell(" in text
+    program = tmp_path / "contrib_rnn_program.py"
+    program.write_text(text.replace("tf.compat.v1.nn.rnn_cell.LSTMCell(", "tf.contrib.rnn.LSTMCell("))
+    source, model_dir, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path, STEPS)
+    assert "contrib" not in source and "tf.compat.v1.nn.rnn_cell.LSTMCell(" in source
+    assert_wrapped_run_matches_estimator(
+        model_dir, estimator_dir, STEPS, ("embeddings", "rnn/lstm_cell/kernel", "rnn/lstm_cell/kernel/RMSProp"),
+        results, {"accuracy", "auc", "loss", "global_step"},
+    )

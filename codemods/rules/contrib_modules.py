@@ -17,7 +17,7 @@ API: codemods/runtime_tier.py); otherwise it keeps its TODO (rules/contrib_names
 import libcst as cst
 
 from codemods.api import dotted_name
-from codemods.contrib_moves import CONTRIB_DATA, HANDLED, MOVED
+from codemods.contrib_moves import CONTRIB_DATA, ELSEWHERE, HANDLED, IMPORTED_AS_IS, MOVED
 from codemods.registry import Rule, register
 from codemods.syntax import fast_visit, field_ids
 
@@ -70,7 +70,7 @@ def moved_aliases(ctx) -> dict[str, str]:
                 continue
             (path,) = imported
             module = path.removeprefix("tensorflow.contrib.") if path else None
-            if module in MOVED and uses.attributes.get(name, set()) <= MOVED[module][1] | HANDLED.get(module, set()):
+            if module in MOVED and module not in IMPORTED_AS_IS and uses.attributes.get(name, set()) <= MOVED[module][1] | HANDLED.get(module, set()):
                 ctx.contrib_moved_aliases[name] = module
     return ctx.contrib_moved_aliases
 
@@ -110,10 +110,12 @@ class ContribModulesRule(Rule):
             ctx.record_once(original, self.rule_id, True, f"tf.contrib.data (removed in TensorFlow 2.0): {name} -> "
                             f"compat.contrib_data.{name}, the function TF 1.x defined")
             return cst.parse_expression(f"contrib_data.{name}")
+        if name in ELSEWHERE.get(module, ("", ()))[1]:
+            return self._moved(original, ctx, module, name, ELSEWHERE[module][0])
         return self._moved(original, ctx, module, name) if name in MOVED[module][1] else updated
 
-    def _moved(self, original, ctx, module: str, name: str):
-        target = MOVED[module][0]
+    def _moved(self, original, ctx, module: str, name: str, target: str | None = None):
+        target = target or MOVED[module][0]
         if target == "tf_slim":
             ctx.need_import("tf_slim")
         else:
@@ -152,12 +154,15 @@ class ContribModulesRule(Rule):
                 return cst.Import(names=[cst.ImportAlias(name=cst.Name("tf_slim"),
                                                          asname=cst.AsName(name=cst.Name(bound)))])
             parent, last = target.rsplit(".", 1)
+            asname = alias.asname or (cst.AsName(name=cst.Name(bound)) if last != bound else None)
             return updated.with_changes(module=cst.parse_expression(parent),
-                                        names=[alias.with_changes(name=cst.Name(last))])
+                                        names=[alias.with_changes(name=cst.Name(last), asname=asname)])
         contrib = module.removeprefix("tensorflow.contrib.")
-        if contrib in MOVED and all(name in MOVED[contrib][1] for name in names):
-            ctx.record(original, self.rule_id, True, _message(contrib))
-            return updated.with_changes(module=cst.parse_expression(MOVED[contrib][0]))
+        moved = MOVED.get(contrib, (None, ())) if contrib not in IMPORTED_AS_IS else (None, ())
+        for target, kept in (moved, ELSEWHERE.get(contrib, (None, ()))):
+            if target and all(name in kept for name in names):
+                ctx.record(original, self.rule_id, True, _message(contrib))
+                return updated.with_changes(module=cst.parse_expression(target))
         return updated
 
     @staticmethod

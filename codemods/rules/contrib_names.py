@@ -21,7 +21,9 @@ SUCCESSORS = {
     "framework": "tf_slim (arg_scope, variables, assign_from_checkpoint_fn), tf.nest, tf.compat.v1.train's "
                  "global-step functions",
     "slim": "tf_slim (`import tf_slim as slim`: the same code, maintained)",
-    "rnn": "tf.compat.v1.nn.rnn_cell (LSTMCell, GRUCell, MultiRNNCell; LSTMBlockCell's fused kernel has no twin) or "
+    "rnn": "tf.compat.v1.nn.rnn_cell's cells named where they are used (`tf.compat.v1.nn.rnn_cell.LSTMCell(...)`: an "
+           "import of them runs before the migrated code's compat import and gets Keras 3, which has none), "
+           "tf.compat.v1.nn.static_rnn; LSTMBlockCell / LSTMBlockFusedCell (fused kernels): no twin, "
            "tf_keras.layers.LSTM/GRU",
     "cudnn_rnn": "tf_keras.layers.LSTM/GRU (cuDNN kernels when their defaults are kept)",
     "data": "tf.data.Dataset's methods and tf.compat.v1.data.experimental (sliding_window_batch(size, stride) of one "

@@ -872,7 +872,18 @@ ROWS = [
         ("tf.compat.v1.distribute.cluster_resolver.TPUClusterResolver(",),
     ),
     Row(
-        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.rnn`, `data`, `training.HParams`, contrib.layers' "
+        "`tf.contrib.rnn.<cell>` (`LSTMCell`, `GRUCell`, `MultiRNNCell`, `DropoutWrapper`, ...: TF 1.15 re-exported the "
+        "core cells), `tf.contrib.rnn.static_rnn`",
+        "`tf.compat.v1.nn.rnn_cell.<cell>`, `tf.compat.v1.nn.static_rnn` where used; an import of the cells keeps its "
+        "TODO (it would load Keras 3's before the compat import; `codemods/rules/contrib_modules.py`)",
+        "same",
+        "contrib_rnn_cells",
+        ("tf.compat.v1.nn.rnn_cell.MultiRNNCell([tf.compat.v1.nn.rnn_cell.LSTMCell(",
+         "tf.compat.v1.nn.static_rnn(cell,"),
+        ("# TODO(migrate): contrib-api: tf.contrib.rnn",),
+    ),
+    Row(
+        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.rnn`'s fused cells, `training.HParams`, contrib.layers' "
         "feature columns, ...) and `from tensorflow.contrib... import ...`",
         "kept (removed in TensorFlow 2.0, never in `tf.compat.v1`), with a `TODO(migrate)` naming where the "
         "module's code went (`tf.compat.v1.nn.rnn_cell`, `Dataset.batch(n, drop_remainder=True)`, ...: "
