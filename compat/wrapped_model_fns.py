@@ -224,12 +224,11 @@ class Tf1Graph:
                 self.graph.add_to_collection(key, variable)
         return variable
 
-
     def _computed_once(self, name: str, tensor) -> np.ndarray:
         """A variable's initial value given as a tensor of the graph being traced, computed now: TF1 ran its
         initializer once, where a variable made eagerly cannot hold an op of a trace. The ops it comes from are
         copied into a graph of their own (their seeds with them) and run there."""
-        inputs = {tensor.op for tensor in [*self.graph.inputs, *self.graph.internal_captures]}
+        inputs = {placeholder.op for placeholder in [*self.graph.inputs, *self.graph.internal_captures]}
         graph = tf.Graph()
         try:
             lifted = lift_to_graph.lift_to_graph([tensor], graph, disallowed_placeholders=inputs)
