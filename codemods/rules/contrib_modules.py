@@ -70,7 +70,9 @@ def moved_aliases(ctx) -> dict[str, str]:
                 continue
             (path,) = imported
             module = path.removeprefix("tensorflow.contrib.") if path else None
-            if module in MOVED and module not in IMPORTED_AS_IS and uses.attributes.get(name, set()) <= MOVED[module][1] | HANDLED.get(module, set()):
+            if module not in MOVED or module in IMPORTED_AS_IS:
+                continue
+            if uses.attributes.get(name, set()) <= MOVED[module][1] | HANDLED.get(module, set()):
                 ctx.contrib_moved_aliases[name] = module
     return ctx.contrib_moved_aliases
 
