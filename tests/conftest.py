@@ -180,6 +180,17 @@ def wrapped_reference(legacy_python: Path, program: Path, model_dir: Path, steps
     return model_dir
 
 
+def respelled(source: Path, spellings: dict, out: Path) -> Path:
+    """`source` written to `out` with each of `spellings` (text -> text; each must occur) replaced: a program as
+    another TensorFlow spelled the same objects (tf.contrib for TF 1.x, tf.compat.v1 for the legacy run)."""
+    text = source.read_text()
+    for spelling, same_object in spellings.items():
+        assert spelling in text, spelling
+        text = text.replace(spelling, same_object)
+    out.write_text(text)
+    return out
+
+
 def run_wrapped_from_estimator_start(program: Path, estimator_dir: Path, target: str, work: Path, steps: int, *flags):
     """`program` rewritten for `target`, run to `steps` (with --results and `flags`) on work/model holding only the
     Estimator's model.ckpt-0: (the migrated code after its docstring, work/model, the results file)."""

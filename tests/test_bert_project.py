@@ -28,6 +28,7 @@ from tests.conftest import (
     assert_tf1_variables_match,
     estimator_start,
     kill_after_a_save_and_restart,
+    respelled,
     run,
 )
 
@@ -49,11 +50,7 @@ TF1_15_SPELLINGS = {
 def estimator_dir(legacy_python, tmp_path_factory):
     work = tmp_path_factory.mktemp("bert_estimator")
     for name, spellings in TF1_15_SPELLINGS.items():
-        text = (PROJECT / name).read_text()
-        for spelling, same_object in spellings.items():
-            assert spelling in text, spelling
-            text = text.replace(spelling, same_object)
-        (work / name).write_text(text)
+        respelled(PROJECT / name, spellings, work / name)
     model_dir = work / "model"
     run([legacy_python, ROOT / "tests" / "legacy" / "run_as_tf1.py", work / "run_classifier.py", "--model_dir",
          model_dir, "--max_steps", STEPS, "--results", work / "results.json", *RATE_FLAGS])

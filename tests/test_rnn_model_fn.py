@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import (
     ROOT,
     assert_wrapped_run_matches_estimator,
+    respelled,
     run_wrapped_from_estimator_start,
     wrapped_reference,
 )
@@ -41,10 +42,8 @@ def test_a_recurrent_model_fn_continues_the_estimator_checkpoint_step_for_step(e
 def test_the_program_spelled_with_tf_contrib_rnn_migrates_step_for_step(estimator_dir, target, tmp_path):
     """TF 1.x code named the cell tf.contrib.rnn.LSTMCell (1.15 re-exported the core cell there; TensorFlow 2.15 has no
     tf.contrib to run that spelling): rewritten to tf.compat.v1.nn.rnn_cell's, it ends at the same model.ckpt-20."""
-    text = PROGRAM.read_text()
-    assert "tf.compat.v1.nn.rnn_cell.LSTMCell(" in text
-    program = tmp_path / "contrib_rnn_program.py"
-    program.write_text(text.replace("tf.compat.v1.nn.rnn_cell.LSTMCell(", "tf.contrib.rnn.LSTMCell("))
+    program = respelled(PROGRAM, {"tf.compat.v1.nn.rnn_cell.LSTMCell(": "tf.contrib.rnn.LSTMCell("},
+                        tmp_path / "contrib_rnn_program.py")
     source, model_dir, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path, STEPS)
     assert "contrib" not in source and "tf.compat.v1.nn.rnn_cell.LSTMCell(" in source
     assert_wrapped_run_matches_estimator(

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import (
     ROOT,
     assert_wrapped_run_matches_estimator,
+    respelled,
     run,
     run_wrapped_from_estimator_start,
     wrapped_reference,
@@ -52,12 +53,7 @@ CONTRIB_SPELLINGS = {
 def test_the_program_spelled_with_tf_contrib_migrates_to_tf_slim_step_for_step(estimator_dir, target, tmp_path):
     """tf.contrib is not in TensorFlow 2.x, so the Estimator reference is the tf_slim program's (the same code):
     the contrib-spelled program, rewritten, continues that reference's model.ckpt-0 and ends at its model.ckpt-20."""
-    text = PROGRAM.read_text()
-    for tf_slim_spelling, contrib_spelling in CONTRIB_SPELLINGS.items():
-        assert tf_slim_spelling in text
-        text = text.replace(tf_slim_spelling, contrib_spelling)
-    program = tmp_path / "slim_contrib_program.py"
-    program.write_text(text)
+    program = respelled(PROGRAM, CONTRIB_SPELLINGS, tmp_path / "slim_contrib_program.py")
     source, model_dir, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path, STEPS)
     assert "contrib" not in source and "import tf_slim as slim" in source
     assert "tf_slim.arg_scope(" in source and "tf_slim.l2_regularizer(" in source and "tf_slim.flatten(" in source
@@ -89,12 +85,7 @@ def test_tf_contrib_layers_batch_norm_and_optimize_loss_migrate_step_for_step(la
     clipping, summaries), spelled as TF 1.x code did, rewritten to tf_slim: from the Estimator's model.ckpt-0 (of the
     same code spelled with tf_slim), 20 steps end at its model.ckpt-20 within 1e-5 with its metrics and predictions.
     tf-slim 1.1 needs compat.tf1_programs.keep_tf_slim_working on TensorFlow 2.21 (it was AttributeError: ops.Tensor)."""
-    text = LAYERS_PROGRAM.read_text().split('"""', 2)[2]
-    for tf_slim_spelling, contrib_spelling in LAYERS_SPELLINGS.items():
-        assert tf_slim_spelling in text
-        text = text.replace(tf_slim_spelling, contrib_spelling)
-    program = tmp_path / "contrib_layers_program.py"
-    program.write_text('"""tf.contrib.layers program."""' + text)
+    program = respelled(LAYERS_PROGRAM, LAYERS_SPELLINGS, tmp_path / "contrib_layers_program.py")
     source, model_dir, results = run_wrapped_from_estimator_start(program, layers_estimator_dir, target, tmp_path,
                                                                   STEPS)
     assert "contrib" not in source and "tf_slim.optimize_loss(" in source and "tf_slim.batch_norm(" in source
