@@ -13,7 +13,9 @@ HOOKS = {
     "MonitoredTrainingSession is carried over (compat.estimator_hooks.LogLoss)",
     "NanTensorHook": "use tf_keras.callbacks.TerminateOnNaN() (NanTensorHook(loss) in the hooks of a migrated "
     "MonitoredTrainingSession is carried over)",
-    "ProfilerHook": "use tf_keras.callbacks.TensorBoard(log_dir, profile_batch=(start, stop))",
+    "ProfilerHook": "carried over (compat.estimator_hooks.Profiler: TensorFlow's profiler on the same steps) in the "
+    "hooks of a migrated train call or of a model_fn kept as written, with one of save_steps and save_secs; "
+    "elsewhere use tf_keras.callbacks.TensorBoard(log_dir, profile_batch=(start, stop))",
     # Estimator uses a CheckpointSaverHook in hooks= instead of its own saver (estimator.py,
     # _train_with_estimator_spec): the RunConfig's cadence is then unused.
     "CheckpointSaverHook": "it replaced the Estimator's own saver: carried over (its save_steps/save_secs become "

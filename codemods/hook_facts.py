@@ -26,12 +26,13 @@ HOOK_METHODS = {
 BUILTIN_HOOKS = {
     f"{namespace}.{hook}": callback
     for namespace in ("train", "estimator")
-    for hook, callback in (("StopAtStepHook", "StopAtStep"), ("StepCounterHook", "StepCounter"))
+    for hook, callback in (("StopAtStepHook", "StopAtStep"), ("StepCounterHook", "StepCounter"), ("ProfilerHook", "Profiler"))
 }
 _EARLY_STOPPING_REST = ("eval_dir", "min_steps", "run_every_secs", "run_every_steps")
 BUILTIN_HOOK_PARAMS = {
     "StopAtStep": ("num_steps", "last_step"),
     "StepCounter": ("every_n_steps", "every_n_secs", "output_dir", "summary_writer"),
+    "Profiler": ("save_steps", "save_secs", "output_dir", "show_dataflow", "show_memory"),
     "stop_if_no_decrease_hook": ("estimator", "metric_name", "max_steps_without_decrease", *_EARLY_STOPPING_REST),
     "stop_if_no_increase_hook": ("estimator", "metric_name", "max_steps_without_increase", *_EARLY_STOPPING_REST),
     "stop_if_higher_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
@@ -39,7 +40,7 @@ BUILTIN_HOOK_PARAMS = {
     "make_early_stopping_hook": ("estimator", "should_stop_fn", "run_every_secs", "run_every_steps"),
 }
 # The hooks given the estimator they stop; the callbacks are not (the metric hooks read its eval directory).
-EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name not in ("StopAtStep", "StepCounter")]
+EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name not in ("StopAtStep", "StepCounter", "Profiler")]
 METRIC_EARLY_STOPPING_HOOKS = [name for name in EARLY_STOPPING_HOOKS if name.startswith("stop_if_")]
 BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_STOPPING_HOOKS})
 
@@ -267,6 +268,8 @@ def builtin_hook_problems(call: cst.Call, path: str, trained: str) -> list[str]:
     problems += [f"{hook}({key}=...) is not migrated" for key in unknown]
     if callback == "StopAtStep" and len([k for k in arguments if not is_none(arguments[k])]) != 1:
         problems.append("StopAtStepHook needs exactly one of num_steps and last_step")
+    if callback == "Profiler" and len([k for k in ("save_steps", "save_secs") if k in arguments and not is_none(arguments[k])]) != 1:
+        problems.append("ProfilerHook needs exactly one of save_steps and save_secs")
     writer = arguments.get("summary_writer")
     if callback == "StepCounter" and writer is not None and not is_none(writer):
         problems.append("StepCounterHook(summary_writer=...) is not migrated: give output_dir= instead")

@@ -82,7 +82,8 @@ CONFIG_ARGUMENTS = (
 )
 # Built-in hooks that become compat.estimator_hooks callbacks wherever they are built (the early-stopping
 # hooks name their estimator: only inline in a train call, codemods/rules/builtin_hooks.py).
-RUNTIME_HOOKS = ("train.StopAtStepHook", "estimator.StopAtStepHook", "train.StepCounterHook", "estimator.StepCounterHook")
+RUNTIME_HOOKS = tuple(f"{namespace}.{hook}" for namespace in ("train", "estimator")
+                      for hook in ("StopAtStepHook", "StepCounterHook", "ProfilerHook"))
 # Built-in hooks that run as they are (TF1's tf.compat.v1.train classes) among the hooks of a model_fn the tier
 # wraps or of its train call (compat.wrapped_hooks): they fetch tensors and read the global step, without feeds,
 # run options or summaries; given to an estimator whose model is Keras, compat.estimator_training stops with one error.
@@ -350,15 +351,32 @@ def analyze(
         trains = any(kind in ("train", "train_and_evaluate") for kind in tier.calls.values())
         sessions = bool(facts.sessions or facts.saver_sessions) or any(
             api is not None and api.path in MONITORED_SESSIONS for api in map(resolver.call_api, visitor.calls))
-        dropped = {"builtin_hook"} if not trains or sessions else set()  # the hooks may be a TF1 session's
-        if not project.wraps_model_fns or sessions:  # no model_fn's graph runs them, or a TF1 session may
-            dropped.add("session_hook")
-        tier.calls = {key: kind for key, kind in tier.calls.items() if kind not in dropped}
+        # A module that trains nothing may build its built-in hooks for a TF1 session elsewhere, but not those built
+        # in a function returning a spec: a model_fn's, which the wrapped model runs (callbacks among them too)
+        spec_builders = _spec_builders(visitor, resolver) if project.wraps_model_fns and not project.keeps_estimators \
+            else set()
+
+        def dropped(key: int, kind: str) -> bool:
+            if kind == "builtin_hook":
+                return sessions or not (trains or id(visitor.function_of[key]) in spec_builders)
+            # no model_fn's graph runs session hooks, or a TF1 session may
+            return kind == "session_hook" and (sessions or not project.wraps_model_fns)
+
+        tier.calls = {key: kind for key, kind in tier.calls.items() if not dropped(key, kind)}
         tier.session_hook_names = {id(call.func) for call in visitor.calls if tier.kind(call) == "session_hook"}
     return tier
 
 
 _KEPT_KINDS = ("train_and_evaluate", "model_to_estimator", *ESTIMATOR_METHODS)
+
+
+def _spec_builders(visitor: _Calls, resolver: ApiResolver) -> set[int]:
+    """The functions of the module that build an EstimatorSpec (or a TPUEstimatorSpec): model_fns, by id."""
+    return {
+        id(visitor.function_of[id(call)]) for call in visitor.calls
+        if visitor.function_of[id(call)] is not None and (api := resolver.call_api(call)) is not None
+        and (api.path == "estimator.EstimatorSpec" or tpu_name(api.path) == "TPUEstimatorSpec")
+    }
 
 
 def _keep(call: cst.Call, kind: str | None, tier: RuntimeTier, mentions_tensorflow) -> None:

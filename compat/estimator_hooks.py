@@ -126,6 +126,43 @@ class StepCounter(tf_keras.callbacks.Callback):
             self._writer.close()
 
 
+class Profiler(tf_keras.callbacks.Callback):
+    """`ProfilerHook(save_steps | save_secs, output_dir)`: TensorFlow's profiler records one training step every
+    N steps (or seconds), the steps the hook chose: not the call's first, then the first one N steps (seconds)
+    after the last one recorded. The trace of the step that takes the global step to G goes to
+    `<output_dir>/step_<G>` in TensorBoard's profile format (`plugins/profile/...`; open output_dir in
+    TensorBoard's Profile tab). TF1's hook wrote the same step as `timeline-<G>.json`, a Chrome trace drawn with
+    `show_dataflow` / `show_memory`: TensorBoard's trace viewer and memory profile show both, so they are accepted
+    and need no setting. A step traced while another profiler runs (TensorBoard(profile_batch=...)) is one error."""
+
+    def __init__(self, save_steps: int | None = None, save_secs: float | None = None, output_dir: str = "",
+                 show_dataflow: bool = True, show_memory: bool = False):
+        super().__init__()
+        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+        self.output_dir = output_dir
+        self.show_dataflow, self.show_memory = show_dataflow, show_memory
+
+    def on_train_begin(self, logs=None):
+        self._next_step = None  # the global step after the next step, once a step of this call has run
+        self._tracing = None  # the directory of the trace under way
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self._next_step is not None and self._timer.should_trigger_for_step(self._next_step):
+            self._tracing = os.path.join(self.output_dir, f"step_{self._next_step}")
+            tf.profiler.experimental.start(self._tracing)
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = int(self.model.optimizer.iterations.numpy())
+        if self._next_step is None:  # the timer starts from this call's first step, as the hook's did
+            self._timer.update_last_triggered_step(step - 1)
+        if self._tracing is not None:
+            tf.profiler.experimental.stop()
+            self._timer.update_last_triggered_step(step)
+            tf.compat.v1.logging.info("Saved the profile of step %d into '%s'.", step, self._tracing)
+            self._tracing = None
+        self._next_step = step + 1
+
+
 def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
     """The metrics in eval_dir's event files by step, in step order: Estimator's `read_eval_metrics`, which
     reads the Estimator's scalars (simple values), also reading TF2 scalars (compat.estimator_evaluation's)."""

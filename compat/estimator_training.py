@@ -355,7 +355,7 @@ def callbacks_of(hooks, what: str, model=None) -> list[tf_keras.callbacks.Callba
     training of a wrapped model_fn (`model`, its variables made): one callback then runs those and its spec's
     training hooks against its TF1 graph (compat.wrapped_hooks)."""
     hooks = list(hooks or ())
-    runs_session_hooks = hasattr(model, "hooks_callback")
+    runs_session_hooks = hasattr(model, "training_callbacks")
     session_hooks = [hook for hook in hooks if runs_session_hooks and isinstance(hook, SessionRunHook)]
     callbacks = [hook for hook in hooks if not any(hook is session_hook for session_hook in session_hooks)]
     for hook in callbacks:
@@ -365,8 +365,7 @@ def callbacks_of(hooks, what: str, model=None) -> list[tf_keras.callbacks.Callba
                 "kept as written (compat.wrapped_model_fns): migrate its class with `migrate rewrite`, or write a "
                 "tf_keras.callbacks.Callback"
             )
-    runner = model.hooks_callback(session_hooks) if runs_session_hooks else None
-    return callbacks if runner is None else [*callbacks, runner]
+    return [*callbacks, *model.training_callbacks(session_hooks)] if runs_session_hooks else callbacks
 
 
 def steps_eagerly(callbacks) -> bool:

@@ -79,8 +79,10 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         if mode == ModeKeys.PREDICT and predictions is None:
             raise ValueError("Missing predictions: EstimatorSpec in PREDICT mode needs them.")
         hooks = [tuple(h or ()) for h in (training_chief_hooks, training_hooks, evaluation_hooks, prediction_hooks)]
-        for hook in (hook for group in hooks for hook in group):
-            if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+        for group, hook in ((group, hook) for group, hooks_of in enumerate(hooks) for hook in hooks_of):
+            # a built-in training hook the rewrite migrated (compat.estimator_hooks) is a Keras callback: fit runs it
+            if not isinstance(hook, tf.compat.v1.train.SessionRunHook) and not (
+                    group < 2 and isinstance(hook, tf_keras.callbacks.Callback)):
                 raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
         if mode == ModeKeys.PREDICT:
             export_outputs = _export_outputs(export_outputs, predictions)
@@ -489,12 +491,15 @@ class WrappedModelFn(tf_keras.Model):
                    for batch in dataset)
         return as_estimator_yields(batches, predict_keys, yield_single_examples)
 
-    def hooks_callback(self, hooks) -> tf_keras.callbacks.Callback | None:
-        """The callback that runs `hooks` (SessionRunHooks given to train) and the TRAIN spec's training hooks
-        around the steps of a training (made with `make_variables`), or None when there are none. The steps
-        then run one by one, eagerly (each hook chooses its fetches at every step)."""
-        hooks = [*hooks, *self._train_graph.hooks]
-        return _RunSessionHooks(self, hooks) if hooks else None
+    def training_callbacks(self, hooks) -> list[tf_keras.callbacks.Callback]:
+        """The callbacks of a training (its variables made with `make_variables`): the TRAIN spec's training hooks
+        that are Keras callbacks (built-in hooks the rewrite migrated), then one that runs `hooks` (SessionRunHooks
+        given to train) and the spec's SessionRunHooks around the steps, when there are any. The steps then run
+        one by one, eagerly (each hook chooses its fetches at every step)."""
+        spec_hooks = self._train_graph.hooks
+        callbacks = [hook for hook in spec_hooks if isinstance(hook, tf_keras.callbacks.Callback)]
+        session_hooks = [*hooks, *(hook for hook in spec_hooks if isinstance(hook, tf.compat.v1.train.SessionRunHook))]
+        return [*callbacks, _RunSessionHooks(self, session_hooks)] if session_hooks else callbacks
 
     def load_estimator_checkpoint(self, prefix: str | os.PathLike) -> int:
         """An Estimator's `model.ckpt-N` (a model_dir or a prefix) of this model_fn, once its variables exist

@@ -1,6 +1,7 @@
 """SessionRunHooks of a wrapped model_fn (compat.wrapped_hooks) against the real Estimator:
 tests/legacy/session_hooks_program.py trains under TensorFlow 2.15 with a LoggingTensorHook in its
-training_hooks (its logged lines compared), a hook of its own in train(hooks=...) (fetches by object and by name, the global step read
+training_hooks (its logged lines compared) and a ProfilerHook (migrated: compat.estimator_hooks.Profiler, tracing
+the same steps), a hook of its own in train(hooks=...) (fetches by object and by name, the global step read
 with run_context.session.run, a stop requested at step 12) and an evaluation hook. Rewritten for each target
 and started on that run's model.ckpt-0, the migrated program's hooks see the same values at every step
 (equal floats), training stops at the same step with the same checkpoint, and the evaluation hook sees the
@@ -43,6 +44,7 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
     text = migrated.read_text()
     assert "wrapped_model_fns.WrappedModelFn(model_fn" in text
     assert text.count("tf.compat.v1.train.LoggingTensorHook(") == 2 and "TODO(migrate): unsupported-api" not in text
+    assert "estimator_hooks.Profiler(save_steps=5, " in text
     model_dir = estimator_start(estimator_dir, tmp_path / "model")
     record = tmp_path / "record.json"
     completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--record", record])
@@ -55,6 +57,11 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
     assert [float(loss) for loss in estimator_logged] == pytest.approx(
         [expected["train"][step - 1]["loss"] for step in (1, 1, 5, 6, 9, 11)], rel=1e-6)
     assert LOGGED_LOSS.findall(completed.stderr) == estimator_logged
+    # The ProfilerHook traced the same steps: TF1's Chrome traces, TF2's profiles of the step with the model's ops
+    assert sorted(path.name for path in (estimator_dir / "profile").glob("timeline-*.json")) == [
+        "timeline-10.json", "timeline-5.json"]
+    traces = {path.parts[-5]: path.read_bytes() for path in (model_dir / "profile").glob("*/plugins/profile/*/*.xplane.pb")}
+    assert sorted(traces) == ["step_10", "step_5"] and all(b"MatMul" in trace for trace in traces.values())
     reference = LegacyCheckpoint(estimator_dir / "model.ckpt-12")
     migrated_variables = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
     assert set(migrated_variables) == set(reference.shapes)

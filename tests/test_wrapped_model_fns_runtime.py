@@ -340,6 +340,33 @@ def test_built_in_hooks_of_the_spec_find_the_global_step_read_estimator_made(tmp
         train(counting, input_fn=endless, steps=10)
 
 
+def test_built_in_hooks_the_rewrite_made_callbacks_run_from_the_specs_training_hooks(tmp_path):
+    """A built-in hook in a spec's training_hooks is rewritten wherever it is built (codemods/runtime_tier.py's
+    RUNTIME_HOOKS): the compat.estimator_hooks callbacks it becomes run with the training's callbacks. Here
+    StopAtStep ends the training at step 7 (of 10), StepCounter writes global_step/sec at steps 3 and 5 and 7, and
+    Profiler traces steps 3 and 6 (not the first; then every 3), each holding the model's own MatMul."""
+    from estimator_migrate.compat import estimator_hooks
+    from estimator_migrate.compat.estimator_hooks import read_eval_metrics
+    from estimator_migrate.compat.estimator_training import configure, train
+
+    def hooked_model_fn(features, labels, mode, params, config):
+        spec = model_fn(features, labels, mode, params)
+        hooks = [estimator_hooks.StopAtStep(last_step=7),
+                 estimator_hooks.StepCounter(every_n_steps=2, output_dir=f"{config.model_dir}/counter"),
+                 estimator_hooks.Profiler(save_steps=3, output_dir=f"{config.model_dir}/profile")]
+        return EstimatorSpec(mode, loss=spec.loss, train_op=spec.train_op, training_hooks=hooks)
+
+    model = configure(WrappedModelFn(hooked_model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path))
+    train(model, input_fn=lambda: _dataset().repeat(), steps=10)
+    assert int(model.optimizer.iterations) == int(model.tf1_variables["global_step"]) == 7
+    assert sorted(read_eval_metrics(str(tmp_path / "counter"))) == [3, 5, 7]
+    traces = {path.parts[-5]: path.read_bytes() for path in (tmp_path / "profile").glob("*/plugins/profile/*/*.xplane.pb")}
+    assert sorted(traces) == ["step_3", "step_6"]
+    assert all(b"MatMul" in trace for trace in traces.values())
+    with pytest.raises(TypeError, match="All hooks must be SessionRunHook instances"):
+        EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(0.0), evaluation_hooks=[estimator_hooks.StopAtStep(last_step=1)])
+
+
 def test_a_configured_model_handed_elsewhere_answers_estimators_calls(tmp_path):
     """Code the rewrite did not follow (a helper given the estimator: simclr's `perform_evaluation(estimator,
     input_fn, ...)`) calls Estimator's methods on the migrated model: train and export_saved_model are

@@ -314,7 +314,7 @@ ROWS = [
          'self._session_run_results = estimator_hooks.fetched({"global_step": self._global_step_tensor})'),
     ),
     Row(
-        "`tf.estimator.LoggingTensorHook` / `ProfilerHook` / `SessionRunHook` / `SessionRunArgs` / "
+        "`tf.estimator.LoggingTensorHook` / `SessionRunHook` / `SessionRunArgs` / "
         "`SecondOrStepTimer` / ... (and TF1's `tf.train.*` of them) where the rewrite keeps them",
         "`tf.compat.v1.train.<the same name>`: the same classes (TF 2.15: `tf.estimator.X is "
         "tf.compat.v1.train.X`), which TensorFlow >= 2.16 still has; it has no `tf.estimator`",
@@ -433,6 +433,17 @@ ROWS = [
         "builtin_step_counter_hook",
         ('estimator_hooks.StepCounter(every_n_steps=50, output_dir=os.path.join("/tmp/counted", "speed"))',),
         ('estimator_hooks.StepCounter(every_n_steps=50, output_dir=os.path.join("/tmp/counted", "speed"))',),
+    ),
+    Row(
+        "`ProfilerHook(save_steps=N \\| save_secs=S, output_dir, show_dataflow, show_memory)` in a migrated training's "
+        "hooks or a kept model_fn's training_hooks",
+        "`compat.estimator_hooks.Profiler(...)`: TensorFlow's profiler traces the steps the hook traced (every N steps or "
+        "S seconds, not the first) into output_dir/step_<G> (TensorBoard's profile; TF1 wrote timeline-<G>.json); "
+        "both cadences: kept, TODO",
+        "same, in the loop's `CallbackList`",
+        "builtin_profiler_hook",
+        ('estimator_hooks.Profiler(save_steps=100, output_dir="/tmp/profiled/profile", show_memory=True)',),
+        ('estimator_hooks.Profiler(save_steps=100, output_dir="/tmp/profiled/profile", show_memory=True)',),
     ),
     Row(
         "`CheckpointSaverHook(model_dir, save_steps=N \\| save_secs=S)` written inline in a migrated training's hooks "
@@ -837,7 +848,7 @@ ROWS = [
         ("model = wrapped_model_fns.WrappedModelFn(train_graph)", "train_step(features[at : at + 32], labels[at : at + 32])"),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`ProfilerHook`, `SummarySaverHook`, ...; `LoggingTensorHook`, `NanTensorHook` outside a project whose model_fns are kept as written)",
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise, `train.Saver`, other built-in hooks (`SummarySaverHook`, ...; `ProfilerHook` with both cadences or outside a migrated training; `LoggingTensorHook`, `NanTensorHook` outside a project whose model_fns are kept as written)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "todo_unsupported_apis",

@@ -6,12 +6,14 @@ The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the Estim
 given to train(hooks=...) logging the loss by its tensor's name every 4 steps (their lines at INFO level on stderr); a
 hook of the program's own in train(hooks=...) that fetches the loss by object and the logits by name in
 before_run, reads the global step with `run_context.session.run` after each step, and requests a stop at
-step 12 (of max_steps 20); an evaluation hook fetching the batch loss by name. What the hooks saw is written
+step 12 (of max_steps 20); a `ProfilerHook` in training_hooks tracing every 5 steps into model_dir/profile (its
+output_dir read from the `config` the model_fn is given); an evaluation hook fetching the batch loss by name. What the hooks saw is written
 as JSON (--record) to compare with the migrated program's.
 """
 
 import argparse
 import json
+import os
 
 import numpy as np
 import tensorflow as tf
@@ -49,7 +51,7 @@ class RecordingHook(tf.compat.v1.train.SessionRunHook):
 EVAL_RECORDS = RecordingHook()
 
 
-def model_fn(features, labels, mode):
+def model_fn(features, labels, mode, config):
     with tf.compat.v1.variable_scope("hidden"):
         w = tf.compat.v1.get_variable("w", [64, 16], initializer=tf.compat.v1.glorot_uniform_initializer(seed=1))
         hidden = tf.nn.relu(tf.matmul(features["pixels"], w))
@@ -61,7 +63,8 @@ def model_fn(features, labels, mode):
             "accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))})
     train_op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss, tf.compat.v1.train.get_global_step())
     logging_hook = tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=5)
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[logging_hook])
+    profiler = tf.compat.v1.train.ProfilerHook(save_steps=5, output_dir=os.path.join(config.model_dir, "profile"))
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[logging_hook, profiler])
 
 
 def main():
