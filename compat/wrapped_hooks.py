@@ -7,7 +7,8 @@ protocol: `begin()` in the graph (which they may extend with their own ops), `af
 coord)`, `before_run(run_context)` / `after_run(run_context, run_values)` around every step, whose fetches run
 in the same call as the step's own (one pruned function per set of fetches, as one `session.run`), and
 `end(session)`. `run_context.request_stop()` ends the training (or evaluation) after that step. The `session`
-a hook is given runs fetches that need no input (`session.run(global_step)`); feeding is not supported.
+a hook is given runs fetches that need no input (`session.run(global_step)`); feeding is not supported, nor
+RunOptions but `report_tensor_allocations_upon_oom` (which only changed an out-of-memory error's message).
 """
 
 from __future__ import annotations
@@ -74,6 +75,18 @@ def _numpy(structure):
     return tf.nest.map_structure(lambda value: None if value is None else np.asarray(value), structure)
 
 
+# RunOptions that only change what a failing step reports (TF1 listed the live tensors in an out-of-memory
+# error): a step of the wrapped graph runs without them, its results the same
+_DIAGNOSTIC_OPTIONS = {"report_tensor_allocations_upon_oom"}
+
+
+def _changing_options(options) -> list[str]:
+    """The fields a hook's RunOptions set that the wrapped graph's steps cannot honour."""
+    if options is None:
+        return []
+    return [field.name for field, _ in options.ListFields() if field.name not in _DIAGNOSTIC_OPTIONS]
+
+
 class HookSession:
     """The `session` a hook gets: `run(fetches)` evaluates them in the model_fn's graph, from no input."""
 
@@ -88,6 +101,10 @@ class HookSession:
         if feed_dict:
             raise ValueError("a hook's session.run(feed_dict=...) is not migrated: a wrapped model_fn's graph is fed "
                              "by its input_fn only")
+        if _changing_options(options) or run_metadata is not None:
+            raise ValueError("a hook's session.run(options=..., run_metadata=...) is not migrated "
+                             f"({', '.join(_changing_options(options)) or 'run_metadata'}): a wrapped model_fn's graph "
+                             "runs as a TF2 function, without a session's traces")
         function = self._graph.with_fetches(fetches, inputs=False)
         with tf.init_scope():  # hooks call it with the graph as the default one: run it, do not trace it there
             return _numpy(function()["extra"])
@@ -128,9 +145,9 @@ class SessionHooks:
         with self.graph.as_default():
             requests = [hook.before_run(context) for hook in self.hooks]
         for hook, request in zip(self.hooks, requests, strict=True):
-            if request is not None and (request.feed_dict or request.options):
+            if request is not None and (request.feed_dict or _changing_options(request.options)):
                 raise ValueError(f"{type(hook).__name__}.before_run: SessionRunArgs(feed_dict=..., options=...) "
-                                 "is not migrated")
+                                 f"is not migrated ({', '.join(_changing_options(request.options)) or 'feed_dict'})")
         extra = [() if request is None else request.fetches for request in requests]
         fetched = self.graph.with_fetches(extra)(*flat_inputs)
         values = [None if request is None else _numpy(value) for request, value in zip(requests, fetched["extra"])]

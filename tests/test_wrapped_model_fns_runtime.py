@@ -367,6 +367,37 @@ def test_built_in_hooks_the_rewrite_made_callbacks_run_from_the_specs_training_h
         EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(0.0), evaluation_hooks=[estimator_hooks.StopAtStep(last_step=1)])
 
 
+def test_run_options_that_only_change_an_oom_report_are_taken_and_others_are_one_error(tmp_path):
+    """efficientdet's OomReportingHook asks each step for `report_tensor_allocations_upon_oom` (TF1 then listed the
+    live tensors in an out-of-memory error): the steps run, the same. Options that change how the step runs or what
+    it returns (a FULL_TRACE, run_metadata) are one error naming them."""
+    from estimator_migrate.compat.estimator_training import configure, train
+
+    class OptionsHook(tf.compat.v1.train.SessionRunHook):
+        def __init__(self, options, metadata=False):
+            self.options, self.metadata, self.steps = options, metadata, 0
+
+        def before_run(self, run_context):
+            if self.metadata:
+                run_context.session.run(tf.compat.v1.train.get_global_step(), options=self.options,
+                                        run_metadata=tf.compat.v1.RunMetadata())
+            return tf.compat.v1.train.SessionRunArgs(fetches=[], options=self.options)
+
+        def after_run(self, run_context, run_values):
+            self.steps += 1
+
+    oom_report = OptionsHook(tf.compat.v1.RunOptions(report_tensor_allocations_upon_oom=True))
+    model = configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path / "a"))
+    train(model, input_fn=_dataset, hooks=[oom_report], steps=3)
+    assert oom_report.steps == int(model.tf1_variables["global_step"]) == 3
+    trace = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+    for hook, named in ((OptionsHook(trace), r"SessionRunArgs\(feed_dict=\.\.\., options=\.\.\.\) is not migrated \(trace_level\)"),
+                        (OptionsHook(None, metadata=True), r"session.run\(options=..., run_metadata=...\) is not migrated \(run_metadata\)")):
+        model = configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path / "b"))
+        with pytest.raises(ValueError, match=named):
+            train(model, input_fn=_dataset, hooks=[hook], steps=3)
+
+
 def test_a_configured_model_handed_elsewhere_answers_estimators_calls(tmp_path):
     """Code the rewrite did not follow (a helper given the estimator: simclr's `perform_evaluation(estimator,
     input_fn, ...)`) calls Estimator's methods on the migrated model: train and export_saved_model are
