@@ -6,7 +6,8 @@ and all of contrib.slim into the tf-slim package (`pip install tf-slim`, `import
 tf.compat.v1; its layers on tf_keras's legacy layers); tf.contrib.tpu's optimizer, scopes and graph functions and
 tf.contrib.cluster_resolver's resolvers were tensorflow.python.tpu's and tensorflow.python.distribute's by TensorFlow
 1.15, which TensorFlow 2 keeps under tf.compat.v1; tf.contrib.data's transformations were deprecated aliases of
-tf.data.experimental's, with the same parameters. codemods/rules/contrib_modules.py renames references by these tables;
+tf.data.experimental's, with the same parameters; tf.contrib.training's HParams has no twin in TensorFlow 2, and
+compat.tf1_hparams gives TF 1.x's back. codemods/rules/contrib_modules.py renames references by these tables;
 what they lack keeps its TODO (codemods/rules/contrib_names.py).
 """
 
@@ -69,6 +70,10 @@ MOVED = {
         "sample_from_datasets", "scan", "shuffle_and_repeat", "unbatch", "unique",
     })),
 }
+# TensorFlow 2 has no HParams: compat.tf1_hparams holds TF 1.x's class (tf.contrib.training's only name with a home)
+_HPARAMS = "estimator_migrate.compat.tf1_hparams"
+MOVED["training"] = (_HPARAMS, frozenset({"HParams"}))
+MOVED["training.python.training.hparam"] = (_HPARAMS, frozenset({"HParams", "parse_values"}))
 # Modules whose target TensorFlow loads lazily, deciding then between Keras 3 and tf_keras: their references are
 # rewritten where they are used (reached after compat.tf1_programs.use_tf_keras ran), their imports are not (an import
 # runs before the migrated code's own compat import, and would load Keras 3's, which has no such cells)

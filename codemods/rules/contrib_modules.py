@@ -18,6 +18,7 @@ import libcst as cst
 
 from codemods.api import dotted_name
 from codemods.contrib_moves import CONTRIB_DATA, ELSEWHERE, HANDLED, IMPORTED_AS_IS, MOVED
+from codemods.imports import RUNTIME_PACKAGE
 from codemods.registry import Rule, register
 from codemods.syntax import fast_visit, field_ids
 
@@ -80,8 +81,9 @@ def moved_aliases(ctx) -> dict[str, str]:
 def _message(module: str) -> str:
     target = MOVED[module][0]
     where = "tf_slim, the same code (`pip install tf-slim`; its layers run on tf_keras's legacy layers)" \
-        if target == "tf_slim" else f"{target}, the same objects"
-    return f"tf.contrib.{module} (removed in TensorFlow 2.0) -> {where}"
+        if target == "tf_slim" else "compat.tf1_hparams, TF 1.x's HParams (parse rules and checks included)" \
+        if target.startswith(RUNTIME_PACKAGE) else f"{target}, the same objects"
+    return f"tf.contrib.{module.split('.')[0]} (removed in TensorFlow 2.0) -> {where}"
 
 
 @register
@@ -120,6 +122,9 @@ class ContribModulesRule(Rule):
         target = target or MOVED[module][0]
         if target == "tf_slim":
             ctx.need_import("tf_slim")
+        elif target.startswith(RUNTIME_PACKAGE):
+            target = target.rsplit(".", 1)[1]
+            ctx.need_compat(target)
         else:
             target = target.replace("tensorflow", ctx.need_tensorflow(), 1)
         ctx.record_once(original, self.rule_id, True, _message(module))
@@ -145,13 +150,14 @@ class ContribModulesRule(Rule):
             return updated
         module = dotted_name(original.module)
         names = [dotted_name(alias.name) for alias in original.names]
-        if module == "tensorflow.contrib" and len(names) == 1 and names[0] in MOVED:
+        imported = f"{module}.{names[0]}".removeprefix("tensorflow.contrib.") if len(names) == 1 else None
+        if module.startswith("tensorflow.contrib") and imported in MOVED:  # a moved module, by its name
             (alias,) = original.names
             bound = alias.asname.name.value if alias.asname else names[0]
-            if moved_aliases(ctx).get(bound) != names[0]:
+            if moved_aliases(ctx).get(bound) != imported:
                 return updated
-            ctx.record(original, self.rule_id, True, _message(names[0]))
-            target = MOVED[names[0]][0]
+            ctx.record(original, self.rule_id, True, _message(imported))
+            target = MOVED[imported][0]
             if target == "tf_slim":
                 return cst.Import(names=[cst.ImportAlias(name=cst.Name("tf_slim"),
                                                          asname=cst.AsName(name=cst.Name(bound)))])

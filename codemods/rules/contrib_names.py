@@ -29,7 +29,8 @@ SUCCESSORS = {
     "data": "tf.data.Dataset's methods and tf.compat.v1.data.experimental (sliding_window_batch(size, stride) of one "
             "tensor: dataset.window(size, stride, drop_remainder=True).flat_map(lambda w: w.batch(size)); "
             "make_csv_dataset: tf.data.experimental's, whose prefetch and parallel-read defaults moved)",
-    "training": "HParams: a dict or a dataclass of your own; the rest: tf.data and tf.compat.v1.train",
+    "training": "compat.tf1_hparams.HParams for HParams (TF 1.x's; the rewrite renames the references it can reach); "
+                "the rest: tf.data and tf.compat.v1.train",
     "metrics": "tf.compat.v1.metrics (streaming_<name> -> <name>, labels first)",
     "lookup": "tf.lookup",
     "tpu": "tf.compat.v1.tpu, or tf.distribute.TPUStrategy",

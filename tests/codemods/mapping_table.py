@@ -894,15 +894,15 @@ ROWS = [
         ("# TODO(migrate): contrib-api: tf.contrib.rnn",),
     ),
     Row(
-        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.rnn`'s fused cells, `training.HParams`, contrib.layers' "
+        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.rnn`'s fused cells, `lookup`'s tables, contrib.layers' "
         "feature columns, ...) and `from tensorflow.contrib... import ...`",
         "kept (removed in TensorFlow 2.0, never in `tf.compat.v1`), with a `TODO(migrate)` naming where the "
         "module's code went (`tf.compat.v1.nn.rnn_cell`, `Dataset.batch(n, drop_remainder=True)`, ...: "
         "`codemods/rules/contrib_names.py`)",
         "same",
         "todo_contrib_successors",
-        ("# TODO(migrate): contrib-api: tf.contrib.training",),
-        ("# TODO(migrate): contrib-api: tf.contrib.training",),
+        ("# TODO(migrate): contrib-api: tf.contrib.lookup", "hparams = tf1_hparams.HParams(learning_rate=0.01"),
+        ("# TODO(migrate): contrib-api: tf.contrib.lookup",),
     ),
     Row(
         "`tf.contrib.data.<name>` that was tf.data.experimental's (`map_and_batch`, `parallel_interleave`, "
@@ -916,6 +916,20 @@ ROWS = [
         ("from tensorflow.compat.v1.data.experimental import parallel_interleave",
          "tf.compat.v1.data.experimental.map_and_batch(", "contrib_data.batch_and_drop_remainder(params"),
         ("numbers.prefetch(tf.compat.v1.data.experimental.AUTOTUNE)",),
+    ),
+    Row(
+        "`tf.contrib.training.HParams(...)`, `from tensorflow.contrib.training import HParams`, `from tensorflow.contrib "
+        "import training as contrib_training` (every use `.HParams`), `from tensorflow.contrib.training.python.training "
+        "import hparam`",
+        "`compat.tf1_hparams.HParams`, TF 1.x's class (its `parse` syntax and errors, type checks on override, `str`, "
+        "`values`, `to_json`/`parse_json`; HParamDef protos: one error); the imports -> `from estimator_migrate.compat "
+        "import tf1_hparams as <name>` / `from estimator_migrate.compat.tf1_hparams import HParams`; tf.contrib.training's "
+        "other names keep their TODO",
+        "same",
+        "contrib_training_hparams",
+        ("hparams = tf1_hparams.HParams(**vars(args))", "from estimator_migrate.compat.tf1_hparams import HParams",
+         "from estimator_migrate.compat import tf1_hparams as hparam"),
+        ("layout = contrib_training.HParams(hidden=[16, 8])",),
     ),
     Row(
         "`tf.estimator` used as a value (`getattr(tf.estimator, name)`, `hasattr(tf.estimator, ...)`); an import "
