@@ -74,6 +74,8 @@ MOVED = {
 _HPARAMS = "estimator_migrate.compat.tf1_hparams"
 MOVED["training"] = (_HPARAMS, frozenset({"HParams"}))
 MOVED["training.python.training.hparam"] = (_HPARAMS, frozenset({"HParams", "parse_values"}))
+# tf.contrib.estimator's optimizer wrapper: compat.contrib_estimator holds TF 1.x's (its other names: other rules)
+MOVED["estimator"] = ("estimator_migrate.compat.contrib_estimator", frozenset({"clip_gradients_by_norm"}))
 # Modules whose target TensorFlow loads lazily, deciding then between Keras 3 and tf_keras: their references are
 # rewritten where they are used (reached after compat.tf1_programs.use_tf_keras ran), their imports are not (an import
 # runs before the migrated code's own compat import, and would load Keras 3's, which has no such cells)

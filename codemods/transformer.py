@@ -65,6 +65,7 @@ class RuleContext:
         self.module, self._text = module, None  # (mentions)
         self.contrib_call_functions: set[int] | None = None  # (rules/contrib_names.py, once per module)
         self.contrib_attribute_values: set[int] | None = None  # (rules/contrib_modules.py, once per module)
+        self.assigned_attributes: set[int] | None = None  # (rules/dataset_iterator_method.py, once per module)
         self.contrib_moved_aliases: dict[str, str] | None = None  # (rules/contrib_modules.py, once per module)
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)

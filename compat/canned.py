@@ -230,10 +230,15 @@ def estimator_optimizer(given, v1: bool, name_learning_rate: float | None, what:
 def _tf1_twin(optimizer):
     """The tf_keras twin of a `tf.compat.v1.train` optimizer instance (the same steps), None for other objects.
     Read from the instance's settings, which TF1's optimizer classes keep as they were given."""
-    from . import proximal_adagrad, rmsprop
+    from . import contrib_estimator, proximal_adagrad, rmsprop
 
     train = tf.compat.v1.train
     kind = type(optimizer)
+    if kind is contrib_estimator.ClipGradientsByNorm:  # the same clipping: tf.clip_by_global_norm before the update
+        twin = _tf1_twin(optimizer.optimizer)
+        if twin is not None:
+            twin.global_clipnorm = float(optimizer.clip_norm)
+        return twin
     if kind is train.GradientDescentOptimizer:
         return tf_keras.optimizers.SGD(optimizer._learning_rate)
     if kind is train.MomentumOptimizer:

@@ -49,6 +49,22 @@ def model_variable_name(legacy_name: str) -> str | None:
     return None
 
 
+def estimator_variable_name(model_variable: str) -> str:
+    """The Estimator's name of a `compat.canned` model weight (`model_variable_name`'s inverse)."""
+    if match := re.match(r"^batchnorm_(\d+)/", model_variable):
+        return f"dnn/hiddenlayer_{match[1]}/{model_variable}"
+    if model_variable.startswith("linear_model/"):
+        return "linear/" + model_variable
+    return (_DNN_INPUT_SCOPE if model_variable.startswith("input_layer/") else "dnn/") + model_variable
+
+
+def estimator_weights(model: tf_keras.Model) -> dict:
+    """A `compat.canned` model's weights by their Estimator names, and the global step (its optimizer's
+    iterations): what Estimator's get_variable_value read, optimizer slots aside."""
+    weights = {estimator_variable_name(v.name.removesuffix(":0")): v for v in model.weights}
+    return {**weights, "global_step": model.optimizer.iterations}
+
+
 def _slot_kind(slot_name: str) -> tuple[str, bool]:
     """The optimizer kind a legacy slot variable belongs to, and whether it is a TF1 optimizer's."""
     if match := V1_SLOT.match(slot_name):

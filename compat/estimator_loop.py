@@ -62,7 +62,7 @@ def _train_step(model):
 
 def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
     """`estimator.train(input_fn, hooks, steps, max_steps)` as a checkpointed custom loop; returns the model."""
-    check_limits(steps, max_steps)
+    steps, max_steps = check_limits(steps, max_steps)
     check_no_listeners(saving_listeners)
     config = config_of(model)
     made = made_from_input(model, input_fn, TRAIN)

@@ -26,6 +26,7 @@ import functools
 import inspect
 import json
 import logging
+import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -288,11 +289,31 @@ def get_variable_names(model) -> list[str]:
 
 
 def get_variable_value(model, name: str):
-    """`estimator.get_variable_value(name)` of a wrapped model_fn: that variable in its latest checkpoint."""
+    """`estimator.get_variable_value(name)`: that variable in the latest checkpoint. A wrapped model_fn's by its
+    TF1 name; a canned model's weights and global step by the Estimator's names (its latest checkpoint restored
+    into it, as evaluate does; optimizer slots: one error)."""
+    from .canned import CannedModel
+
+    if isinstance(model, CannedModel):
+        return _canned_variable_value(model, name)
     keys = _tf1_checkpoint_values(model)
     if name not in keys:
         raise ValueError(f"{name} is not a variable of the checkpoint in {model_dir_of(model)}")
     return tf.train.load_checkpoint(latest_checkpoint(model)).get_tensor(keys[name])
+
+
+def _canned_variable_value(model, name: str):
+    from .canned_checkpoint import estimator_weights
+
+    config = config_of(model, "get_variable_value")
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
+    if resume.restore_latest(checkpoint, manager_for(checkpoint, config)) is None:
+        raise ValueError(f"Couldn't find a checkpoint in {config.model_dir}")
+    weights = estimator_weights(model)
+    if name not in weights:
+        raise ValueError(f"{name} is not a weight of the migrated canned estimator (its weights: "
+                         f"{', '.join(sorted(weights))}; optimizer slots are not read by name)")
+    return weights[name].numpy()
 
 
 def input_dataset(input_fn, mode: str, model, exact: bool = False) -> tf.data.Dataset:
@@ -373,14 +394,16 @@ def steps_eagerly(callbacks) -> bool:
     return any(getattr(callback, "steps_eagerly", False) for callback in callbacks)
 
 
-def check_limits(steps, max_steps) -> None:
-    """Estimator.train's checks of `steps` and `max_steps`."""
+def check_limits(steps, max_steps) -> tuple[int | None, int | None]:
+    """Estimator.train's checks of `steps` and `max_steps`; returns them as whole steps. A float (`steps / periods`,
+    as the Machine Learning Crash Course wrote it) trains as Estimator's did: until the step reaches it."""
     if steps is not None and max_steps is not None:
         raise ValueError("Can not provide both steps and max_steps.")
     if steps is not None and steps <= 0:
         raise ValueError(f"Must specify steps > 0, given: {steps}")
     if max_steps is not None and max_steps <= 0:
         raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+    return tuple(None if limit is None else math.ceil(limit) for limit in (steps, max_steps))
 
 
 def check_no_listeners(saving_listeners) -> None:
@@ -409,7 +432,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     rewrite --exact`) the backups are compat.exact's: a crash mid-call resumes at the same batch, with the same
     random numbers, and ends with the weights of an uninterrupted call.
     """
-    check_limits(steps, max_steps)
+    steps, max_steps = check_limits(steps, max_steps)
     check_no_listeners(saving_listeners)
     config = config_of(model)
     dataset = None

@@ -93,3 +93,32 @@ def test_an_in_memory_evaluator_evaluates_only_the_estimator_it_is_given_to(tmp_
     with pytest.raises(ValueError, match="given to the training of another estimator"):
         estimator_training.train(trained, input_fn, max_steps=2, hooks=[evaluator])
     assert int(trained.optimizer.iterations) == 0
+
+
+@pytest.mark.parametrize("module", ["estimator_training", "estimator_loop"])
+def test_float_step_limits_train_until_the_step_reaches_them_and_canned_weights_read_by_estimator_names(
+        module, tmp_path):
+    """`train(steps=100 / 5)` (the Machine Learning Crash Course's `steps / periods`) trains 20 steps, and 2.5 three
+    (Estimator's StopAtStepHook stopped once the step reached start + steps); `max_steps=24.5` ends at 25.
+    get_variable_value reads a canned model's weights and global step by the Estimator's names from its latest
+    checkpoint; an optimizer slot, or no checkpoint yet, is one error."""
+    from importlib import import_module
+
+    trainer = import_module(f"estimator_migrate.compat.{module}")
+    column = tf.feature_column.numeric_column("x")
+    model = estimator_training.configure(canned.linear_regressor(feature_columns=[column], loss_reduction="sum"),
+                                         model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="Couldn't find a checkpoint"):
+        estimator_training.get_variable_value(model, "linear/linear_model/x/weights")
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": [[1.0], [2.0]]}, [[1.0], [3.0]])).repeat()
+
+    for limit, step in ((dict(steps=100 / 5), 20), (dict(steps=2.5), 23), (dict(max_steps=24.5), 25)):
+        trainer.train(model, input_fn, **limit)
+        assert int(model.optimizer.iterations) == step
+    assert estimator_training.get_variable_value(model, "global_step") == 25
+    weights = estimator_training.get_variable_value(model, "linear/linear_model/x/weights")
+    assert weights.shape == (1, 1) and weights[0, 0] == model.get_layer("linear_model").weights[0].numpy()[0, 0] != 0
+    with pytest.raises(ValueError, match="linear/linear_model/x/weights/Ftrl is not a weight of the migrated canned"):
+        estimator_training.get_variable_value(model, "linear/linear_model/x/weights/Ftrl")

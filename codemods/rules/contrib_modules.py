@@ -81,7 +81,7 @@ def moved_aliases(ctx) -> dict[str, str]:
 def _message(module: str) -> str:
     target = MOVED[module][0]
     where = "tf_slim, the same code (`pip install tf-slim`; its layers run on tf_keras's legacy layers)" \
-        if target == "tf_slim" else "compat.tf1_hparams, TF 1.x's HParams (parse rules and checks included)" \
+        if target == "tf_slim" else f"compat.{target.rsplit('.', 1)[1]}, TF 1.x's code written again" \
         if target.startswith(RUNTIME_PACKAGE) else f"{target}, the same objects"
     return f"tf.contrib.{module.split('.')[0]} (removed in TensorFlow 2.0) -> {where}"
 

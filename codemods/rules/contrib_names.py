@@ -37,7 +37,8 @@ SUCCESSORS = {
     "cluster_resolver": "tf.distribute.cluster_resolver",
     "staging": "tf.data prefetching (Dataset.prefetch, tf.data.experimental.prefetch_to_device)",
     "learn": "tf.estimator's counterpart (then run migrate again)",
-    "estimator": "tf.estimator / tf.compat.v1.estimator's counterpart (then run migrate again)",
+    "estimator": "tf.estimator / tf.compat.v1.estimator's counterpart (then run migrate again; clip_gradients_by_norm "
+                 "is renamed to compat.contrib_estimator's where the rewrite reaches it)",
 }
 
 

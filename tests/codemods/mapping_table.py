@@ -918,6 +918,28 @@ ROWS = [
         ("numbers.prefetch(tf.compat.v1.data.experimental.AUTOTUNE)",),
     ),
     Row(
+        "`tf.contrib.estimator.clip_gradients_by_norm(optimizer, clip_norm)` (and `from tensorflow.contrib.estimator "
+        "import clip_gradients_by_norm`)",
+        "`contrib_estimator.clip_gradients_by_norm(...)`: TF 1.x's wrapper (a TF1 optimizer clipping by the global norm, "
+        "then applying the wrapped one's update), which a kept model_fn minimizes with; given to a migrated canned "
+        "estimator, the wrapped optimizer's tf_keras twin with `global_clipnorm=clip_norm` (the same clipping)",
+        "same",
+        "contrib_clip_gradients",
+        ("my_optimizer = contrib_estimator.clip_gradients_by_norm(my_optimizer, 5.0)",),
+        ("my_optimizer = contrib_estimator.clip_gradients_by_norm(my_optimizer, 5.0)",),
+    ),
+    Row(
+        "`dataset.output_shapes` / `output_types` / `output_classes` (TF 1.x datasets' and iterators' attributes; not "
+        "`self.` ones, nor assigned ones); `train(steps=steps / periods)` (a float)",
+        "`tf.compat.v1.data.get_output_shapes(dataset)` / `get_output_types` / `get_output_classes` (the same "
+        "structures); a float step limit trains until the step reaches it, as Estimator's did (compat's "
+        "`check_limits`)",
+        "same",
+        "contrib_clip_gradients",
+        ("ds.padded_batch(batch_size, tf.compat.v1.data.get_output_shapes(ds))",),
+        ("ds.padded_batch(batch_size, tf.compat.v1.data.get_output_shapes(ds))",),
+    ),
+    Row(
         "`tf.contrib.training.HParams(...)`, `from tensorflow.contrib.training import HParams`, `from tensorflow.contrib "
         "import training as contrib_training` (every use `.HParams`), `from tensorflow.contrib.training.python.training "
         "import hparam`",
