@@ -69,18 +69,39 @@ def _reported_steps(storage) -> dict:
     return steps
 
 
-def _sigkill_driver_after(command: list, storage, step: int, timeout: float = 600) -> dict:
-    """Start the search's driver in a process group of its own and SIGKILL the group a few seconds after some
-    trial's report of `step` reached the driver (its experiment state saved meanwhile); the steps recorded."""
+def _saved_trial_steps(storage) -> dict:
+    """The step of each trial's last result in the driver's saved experiment state (what Tuner.restore resumes
+    from), by trial id; empty while there is none, or while it is being written."""
+    steps = {}
+    for path in storage.glob("search/experiment_state-*.json"):
+        try:
+            with open(path) as state:
+                trials = json.load(state)["trial_data"]
+        except (OSError, ValueError, KeyError):
+            return {}
+        for trial, runtime in trials:
+            trial, runtime = (json.loads(part) if isinstance(part, str) else part for part in (trial, runtime))
+            result = runtime.get("last_result") or {}
+            result = json.loads(result) if isinstance(result, str) else result
+            steps[trial["trial_id"]] = result.get("global_step")
+    return steps
+
+
+def _sigkill_driver_once_saved(command: list, storage, step: int, timeout: float = 600) -> dict:
+    """Start the search's driver in a process group of its own and SIGKILL the group once its saved experiment
+    state holds the three trials, the first one's last result at `step` (it then holds still: --pause_step); the
+    steps recorded. (Killing after some trial's report instead raced: another trial may report first.)"""
     driver = subprocess.Popen([str(c) for c in command], cwd=ROOT, env={**QUIET_TF, "TUNE_GLOBAL_CHECKPOINT_S": "0"},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + timeout
     try:
-        while not any(step in steps for steps in _reported_steps(storage).values()):
+        while True:
+            saved = _saved_trial_steps(storage)
+            if len(saved) == 3 and any(trial.endswith("_00000") and at == step for trial, at in saved.items()):
+                break
             assert driver.poll() is None, f"the search ended (exit {driver.returncode}) before step {step}"
-            assert time.monotonic() < deadline, f"no trial reported step {step} in {timeout} s"
+            assert time.monotonic() < deadline, f"the first trial's step {step} was not saved in {timeout} s"
             time.sleep(0.2)
-        time.sleep(3)
     finally:
         os.killpg(driver.pid, signal.SIGKILL)
         driver.wait()
@@ -109,7 +130,7 @@ def test_a_search_whose_driver_died_is_finished_by_tuner_restore(tmp_path):
     storage = tmp_path / "storage"
     # the first trial holds still after its backup at step 80 (reported: 20 to 60); the driver dies meanwhile
     command = _search_command(tmp_path, "keras", "--kill_step", "0", "--pause_step", "80")
-    before = _sigkill_driver_after(command, storage, step=60)
+    before = _sigkill_driver_once_saved(command, storage, step=60)
     first = next(name for name in before if "_00000_" in name)
     assert before[first] == [20, 40, 60]
 
