@@ -305,10 +305,8 @@ def get_variable_value(model, name: str):
 def _canned_variable_value(model, name: str):
     from .canned_checkpoint import estimator_weights
 
-    config = config_of(model, "get_variable_value")
-    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
-    if resume.restore_latest(checkpoint, manager_for(checkpoint, config)) is None:
-        raise ValueError(f"Couldn't find a checkpoint in {config.model_dir}")
+    if not _restored_latest(model, "get_variable_value"):
+        raise ValueError(f"Couldn't find a checkpoint in {model_dir_of(model)}")
     weights = estimator_weights(model)
     if name not in weights:
         raise ValueError(f"{name} is not a weight of the migrated canned estimator (its weights: "
@@ -530,16 +528,21 @@ def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec, *, exa
     return evaluation.result
 
 
+def _restored_latest(model, what: str) -> bool:
+    """Whether model_dir held a checkpoint, now restored into the model (weights, optimizer, step)."""
+    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
+    return resume.restore_latest(checkpoint, manager_for(checkpoint, config_of(model, what))) is not None
+
+
 def _restore_for_inference(model, checkpoint_path, what: str, required: bool = False) -> None:
     """As Estimator's evaluate/predict/export: the given checkpoint, else the latest in model_dir, else
     the model as it is (Estimator initialised a fresh one, with a warning), unless one is `required` (an
     export's)."""
     config = config_of(model, what)
-    checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
     if checkpoint_path is not None:
-        resume.restore(checkpoint, checkpoint_path)
+        resume.restore(tf.train.Checkpoint(model=model, optimizer=model.optimizer), checkpoint_path)
         return
-    if resume.restore_latest(checkpoint, manager_for(checkpoint, config)) is None:
+    if not _restored_latest(model, what):
         if required:
             if getattr(model, "warm_start_settings", None) is not None:
                 raise ValueError(f"Couldn't find trained model at {config.model_dir}: exporting the warm start's "

@@ -79,11 +79,12 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         if mode == ModeKeys.PREDICT and predictions is None:
             raise ValueError("Missing predictions: EstimatorSpec in PREDICT mode needs them.")
         hooks = [tuple(h or ()) for h in (training_chief_hooks, training_hooks, evaluation_hooks, prediction_hooks)]
-        for group, hook in ((group, hook) for group, hooks_of in enumerate(hooks) for hook in hooks_of):
-            # a built-in training hook the rewrite migrated (compat.estimator_hooks) is a Keras callback: fit runs it
-            if not isinstance(hook, tf.compat.v1.train.SessionRunHook) and not (
-                    group < 2 and isinstance(hook, tf_keras.callbacks.Callback)):
-                raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
+        # a built-in training hook the rewrite migrated (compat.estimator_hooks) is a Keras callback: fit runs it
+        training_kinds = (tf.compat.v1.train.SessionRunHook, tf_keras.callbacks.Callback)
+        for kinds, group in ((training_kinds, hooks[0] + hooks[1]), (tf.compat.v1.train.SessionRunHook, hooks[2] + hooks[3])):
+            for hook in group:
+                if not isinstance(hook, kinds):
+                    raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
         if mode == ModeKeys.PREDICT:
             export_outputs = _export_outputs(export_outputs, predictions)
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops or {}, export_outputs,
