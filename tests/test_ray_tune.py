@@ -21,6 +21,7 @@ import time
 import numpy as np
 import pytest
 import tensorflow as tf
+from ray.tune.utils.serialization import TuneFunctionDecoder
 
 from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, max_difference, migrate_file, run
 
@@ -69,9 +70,10 @@ def _reported_steps(storage) -> dict:
     return steps
 
 
-def _saved_trial_steps(storage) -> dict:
-    """The step of each trial's last result in the driver's saved experiment state (what Tuner.restore resumes
-    from), by trial id; empty while there is none, or while it is being written."""
+def _saved_checkpoint_steps(storage) -> dict:
+    """The step of each trial's latest checkpoint in the driver's saved experiment state (what Tuner.restore resumes
+    from), by trial id; empty while there is none, or while it is being written. The state records a result before
+    the checkpoint that came with it: a result's step is not yet the checkpoint's (a red CI run at stop 42)."""
     steps = {}
     for path in storage.glob("search/experiment_state-*.json"):
         try:
@@ -80,23 +82,25 @@ def _saved_trial_steps(storage) -> dict:
         except (OSError, ValueError, KeyError):
             return {}
         for trial, runtime in trials:
-            trial, runtime = (json.loads(part) if isinstance(part, str) else part for part in (trial, runtime))
-            result = runtime.get("last_result") or {}
-            result = json.loads(result) if isinstance(result, str) else result
-            steps[trial["trial_id"]] = result.get("global_step")
+            trial = json.loads(trial) if isinstance(trial, str) else trial
+            # the checkpoint manager is stored cloudpickled: the test wrote this file itself, so it may load it
+            runtime = json.loads(runtime if isinstance(runtime, str) else json.dumps(runtime),
+                                 cls=TuneFunctionDecoder, allow_cloudpickle=True)
+            latest = runtime.get("checkpoint_manager") and runtime["checkpoint_manager"].latest_checkpoint_result
+            steps[trial["trial_id"]] = latest.metrics.get("global_step") if latest else None
     return steps
 
 
 def _sigkill_driver_once_saved(command: list, storage, step: int, timeout: float = 600) -> dict:
     """Start the search's driver in a process group of its own and SIGKILL the group once its saved experiment
-    state holds the three trials, the first one's last result at `step` (it then holds still: --pause_step); the
-    steps recorded. (Killing after some trial's report instead raced: another trial may report first.)"""
+    state holds the three trials, the first one's latest checkpoint at `step` (it then holds still: --pause_step);
+    the steps recorded. (Killing after some trial's report instead raced: another trial may report first.)"""
     driver = subprocess.Popen([str(c) for c in command], cwd=ROOT, env={**QUIET_TF, "TUNE_GLOBAL_CHECKPOINT_S": "0"},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + timeout
     try:
         while True:
-            saved = _saved_trial_steps(storage)
+            saved = _saved_checkpoint_steps(storage)
             if len(saved) == 3 and any(trial.endswith("_00000") and at == step for trial, at in saved.items()):
                 break
             assert driver.poll() is None, f"the search ended (exit {driver.returncode}) before step {step}"
