@@ -3,8 +3,9 @@
 A wrapped model_fn (compat.wrapped_model_fns) builds each mode's graph as Estimator did, so the hooks written
 for it still find what they look for: the tensors their `before_run` asks for (by object or by name), the
 global step, the graph's collections. `SessionHooks` drives them through a run of steps with MonitoredSession's
-protocol: `begin()` in the graph (which they may extend with their own ops), `after_create_session(session,
-coord)`, `before_run(run_context)` / `after_run(run_context, run_values)` around every step, whose fetches run
+protocol: `begin()` in the graph (which they may extend with their own ops, and variables: made with the
+model_fn's, checkpointed with them), `after_create_session(session, coord)`, `before_run(run_context)` /
+`after_run(run_context, run_values)` around every step, whose fetches run
 in the same call as the step's own (one pruned function per set of fetches, as one `session.run`), and
 `end(session)`. `run_context.request_stop()` ends the training (or evaluation) after that step. The `session`
 a hook is given runs fetches that need no input (`session.run(global_step)`); feeding is not supported, nor
@@ -113,17 +114,20 @@ class HookSession:
 class SessionHooks:
     """`hooks` run around the steps of one mode's graph, as MonitoredSession ran them."""
 
-    def __init__(self, hooks, graph: ModeGraph):
+    def __init__(self, hooks, graph: ModeGraph, making_variables=contextlib.nullcontext):
         self.hooks = list(hooks)
         for hook in self.hooks:
             if not isinstance(hook, SessionRunHook):
                 raise TypeError(f"{type(hook).__name__} is not a SessionRunHook")
         self.graph = graph
         self.session = HookSession(graph)
+        self.making_variables = making_variables
 
     def begin(self) -> None:
-        """Each hook's begin() in the graph, then after_create_session (the variables restored by then)."""
-        with self.graph.as_default():
+        """Each hook's begin() in the graph, the variables it makes made by `making_variables` (a wrapped model_fn's
+        store: checkpointed with the model's, as Estimator's Saver saved every global variable). Before a checkpoint
+        is restored, as MonitoredSession called it: the restore then covers them."""
+        with self.graph.as_default(), self.making_variables(self.graph.graph):
             for hook in self.hooks:
                 try:
                     hook.begin()
@@ -135,6 +139,10 @@ class SessionHooks:
                         "variables are TF2 variables, made once outside its graph; this hook is not migrated (summary "
                         "hooks such as StepCounterHook: drop them, the migrated training writes the loss to TensorBoard)"
                     ) from error
+
+    def after_create_session(self) -> None:
+        """Each hook's after_create_session (the variables restored by then)."""
+        with self.graph.as_default():
             for hook in self.hooks:
                 hook.after_create_session(self.session, None)
 

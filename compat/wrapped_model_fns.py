@@ -165,6 +165,15 @@ class Tf1Graph:
         self.variables = variables
         self.local_variables = {} if local_variables is None else local_variables
         self._exit = contextlib.ExitStack()
+        self._created = set()  # ids of the variables this graph made
+
+    @contextlib.contextmanager
+    def making_variables(self, graph):
+        """The variables made in `graph` (the default one: a mode's graph, where its hooks' begin() runs) made as
+        the model_fn's are: in this store, by their TF1 names, outside the graph."""
+        self.graph = graph
+        with tf.variable_creator_scope(self._variable):
+            yield
 
     def __enter__(self) -> Tf1Graph:
         if tf.executing_eagerly():
@@ -177,7 +186,6 @@ class Tf1Graph:
         self.collections = self.graph._collections = {}  # noqa: SLF001  (kept: the mode's hooks run in them)
         self._exit.callback(setattr, self.graph, "_collections", saved)
         self._exit.enter_context(tf.variable_creator_scope(self._variable))
-        self._created = set()  # ids of the variables this trace made
         # `init_from_checkpoint` sets an initializer that Estimator ran once, when no checkpoint existed; in a
         # traced function its assign would run at every step. Here it fills the variables made now, once
         # (a checkpoint restored afterwards wins, as Estimator's did).
@@ -271,10 +279,11 @@ class _RunSessionHooks(tf_keras.callbacks.Callback):
 
     def __init__(self, model, hooks):
         super().__init__()
-        self.running = SessionHooks(hooks, model._train_graph)  # noqa: SLF001
+        self.running = SessionHooks(hooks, model._train_graph, model.making_variables)  # noqa: SLF001
+        self.running.begin()  # made with the training's callbacks: before the training restores a checkpoint
 
     def on_train_begin(self, logs=None):
-        self.running.begin()
+        self.running.after_create_session()
         self.model.session_hooks = self.running
 
     def on_train_end(self, logs=None):
@@ -468,9 +477,10 @@ class WrappedModelFn(tf_keras.Model):
         # A graph of its own per evaluation: the streaming metrics' accumulators start at zero
         graph = self.tf1_graph(ModeKeys.EVAL, dataset.element_spec, local_variables={})
         hooks = [*hooks, *graph.hooks]
-        running = SessionHooks(hooks, graph) if hooks else None
+        running = SessionHooks(hooks, graph, self.making_variables) if hooks else None
         if running is not None:
             running.begin()
+            running.after_create_session()
         batches = 0
         for batch in dataset if steps is None else dataset.take(steps):
             batches += 1
@@ -491,6 +501,10 @@ class WrappedModelFn(tf_keras.Model):
         batches = (tf.nest.map_structure(np.asarray, prediction_step(*tf.nest.flatten(features_of(batch))))
                    for batch in dataset)
         return as_estimator_yields(batches, predict_keys, yield_single_examples)
+
+    def making_variables(self, graph):
+        """Where hooks' begin() in a graph of the model_fn makes variables: with the model_fn's (SessionHooks)."""
+        return Tf1Graph(self.tf1_variables).making_variables(graph)
 
     def training_callbacks(self, hooks) -> list[tf_keras.callbacks.Callback]:
         """The callbacks of a training (its variables made with `make_variables`): the TRAIN spec's training hooks

@@ -5,7 +5,8 @@ the same steps), a hook of its own in train(hooks=...) (fetches by object and by
 with run_context.session.run, a stop requested at step 12) and an evaluation hook. Rewritten for each target
 and started on that run's model.ckpt-0, the migrated program's hooks see the same values at every step
 (equal floats), training stops at the same step with the same checkpoint, and the evaluation hook sees the
-same batch losses."""
+same batch losses. A variable a hook made in begin() is saved with the model's, by its TF1 name, as Estimator's
+Saver saved it."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
 
     expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "record.json", record))
     assert [r["step"] for r in expected["train"]] == list(range(1, 13))  # the hook's stop at 12, of 20
+    assert expected["flags"] == [False] * 8 + [True] * 4  # raised by its own assign op after step 8
     assert got == expected
     # train's LoggingTensorHook (every_n_iter=4: steps 1, 5, 9) logs before the model_fn's (every 5: steps 1, 6, 11),
     # the same numbers as printed
@@ -64,6 +66,7 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
     assert sorted(traces) == ["step_10", "step_5"] and all(b"MatMul" in trace for trace in traces.values())
     reference = LegacyCheckpoint(estimator_dir / "model.ckpt-12")
     migrated_variables = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
+    assert "signal_early_stopping/STOP" in reference.shapes
     assert set(migrated_variables) == set(reference.shapes)
     for name, value in migrated_variables.items():
         np.testing.assert_allclose(value, reference.read(name), rtol=0, atol=1e-5, err_msg=name)

@@ -440,3 +440,52 @@ def test_a_hook_fetching_the_global_step_by_name_gets_its_value(tmp_path):
     model = configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path))
     train(model, input_fn=lambda: _dataset().repeat(), max_steps=5, hooks=[hook])
     assert len(hook.seen) == 5 and all(seen in (before, before + 1) for before, seen in enumerate(hook.seen)), hook.seen
+
+
+class _RaiseFlagAt(tf.compat.v1.train.SessionRunHook):
+    """criteo/deepr's early stopping: a flag variable made in begin(), raised with session.run(assign) when a step is
+    reached (and a stop requested); a second hook stops any training that finds it raised."""
+
+    def __init__(self, step=None):
+        self.step, self.seen = step, []
+
+    def begin(self):
+        with tf.compat.v1.variable_scope("signal", reuse=tf.compat.v1.AUTO_REUSE):
+            self.flag = tf.compat.v1.get_variable("STOP", [], tf.bool, tf.compat.v1.constant_initializer(False),
+                                                  collections=[tf.compat.v1.GraphKeys.GLOBAL_VARIABLES], trainable=False)
+        self.raise_flag = tf.compat.v1.assign(self.flag, True)
+        self.global_step = tf.compat.v1.train.get_global_step()
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs({"flag": self.flag, "step": self.global_step})
+
+    def after_run(self, run_context, run_values):
+        self.seen.append(bool(run_values.results["flag"]))
+        if run_values.results["flag"]:
+            run_context.request_stop()
+        elif self.step is not None and run_values.results["step"] + 1 >= self.step:
+            run_context.session.run(self.raise_flag)
+            run_context.request_stop()
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_a_variable_a_hook_makes_is_saved_and_restored_with_the_model_fns(tmp_path, target):
+    """Estimator's Saver saved every global variable, a hook's too (measured with TF 2.15: deepr's STOP flag is in
+    model.ckpt-N, and a training started again on that model_dir stops after one step). Here: the flag is in the
+    migrated checkpoint by its TF1 name, and the next training finds it raised."""
+    from estimator_migrate.compat import estimator_loop, estimator_training
+    from estimator_migrate.compat.estimator_training import configure
+
+    train = estimator_training.train if target == "keras" else estimator_loop.train
+    first = _RaiseFlagAt(step=3)
+    model = configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path))
+    train(model, input_fn=lambda: _dataset().repeat(), hooks=[first], steps=10)
+    assert first.seen == [False, False, False] and int(model.tf1_variables["global_step"]) == 3
+    assert bool(model.tf1_variables["signal/STOP"]) is True
+    saved = tf.train.load_checkpoint(str(tmp_path))
+    assert any(name.startswith("model/tf1_variables/signal.SSTOP/") for name in saved.get_variable_to_shape_map())
+
+    again = _RaiseFlagAt()
+    model = configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path))
+    train(model, input_fn=lambda: _dataset().repeat(), hooks=[again], steps=10)
+    assert again.seen == [True] and int(model.tf1_variables["global_step"]) == 4

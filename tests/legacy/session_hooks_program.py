@@ -6,7 +6,8 @@ The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the Estim
 given to train(hooks=...) logging the loss by its tensor's name every 4 steps (their lines at INFO level on stderr); a
 hook of the program's own in train(hooks=...) that fetches the loss by object and the logits by name in
 before_run, reads the global step with `run_context.session.run` after each step, and requests a stop at
-step 12 (of max_steps 20); a `ProfilerHook` in training_hooks tracing every 5 steps into model_dir/profile (its
+step 12 (of max_steps 20); one making a variable in begin() and raising it with an assign op of its own at step 8
+(Estimator's checkpoints held it); a `ProfilerHook` in training_hooks tracing every 5 steps into model_dir/profile (its
 output_dir read from the `config` the model_fn is given); an evaluation hook fetching the batch loss by name. What the hooks saw is written
 as JSON (--record) to compare with the migrated program's.
 """
@@ -48,6 +49,30 @@ class RecordingHook(tf.compat.v1.train.SessionRunHook):
             run_context.request_stop()
 
 
+class FlagHook(tf.compat.v1.train.SessionRunHook):
+    """criteo/deepr's early-stopping signal: a variable made in begin(), raised by running an assign op of its own
+    through run_context.session once `raise_at` is reached; records the flag it fetched at every step."""
+
+    def __init__(self, raise_at):
+        self.raise_at = raise_at
+        self.seen = []
+
+    def begin(self):
+        with tf.compat.v1.variable_scope("signal_early_stopping", reuse=tf.compat.v1.AUTO_REUSE):
+            self.flag = tf.compat.v1.get_variable(
+                "STOP", [], tf.bool, tf.compat.v1.constant_initializer(False),
+                collections=[tf.compat.v1.GraphKeys.GLOBAL_VARIABLES], trainable=False)
+        self.raise_flag = tf.compat.v1.assign(self.flag, True)
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self.flag)
+
+    def after_run(self, run_context, run_values):
+        self.seen.append(bool(run_values.results))
+        if len(self.seen) == self.raise_at:
+            run_context.session.run(self.raise_flag)
+
+
 EVAL_RECORDS = RecordingHook()
 
 
@@ -77,10 +102,11 @@ def main():
     estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir)
     recording = RecordingHook(stop_at=12)
     loss_logger = tf.estimator.LoggingTensorHook({"loss": "sparse_softmax_cross_entropy_loss/value:0"}, every_n_iter=4)
-    estimator.train(input_fn=lambda: input_fn().repeat(), max_steps=20, hooks=[recording, loss_logger])
+    flag = FlagHook(raise_at=8)
+    estimator.train(input_fn=lambda: input_fn().repeat(), max_steps=20, hooks=[recording, loss_logger, flag])
     metrics = estimator.evaluate(input_fn=input_fn)
     with open(args.record, "w") as out:
-        json.dump({"train": recording.records, "eval": [r["loss"] for r in EVAL_RECORDS.records],
+        json.dump({"train": recording.records, "flags": flag.seen, "eval": [r["loss"] for r in EVAL_RECORDS.records],
                    "metrics": {key: float(value) for key, value in metrics.items()}}, out)
 
 
