@@ -85,6 +85,8 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     if last_step is not None:
         dataset = dataset.take(last_step - int(step))
     summaries = tf.summary.create_file_writer(config.model_dir)
+    # a wrapped model_fn writing Estimator's summaries itself writes the loss among them, at Estimator's steps
+    writes_loss_summary = getattr(model, "writes_summaries", False)
     train_step = _train_step(model)
     save()
     model.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
@@ -94,7 +96,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         number = int(step)
         callbacks.on_train_batch_begin(number)
         loss = train_step(batch)
-        if int(step) % config.save_summary_steps == 0:
+        if int(step) % config.save_summary_steps == 0 and not writes_loss_summary:
             with summaries.as_default():
                 tf.summary.scalar("loss", loss, step=step)
         if kind == "steps":

@@ -169,3 +169,46 @@ class SessionHooks:
         with self.graph.as_default():
             for hook in self.hooks:
                 hook.end(self.session)
+
+
+class SummarySaver(SessionRunHook):
+    """Estimator's own summary hook (MonitoredTrainingSession's SummarySaverHook over the scaffold's `merge_all`)
+    for a wrapped model_fn's training: the graph's summaries (`tf.compat.v1.summary.scalar`, histogram, image, ...,
+    and the `loss` scalar Estimator added) fetched in the step's own call at the first step of each training and
+    whenever `save_steps` steps have passed since the last written, their serialized protos written as they are
+    (`tf.summary.experimental.write_raw_pb`) to `output_dir` at the global step after that step. TF1's hook read the
+    step before the step's increment and added one (a read that could race the increment: measured with TF 2.15, a
+    cadence of 5 wrote at 1, 5, 10 in one run); here the step is read after it, as TF1's rule meant."""
+
+    def __init__(self, save_steps: int, output_dir: str):
+        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_steps=save_steps)
+        self._output_dir = output_dir
+        self._writer = None
+
+    def begin(self):
+        self._summary = tf.compat.v1.summary.merge_all()
+        self._global_step = tf.compat.v1.train.get_global_step()
+        self._next_step = None
+        self._request = False
+        with tf.init_scope():
+            self._writer = tf.summary.create_file_writer(self._output_dir)
+
+    def before_run(self, run_context):
+        self._request = self._next_step is None or self._timer.should_trigger_for_step(self._next_step)
+        if not self._request or self._summary is None:
+            return None
+        return tf.compat.v1.train.SessionRunArgs(self._summary)
+
+    def after_run(self, run_context, run_values):
+        # the step after this one's increment: read when a summary is written, counted otherwise
+        step = int(run_context.session.run(self._global_step)) if self._request else self._next_step
+        if self._request:
+            self._timer.update_last_triggered_step(step)
+            if run_values.results is not None:
+                with tf.init_scope(), self._writer.as_default():
+                    tf.summary.experimental.write_raw_pb(run_values.results, step=step)
+        self._next_step = step + 1
+
+    def end(self, session):
+        with tf.init_scope():
+            self._writer.flush()

@@ -39,6 +39,7 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.eager import lift_to_graph  # a variable's initial value, out of the trace
 from tensorflow.python.ops import variable_scope  # partitioned variables, refused
+from tensorflow.python.summary import summary as tf1_summary  # TF1 summary ops kept TF1's
 from tensorflow.python.training import (
     checkpoint_utils,  # init_from_checkpoint's initializer
     training_util,  # the global step read the built-in hooks fetch
@@ -49,7 +50,7 @@ from .estimator_prediction import as_estimator_yields, features_of
 from .estimator_training import ModeKeys, WarmStartSettings, configure
 from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from .tf1_programs import keep_tf_slim_working, use_tf_keras
-from .wrapped_hooks import ModeGraph, SessionHooks
+from .wrapped_hooks import ModeGraph, SessionHooks, SummarySaver
 
 use_tf_keras()  # the model_fn's tf.compat.v1.layers are Keras 2's, as Estimator ran them
 keep_tf_slim_working()  # a model_fn written with tf_slim (or tf.contrib.layers, migrated to it) runs its layers
@@ -186,6 +187,12 @@ class Tf1Graph:
         self.collections = self.graph._collections = {}  # noqa: SLF001  (kept: the mode's hooks run in them)
         self._exit.callback(setattr, self.graph, "_collections", saved)
         self._exit.enter_context(tf.variable_creator_scope(self._variable))
+        # TF1 summary ops stay TF1's, as in Estimator's graph (SummarySaver writes what they make): TF2 turns them
+        # into writes to a default TF2 writer when there is one (Keras's TensorBoard callback pushes its own), which
+        # no fetch would run, and warns when there is none
+        invoke_v2 = tf1_summary._should_invoke_v2_op  # noqa: SLF001
+        tf1_summary._should_invoke_v2_op = lambda: False  # noqa: SLF001
+        self._exit.callback(setattr, tf1_summary, "_should_invoke_v2_op", invoke_v2)
         # `init_from_checkpoint` sets an initializer that Estimator ran once, when no checkpoint existed; in a
         # traced function its assign would run at every step. Here it fills the variables made now, once
         # (a checkpoint restored afterwards wins, as Estimator's did).
@@ -404,7 +411,12 @@ class WrappedModelFn(tf_keras.Model):
                 built["collections"] = tf1.collections
                 built["hooks"] = (spec.training_hooks + spec.training_chief_hooks if mode == ModeKeys.TRAIN
                                   else spec.evaluation_hooks if mode == ModeKeys.EVAL else ())
+                built["summaries"] = bool(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES))
                 if mode == ModeKeys.TRAIN:
+                    # as Estimator: a `loss` scalar among the summaries, unless the model_fn wrote one
+                    if not any(summary.op.name == "loss"
+                               for summary in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)):
+                        tf.compat.v1.summary.scalar("loss", spec.loss)
                     with tf.control_dependencies([spec.train_op]):
                         built["fetches"] = {"loss": tf.identity(spec.loss),
                                             "step": tf.compat.v1.train.get_global_step().read_value()}
@@ -422,6 +434,7 @@ class WrappedModelFn(tf_keras.Model):
         if mode == ModeKeys.EVAL:
             made.values = wrapped.prune([], built["values"])
         made.export_outputs = built.get("export_outputs")
+        made.summaries = built["summaries"]  # the model_fn wrote summaries of its own
         return made
 
     def serving_signatures(self, features_spec) -> dict[str, tuple[str, Callable]]:
@@ -506,14 +519,26 @@ class WrappedModelFn(tf_keras.Model):
         """Where hooks' begin() in a graph of the model_fn makes variables: with the model_fn's (SessionHooks)."""
         return Tf1Graph(self.tf1_variables).making_variables(graph)
 
+    @property
+    def writes_summaries(self) -> bool:
+        """Whether its training writes Estimator's summaries (the model_fn wrote some of its own, and a cadence is
+        set), the loss among them: training_callbacks."""
+        config = getattr(self, "estimator_config", None)
+        return bool(self._train_graph is not None and self._train_graph.summaries and config is not None
+                    and config.save_summary_steps)
+
     def training_callbacks(self, hooks) -> list[tf_keras.callbacks.Callback]:
         """The callbacks of a training (its variables made with `make_variables`): the TRAIN spec's training hooks
         that are Keras callbacks (built-in hooks the rewrite migrated), then one that runs `hooks` (SessionRunHooks
-        given to train) and the spec's SessionRunHooks around the steps, when there are any. The steps then run
-        one by one, eagerly (each hook chooses its fetches at every step)."""
+        given to train), the spec's SessionRunHooks and, when the model_fn wrote summaries of its own, Estimator's
+        summary hook (`SummarySaver`, every `save_summary_steps`) around the steps, when there are any. The steps
+        then run one by one, eagerly (each hook chooses its fetches at every step)."""
         spec_hooks = self._train_graph.hooks
         callbacks = [hook for hook in spec_hooks if isinstance(hook, tf_keras.callbacks.Callback)]
         session_hooks = [*hooks, *(hook for hook in spec_hooks if isinstance(hook, tf.compat.v1.train.SessionRunHook))]
+        if self.writes_summaries:
+            config = self.estimator_config
+            session_hooks.append(SummarySaver(config.save_summary_steps, config.model_dir))
         return [*callbacks, _RunSessionHooks(self, session_hooks)] if session_hooks else callbacks
 
     def load_estimator_checkpoint(self, prefix: str | os.PathLike) -> int:

@@ -6,7 +6,7 @@ with run_context.session.run, a stop requested at step 12) and an evaluation hoo
 and started on that run's model.ckpt-0, the migrated program's hooks see the same values at every step
 (equal floats), training stops at the same step with the same checkpoint, and the evaluation hook sees the
 same batch losses. A variable a hook made in begin() is saved with the model's, by its TF1 name, as Estimator's
-Saver saved it."""
+Saver saved it. The model_fn's own summaries are written to model_dir at Estimator's steps, with its values."""
 
 from __future__ import annotations
 
@@ -28,6 +28,19 @@ PROGRAM = ROOT / "tests" / "legacy" / "session_hooks_program.py"
 # A LoggingTensorHook's line: its tensors, then the time since its last line (not on its first). Estimator's own
 # hook logs "loss = ..., step = ..." every log_step_count_steps: not the program's.
 LOGGED_LOSS = re.compile(r"^INFO:tensorflow:loss = (\S+?)(?: \(\d+\.\d+ sec\))?$", re.MULTILINE)
+
+
+def _summaries(model_dir) -> dict:
+    """The summaries written to model_dir itself (not its subdirectories): tag -> step -> value (a scalar's, or a
+    histogram's serialized proto)."""
+    found = {}
+    for path in model_dir.glob("events.out.tfevents*"):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            for value in event.summary.value:
+                kind = value.WhichOneof("value")
+                found.setdefault(value.tag, {})[event.step] = (
+                    value.simple_value if kind == "simple_value" else getattr(value, kind).SerializeToString())
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +77,16 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
         "timeline-10.json", "timeline-5.json"]
     traces = {path.parts[-5]: path.read_bytes() for path in (model_dir / "profile").glob("*/plugins/profile/*/*.xplane.pb")}
     assert sorted(traces) == ["step_10", "step_5"] and all(b"MatMul" in trace for trace in traces.values())
+    # The model_fn's summaries and Estimator's loss, every 5 steps from the first (1, 6, 11; of 12), in model_dir:
+    # the same values (Estimator's step read could race its increment: compared where both wrote)
+    expected_summaries, got_summaries = _summaries(estimator_dir), _summaries(model_dir)
+    assert sorted(got_summaries) == sorted(expected_summaries) == ["hidden_1", "loss", "mean_logit"]  # ("hidden": a scope)
+    assert sorted(got_summaries["loss"]) == [1, 6, 11] and 1 in expected_summaries["loss"]
+    for tag, by_step in got_summaries.items():
+        assert by_step.keys() == got_summaries["loss"].keys()
+        for step in by_step.keys() & expected_summaries[tag].keys():
+            assert by_step[step] == expected_summaries[tag][step], (tag, step)
+    assert got_summaries["loss"][1] == pytest.approx(expected["train"][0]["loss"], rel=1e-6)
     reference = LegacyCheckpoint(estimator_dir / "model.ckpt-12")
     migrated_variables = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
     assert "signal_early_stopping/STOP" in reference.shapes

@@ -5,6 +5,8 @@ tests/test_wrapped_model_fn.py."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -444,7 +446,7 @@ def test_a_hook_fetching_the_global_step_by_name_gets_its_value(tmp_path):
 
 class _RaiseFlagAt(tf.compat.v1.train.SessionRunHook):
     """criteo/deepr's early stopping: a flag variable made in begin(), raised with session.run(assign) when a step is
-    reached (and a stop requested); a second hook stops any training that finds it raised."""
+    reached (and a stop requested); a training that finds it raised stops."""
 
     def __init__(self, step=None):
         self.step, self.seen = step, []
@@ -454,16 +456,16 @@ class _RaiseFlagAt(tf.compat.v1.train.SessionRunHook):
             self.flag = tf.compat.v1.get_variable("STOP", [], tf.bool, tf.compat.v1.constant_initializer(False),
                                                   collections=[tf.compat.v1.GraphKeys.GLOBAL_VARIABLES], trainable=False)
         self.raise_flag = tf.compat.v1.assign(self.flag, True)
-        self.global_step = tf.compat.v1.train.get_global_step()
 
     def before_run(self, run_context):
-        return tf.compat.v1.train.SessionRunArgs({"flag": self.flag, "step": self.global_step})
+        return tf.compat.v1.train.SessionRunArgs(self.flag)
 
     def after_run(self, run_context, run_values):
-        self.seen.append(bool(run_values.results["flag"]))
-        if run_values.results["flag"]:
+        # (the steps of this training counted: a global step fetched with the step's own races its increment)
+        self.seen.append(bool(run_values.results))
+        if run_values.results:
             run_context.request_stop()
-        elif self.step is not None and run_values.results["step"] + 1 >= self.step:
+        elif len(self.seen) == self.step:
             run_context.session.run(self.raise_flag)
             run_context.request_stop()
 
@@ -489,3 +491,28 @@ def test_a_variable_a_hook_makes_is_saved_and_restored_with_the_model_fns(tmp_pa
     model = configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=str(tmp_path))
     train(model, input_fn=lambda: _dataset().repeat(), hooks=[again], steps=10)
     assert again.seen == [True] and int(model.tf1_variables["global_step"]) == 4
+
+
+def test_only_a_model_fn_writing_summaries_of_its_own_has_its_training_write_them(tmp_path):
+    """Estimator's summary hook ran for every training; here the training writes them (stepping eagerly, as with any
+    SessionRunHook) only when the model_fn wrote summaries of its own and save_summary_steps is set: otherwise
+    Estimator wrote just the loss, which the migrated training already writes, and the steps stay one traced call."""
+    from estimator_migrate.compat.estimator_training import TrainingConfig, configure
+
+    def summarizing_model_fn(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        tf.compat.v1.summary.scalar("batch_mean", tf.reduce_mean(features["x"]))
+        return spec
+
+    written = {}
+    for name, function, steps in (("plain", model_fn, 100), ("summarizing", summarizing_model_fn, 100),
+                                  ("never", summarizing_model_fn, None), ("under_a_writer", summarizing_model_fn, 100)):
+        model = configure(WrappedModelFn(function, params={"learning_rate": 0.1}), model_dir=str(tmp_path / name),
+                          config=TrainingConfig(save_summary_steps=steps))
+        # (TF2 turns TF1 summary ops into writes to a default TF2 writer, as Keras's TensorBoard callback sets one:
+        # in the model_fn's graph they stay TF1's)
+        with tf.summary.create_file_writer(str(tmp_path / "other")).as_default() if name == "under_a_writer" \
+                else contextlib.nullcontext():
+            model.make_variables(_dataset().element_spec)
+        written[name] = model.writes_summaries
+    assert written == {"plain": False, "summarizing": True, "never": False, "under_a_writer": True}

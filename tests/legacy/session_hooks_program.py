@@ -7,7 +7,8 @@ given to train(hooks=...) logging the loss by its tensor's name every 4 steps (t
 hook of the program's own in train(hooks=...) that fetches the loss by object and the logits by name in
 before_run, reads the global step with `run_context.session.run` after each step, and requests a stop at
 step 12 (of max_steps 20); one making a variable in begin() and raising it with an assign op of its own at step 8
-(Estimator's checkpoints held it); a `ProfilerHook` in training_hooks tracing every 5 steps into model_dir/profile (its
+(Estimator's checkpoints held it); summaries of the model_fn's own (a scalar, a histogram), which Estimator wrote
+to model_dir every save_summary_steps (5), with its `loss`; a `ProfilerHook` in training_hooks tracing every 5 steps into model_dir/profile (its
 output_dir read from the `config` the model_fn is given); an evaluation hook fetching the batch loss by name. What the hooks saw is written
 as JSON (--record) to compare with the migrated program's.
 """
@@ -83,6 +84,8 @@ def model_fn(features, labels, mode, config):
     logits = tf.compat.v1.layers.dense(hidden, 10, name="logits",
                                        kernel_initializer=tf.compat.v1.glorot_uniform_initializer(seed=2))
     loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    tf.compat.v1.summary.scalar("mean_logit", tf.reduce_mean(logits))
+    tf.compat.v1.summary.histogram("hidden", hidden)
     if mode == tf.estimator.ModeKeys.EVAL:
         return tf.estimator.EstimatorSpec(mode, loss=loss, evaluation_hooks=[EVAL_RECORDS], eval_metric_ops={
             "accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))})
@@ -99,7 +102,8 @@ def main():
     args = parser.parse_args()
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
 
-    estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir)
+    config = tf.estimator.RunConfig(save_summary_steps=5)
+    estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=config)
     recording = RecordingHook(stop_at=12)
     loss_logger = tf.estimator.LoggingTensorHook({"loss": "sparse_softmax_cross_entropy_loss/value:0"}, every_n_iter=4)
     flag = FlagHook(raise_at=8)
