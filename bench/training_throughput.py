@@ -1,11 +1,12 @@
 """Benchmark: training steps/s of a TF1 program (legacy env) against its migrations (modern env).
 
     PYTHONPATH=. .venv/bin/python bench/training_throughput.py [--steps 20000] [--repeats 3]
-        [--program estimator|monitored-session|saver-loop]
+        [--program estimator|model-fn|monitored-session|saver-loop]
 
 Anchor: the original program under TensorFlow 2.15 + tensorflow-estimator: an Estimator program
 (DNNClassifier [128, 64] on digits, Adam, batch 32, shuffled, a checkpoint every 200 steps, summaries every
-100), or the same network, data and checkpoint cadence hand-written with a MonitoredTrainingSession, or
+100), the same network as a custom model_fn writing a summary of its own (`model-fn`: tier 2), or the same
+network, data and checkpoint cadence hand-written with a MonitoredTrainingSession, or
 with a tf.Session loop saving with a tf.train.Saver. It is
 rewritten by `migrate rewrite --target keras` and `--target loop`, and each of the three runs for 100 steps
 and for 100 + `--steps` steps in fresh model_dirs: steps/s = `--steps` / (difference of the two wall times),
@@ -127,8 +128,39 @@ SAVER_PROGRAM = SESSION_PROGRAM.replace(
         saver.save(sess, os.path.join(MODEL_DIR, "model.ckpt"), global_step=global_step)
 """,
 ).replace("import argparse\n", "import argparse\nimport os\n", 1)
+# The same network as a custom model_fn the rewrite keeps as written (tier 2: compat.wrapped_model_fns), with a
+# summary of its own: the migrated training writes the model_fn's summaries as Estimator did (compat.wrapped_hooks'
+# SummarySaver), its steps then one by one
+MODEL_FN_PROGRAM = PROGRAM.replace(
+    """    columns = [tf1.feature_column.numeric_column("x", shape=[64])]
+""", "").replace(
+    """    classifier = tf1.estimator.DNNClassifier(
+        feature_columns=columns,
+        hidden_units=[128, 64],
+        n_classes=10,
+        optimizer=tf1.train.AdamOptimizer(0.001),
+        model_dir=args.model_dir,
+        config=config,
+    )
+""", """    classifier = tf1.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=config)
+""").replace(
+    """def main():
+""", """def model_fn(features, labels, mode):
+    hidden = tf1.layers.dense(features["x"], 128, activation=tf.nn.relu)
+    hidden = tf1.layers.dense(hidden, 64, activation=tf.nn.relu)
+    logits = tf1.layers.dense(hidden, 10)
+    loss = tf1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    tf1.summary.scalar("batch_accuracy", tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), tf.cast(labels, tf.int64)),
+                                                                 tf.float32)))
+    train_op = tf1.train.AdamOptimizer(0.001).minimize(loss, global_step=tf1.train.get_global_step())
+    return tf1.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def main():
+""")
 PROGRAMS = {
     "estimator": ("Estimator", PROGRAM),
+    "model-fn": ("Estimator (custom model_fn)", MODEL_FN_PROGRAM),
     "monitored-session": ("MonitoredTrainingSession", SESSION_PROGRAM),
     "saver-loop": ("tf.Session + Saver loop", SAVER_PROGRAM),
 }
