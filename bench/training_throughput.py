@@ -146,9 +146,10 @@ MODEL_FN_PROGRAM = PROGRAM.replace(
 """).replace(
     """def main():
 """, """def model_fn(features, labels, mode):
-    hidden = tf1.layers.dense(features["x"], 128, activation=tf.nn.relu)
-    hidden = tf1.layers.dense(hidden, 64, activation=tf.nn.relu)
-    logits = tf1.layers.dense(hidden, 10)
+    with tf1.variable_scope("network"):  # (a scope: the model_fn stays as written, tier 2)
+        hidden = tf1.layers.dense(features["x"], 128, activation=tf.nn.relu)
+        hidden = tf1.layers.dense(hidden, 64, activation=tf.nn.relu)
+        logits = tf1.layers.dense(hidden, 10)
     loss = tf1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
     tf1.summary.scalar("batch_accuracy", tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), tf.cast(labels, tf.int64)),
                                                                  tf.float32)))
