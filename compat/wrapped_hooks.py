@@ -178,7 +178,8 @@ class SummarySaver(SessionRunHook):
     whenever `save_steps` steps have passed since the last written, their serialized protos written as they are
     (`tf.summary.experimental.write_raw_pb`) to `output_dir` at the global step after that step. TF1's hook read the
     step before the step's increment and added one (a read that could race the increment: measured with TF 2.15, a
-    cadence of 5 wrote at 1, 5, 10 in one run); here the step is read after it, as TF1's rule meant."""
+    cadence of 5 wrote at 1, 6, 11 in three runs of four, at 1, 5, 10 in one); here the step is read after it,
+    as TF1's rule meant: 1, 6, 11."""
 
     def __init__(self, save_steps: int, output_dir: str):
         self._timer = tf.compat.v1.train.SecondOrStepTimer(every_steps=save_steps)
