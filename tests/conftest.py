@@ -18,11 +18,29 @@ EXAMPLE = ROOT / "examples" / "digits_estimator.py"
 QUIET_TF = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONPATH": str(ROOT)}
 
 
+def _estimators_exit_abort(command: list, completed: subprocess.CompletedProcess) -> bool:
+    """Whether a TF 2.15 process aborted in the interpreter's finalization, its program done.
+
+    Python 3.11 ends daemon threads still inside TensorFlow's C++ at exit with a forced unwind, which a
+    C++ catch-all in TF 1's session code swallows: glibc aborts with "FATAL: exception not rethrown"
+    (seen once in CI, after an Estimator's evaluate and predict). Nothing else in a Python process makes
+    that forced unwind, so the program had ended; the tests still read what it wrote.
+    """
+    return (
+        str(command[0]) == str(LEGACY_PYTHON)
+        and completed.returncode == -6
+        and completed.stderr.rstrip().endswith("FATAL: exception not rethrown")
+        and "Traceback (most recent call last)" not in completed.stderr
+    )
+
+
 def run(command: list, check_codes=(0,), **kwargs) -> subprocess.CompletedProcess:
     """Run a real process; fail the test with its stderr when it exits with an unexpected code."""
     completed = subprocess.run(
         [str(c) for c in command], capture_output=True, text=True, env=QUIET_TF, **kwargs
     )
+    if 0 in check_codes and _estimators_exit_abort(command, completed):
+        return completed
     if completed.returncode not in check_codes:
         pytest.fail(f"{command} exited {completed.returncode}:\n{completed.stderr[-4000:]}")
     return completed

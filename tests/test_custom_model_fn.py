@@ -38,7 +38,7 @@ from tests.conftest import (
 pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("custom_model_fn")]
 PROGRAM = ROOT / "tests" / "legacy" / "custom_model_fn_program.py"
 STEPS = 20
-RESUME_STEPS = 600
+RESUME_STEPS = 300  # killed once step 50 is saved: mid-training
 # model_dir subdirectory -> (the class the model_fn becomes, the params the program gives it)
 MODELS = {"layers": ("LayersModelFn", "LAYERS_PARAMS"), "keras": ("KerasModelFn", "KERAS_PARAMS")}
 

@@ -126,7 +126,8 @@ def test_exact_migration_without_tf_random_seed_continues_its_own_run(target, pr
 
 
 STORM_STEPS = 600
-STORM_KILLS = 12
+# Measured with 20 kills: 11 and 15 of them left a save unfinished; with 8, none does about once in 500 runs (0.45^8)
+STORM_KILLS = 8
 
 
 def _saves_in_progress(state_dir: Path) -> set[str]:
@@ -167,7 +168,7 @@ def _killed_at_random(command: list, state_dir: Path, rng: random.Random) -> str
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_exact_migration_survives_a_kill_storm(target, tmp_path):
-    """The seeded program (tf_random_seed only), migrated with --exact: killed 12 times at random moments
+    """The seeded program (tf_random_seed only), migrated with --exact: killed 8 times at random moments
     (half of them as a save starts; those that land inside it leave it unfinished) and run again each time,
     it ends bit-identical to an uninterrupted run."""
     program = migrated(tmp_path, target, exact=True)
@@ -178,7 +179,7 @@ def test_exact_migration_survives_a_kill_storm(target, tmp_path):
     rng = random.Random(f"storm-{target}")
     outcomes = [_killed_at_random([MODERN_PYTHON, program, "--model_dir", stormed, *steps], state_dir, rng)
                 for _ in range(STORM_KILLS)]
-    assert "finished" not in outcomes and "mid-save" in outcomes, outcomes  # measured with 20 kills: 11 and 15 mid-save
+    assert "finished" not in outcomes and "mid-save" in outcomes, outcomes
     train(program, stormed, *steps)
     difference = max_difference(final_state(stormed, STORM_STEPS), final_state(tmp_path / "uninterrupted", STORM_STEPS))
     assert difference == 0.0, outcomes
