@@ -28,6 +28,7 @@ import json
 import logging
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -534,12 +535,39 @@ def _restored_latest(model, what: str) -> bool:
     return resume.restore_latest(checkpoint, manager_for(checkpoint, config_of(model, what))) is not None
 
 
+_ESTIMATOR_CHECKPOINT_NAME = re.compile(r"model\.ckpt-(\d+)")
+
+
+def _checkpoint_given(path: str, what: str) -> str:
+    """The checkpoint_path given to evaluate/predict/export: as it is when a checkpoint is there; an Estimator's name
+    for a step (`<dir>/model.ckpt-N`), which the migrated training saved as `<dir>/ckpt-N`, -> that checkpoint.
+    Neither there: one error saying which steps the directory holds (a program computing the Estimator's names
+    met a raw NotFoundError)."""
+    if tf.io.gfile.exists(path + ".index"):
+        return path
+    directory, name = os.path.split(path)
+    estimator_name = _ESTIMATOR_CHECKPOINT_NAME.fullmatch(name)
+    migrated = os.path.join(directory, f"ckpt-{estimator_name.group(1)}") if estimator_name else None
+    if migrated is not None and tf.io.gfile.exists(migrated + ".index"):
+        return migrated
+    held = sorted(int(index[len("ckpt-"):-len(".index")]) for index in tf.io.gfile.listdir(directory or ".")
+                  if re.fullmatch(r"ckpt-\d+\.index", index)) if tf.io.gfile.isdir(directory or ".") else []
+    raise ValueError(
+        f"{what}(checkpoint_path={path!r}): no checkpoint there"
+        + (f" (nor at {migrated!r}, the migrated training's name for step {estimator_name.group(1)})" if migrated else "")
+        + f"; {directory or '.'} holds the migrated checkpoints of steps {held}. The keras target keeps in model_dir "
+        "the checkpoint ending each train call (its backups every save_checkpoints_steps, in model_dir/backup, are "
+        "the latest only); the loop target keeps one every save_checkpoints_steps, keep_checkpoint_max of them"
+    )
+
+
 def _restore_for_inference(model, checkpoint_path, what: str, required: bool = False) -> None:
     """As Estimator's evaluate/predict/export: the given checkpoint, else the latest in model_dir, else
     the model as it is (Estimator initialised a fresh one, with a warning), unless one is `required` (an
     export's)."""
     config = config_of(model, what)
     if checkpoint_path is not None:
+        checkpoint_path = _checkpoint_given(os.fspath(checkpoint_path), what)
         resume.restore(tf.train.Checkpoint(model=model, optimizer=model.optimizer), checkpoint_path)
         return
     if not _restored_latest(model, what):

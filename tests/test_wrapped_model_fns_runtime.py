@@ -422,6 +422,24 @@ def test_a_configured_model_handed_elsewhere_answers_estimators_calls(tmp_path):
     assert (tmp_path / "export").joinpath(model.export_saved_model(str(tmp_path / "export"), raw).decode()).is_dir()
 
 
+def test_evaluate_given_an_estimator_checkpoint_name_reads_the_migrated_checkpoint_of_that_step(tmp_path):
+    """A program evaluating its checkpoints by Estimator's names (`model_dir/model.ckpt-N`, as a real project's
+    per-checkpoint evaluation loop computed them) gets the migrated checkpoint of step N (the loop target keeps one
+    each save_checkpoints_steps); a step with none is one error listing the steps there are, not TensorFlow's
+    NotFoundError."""
+    from estimator_migrate.compat import estimator_loop, estimator_training
+
+    model = estimator_training.configure(WrappedModelFn(model_fn, params={"learning_rate": 0.1}), model_dir=tmp_path,
+                                         config=estimator_training.TrainingConfig(save_checkpoints_steps=3))
+    estimator_loop.train(model, lambda: _dataset().repeat(), max_steps=6)
+    for step in (3, 6):
+        metrics = estimator_training.evaluate(model, lambda: _dataset(), checkpoint_path=f"{tmp_path}/model.ckpt-{step}")
+        assert metrics["global_step"] == step
+    with pytest.raises(ValueError, match=r"evaluate\(checkpoint_path='.*/model.ckpt-4'\): no checkpoint there .* "
+                                         r"holds the migrated checkpoints of steps \[0, 3, 6\]"):
+        estimator_training.evaluate(model, lambda: _dataset(), checkpoint_path=str(tmp_path / "model.ckpt-4"))
+
+
 def test_a_hook_fetching_the_global_step_by_name_gets_its_value(tmp_path):
     """TF 1.x hooks fetch the global step by its name ("global_step:0": a ref variable's value there); the wrapped
     graph's variable lives outside it, and its value goes by that name. Read in the step's call, it races the step's
