@@ -33,6 +33,8 @@ class ProjectFacts:
     # some module of it builds a custom-model_fn estimator the run-time tier wraps (its model_fn kept as written,
     # its SessionRunHooks run against the model_fn's graph: compat.wrapped_hooks)
     wraps_model_fns: bool = False
+    # the names of its modules' functions that return an estimator they build (`estimator_factories`)
+    estimator_factories: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -45,6 +47,7 @@ class EstimatorMentions:
     thin_subclasses: set[str] = field(default_factory=set)  # `thin_estimator_subclass` classes: they migrate
     overriding: set[str] = field(default_factory=set)  # classes defining one of ESTIMATOR_ATTRIBUTES
     wraps: bool = False  # a custom `Estimator(model_fn=...)` (or TPUEstimator) the run-time tier wraps
+    factories: set[str] = field(default_factory=set)  # `estimator_factories`
 
 
 def estimator_mentions(source: str, path: str) -> EstimatorMentions:
@@ -85,13 +88,46 @@ def estimator_mentions_in(nodes: list[ast.AST], path: str) -> EstimatorMentions:
                 continue  # a class is called by its capitalised name (a project's estimator class included)
             mentions.constructions.append((name, f"{name} in {path}"))
     mentions.constructions = list(dict.fromkeys(mentions.constructions))
+    if nodes and isinstance(nodes[0], ast.Module):
+        mentions.factories = estimator_factories(nodes[0])
     return mentions
+
+
+def _builds_estimator(node: ast.expr | None) -> bool:
+    """Whether `node` calls a TensorFlow estimator class by its module (`tf.estimator.DNNClassifier(...)`,
+    `tf_estimator.Estimator(...)`): a bare `DNNClassifier(...)` or scikit-learn's classifiers are not taken."""
+    if not isinstance(node, ast.Call):
+        return False
+    parts, func = [], node.func
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    parts.append(getattr(func, "id", ""))
+    return (len(parts) > 1 and parts[0].endswith(("Estimator", "Classifier", "Regressor"))
+            and any("estimator" in part for part in parts[1:]))
+
+
+def estimator_factories(module: ast.Module) -> set[str]:
+    """The module's top-level functions returning an estimator they build (`return tf.estimator.X(...)`, or a
+    variable of theirs assigned one): whoever calls them holds an estimator (`model = build_model()`)."""
+    found = set()
+    for function in module.body:
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        nodes = list(ast.walk(function))
+        built = {target.id for node in nodes if isinstance(node, ast.Assign) and _builds_estimator(node.value)
+                 for target in node.targets if isinstance(target, ast.Name)}
+        returns = [node.value for node in nodes if isinstance(node, ast.Return) and node.value is not None]
+        if returns and all(_builds_estimator(value) or (isinstance(value, ast.Name) and value.id in built)
+                           for value in returns):
+            found.add(function.name)
+    return found
 
 
 def module_facts(source: str, tf1: bool = False, tf1_names: bool = False) -> ProjectFacts:
     """The ProjectFacts of a module that is a project of its own, read from its `source`."""
     mentions = estimator_mentions(source, "this module")
-    return ProjectFacts(kept_estimators([mentions]), tf1, tf1_names, mentions.wraps)
+    return ProjectFacts(kept_estimators([mentions]), tf1, tf1_names, mentions.wraps, frozenset(mentions.factories))
 
 
 def kept_estimators(mentions: list[EstimatorMentions]) -> list[str]:

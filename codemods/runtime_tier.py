@@ -27,6 +27,8 @@ could reach a kept Estimator is left for it, with its TODO.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
@@ -37,7 +39,7 @@ from codemods.api import ApiResolver
 from codemods.canned_estimators import CANNED, accepted, loss_reduction_problem
 from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
 from codemods.guidance import RUN_WITH_WRAPPED
-from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts
+from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts, estimator_factories
 from codemods.syntax import call_arguments, fast_visit, keyword_args
 
 # Estimator methods the tier rewrites, and the keyword only an Estimator's version of the method takes (a
@@ -316,6 +318,7 @@ def analyze(
             unit.runtime = True
         elif id(call) in visitor.assigned_to:  # `estimator = TPUEstimator(...)`: its methods in that function
             built.add((id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]))
+    built |= _factory_built(module, visitor, project, source)
     kept = _release_sharers(facts, tier)
     if kept:  # a kept estimator in this module: other calls are not told apart from its own
         tier.blocked_by = [f"estimator `{e.variable}` of this module" for e in kept]
@@ -459,6 +462,26 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.Tuple | cst.List):
         return [name for element in target.elements for name in _target_names(element.value)]
     return []
+
+
+def _factory_built(module: cst.Module, visitor: _Calls, project: ProjectFacts, source: str | None) -> set:
+    """(id of the function, name) of each variable assigned the call of a project function that returns an estimator
+    it built (`model = build_model()`, `estimator = model.build_estimator(config)`: ProjectFacts.estimator_factories).
+    A function of this module of that name that is not such a factory shadows them."""
+    if not project.estimator_factories:
+        return set()
+    shadowing = {statement.name.value for statement in module.body if isinstance(statement, cst.FunctionDef)}
+    shadowing &= project.estimator_factories
+    if shadowing:
+        with contextlib.suppress(SyntaxError, ValueError):  # (a Python 2 module: none of its own is a factory)
+            shadowing -= estimator_factories(ast.parse(module.code if source is None else source))
+    factories = project.estimator_factories - shadowing
+    found = set()
+    for call in visitor.calls:
+        callee = call.func.attr if isinstance(call.func, cst.Attribute) else call.func
+        if id(call) in visitor.assigned_to and isinstance(callee, cst.Name) and callee.value in factories:
+            found.add((id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]))
+    return found
 
 
 def _named_receiver(call: cst.Call) -> str | None:

@@ -85,9 +85,11 @@ def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None
             tf1_names.add(module.project)
     kept = {key: kept_estimators(found) for key, found in mentions.items()}
     wraps = {key for key, found in mentions.items() if any(module.wraps for module in found)}
+    factories = {key: frozenset().union(*(module.factories for module in found)) for key, found in mentions.items()}
     return {
         file.path: ProjectFacts(kept.get(project_key(file), []), project_key(file) in tf1,
-                                project_key(file) in tf1_names, project_key(file) in wraps)
+                                project_key(file) in tf1_names, project_key(file) in wraps,
+                                factories.get(project_key(file), frozenset()))
         for file in files
         if not file.is_notebook
     }

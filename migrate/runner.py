@@ -87,6 +87,17 @@ def _tf1_names_module(code: str, project: ProjectFacts | None) -> bool:
     return _tf1_names_project(project) and "tensorflow" in code
 
 
+def _reread(project: ProjectFacts | None) -> bool:
+    """Whether a module naming TensorFlow that had nothing worth parsing on its own must be read again, its
+    project known."""
+    return _tf1_names_project(project) or bool(project is not None and project.estimator_factories)
+
+
+def _calls_factory(code: str, project: ProjectFacts | None) -> bool:
+    """Whether `code` may call a function of its project that returns an estimator (its methods are Estimator's)."""
+    return project is not None and any(name in code for name in project.estimator_factories)
+
+
 def _settle(file: SourceFile, project: ProjectFacts | None = None) -> FileResult | tuple[str, bool]:
     """`file`'s outcome when it needs no rewrite (a symlink problem, unreadable, nothing worth parsing), else its
     code and whether it had a BOM. `project`, once the index knows it, may make a module worth parsing."""
@@ -97,7 +108,7 @@ def _settle(file: SourceFile, project: ProjectFacts | None = None) -> FileResult
         code, bom = read_source(file.path)
     except BadSource as error:
         return FileResult(file, "error", error=str(error))
-    if not may_need_migration(code) and not _tf1_names_module(code, project):
+    if not may_need_migration(code) and not _tf1_names_module(code, project) and not _calls_factory(code, project):
         return FileResult(file, "unchanged", old_code=code, bom=bom)
     return code, bom
 
@@ -197,8 +208,9 @@ def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = F
 
         triaged = list(each(_triage, files))
         projects = index_projects(files, each(_index_module, [f for f, t in zip(files, triaged) if t.indexed]))
-        # A module of a project whose TensorFlow names are TF1's is rewritten too (codemods/rules/tf1_names.py)
-        results = [None if triage.names_tensorflow and _tf1_names_project(projects.get(file.path)) else triage.result
+        # A module of a project whose TensorFlow names are TF1's is rewritten too (codemods/rules/tf1_names.py), and
+        # one of a project with estimator factories is read again (it may train what one returns: `_calls_factory`)
+        results = [None if triage.names_tensorflow and _reread(projects.get(file.path)) else triage.result
                    for file, triage in zip(files, triaged)]
         for _ in filter(None, results):
             progress.advance()
