@@ -117,9 +117,9 @@ for _family, _twins in (("DNN", "DNNClassifier/DNNRegressor"), ("Linear", "Linea
 for _name in ("Head", "BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead",
               "LogisticRegressionHead", "PoissonRegressionHead", "MultiHead"):
     GUIDANCE[f"estimator.{_name}"] = f"{_name}: {_GONE}a head of a head-based canned estimator (see its estimator)"
-GUIDANCE["estimator.add_metrics"] = (
-    f"add_metrics: {_GONE}compute the metric from estimator_training.predict's outputs after an evaluation, or "
-    "return it in the model_fn's eval_metric_ops"
+GUIDANCE["estimator.add_metrics"] = GUIDANCE["contrib.estimator.add_metrics"] = (
+    "add_metrics: migrates (compat.added_metrics.add_metrics) with the estimators of a project that keeps none as "
+    "TF1; here it stays (TensorFlow >= 2.16 has no tf.estimator: this line stops the program)"
 )
 GUIDANCE["estimator.experimental.InMemoryEvaluatorHook"] = (
     "InMemoryEvaluatorHook: migrates (compat.estimator_training.InMemoryEvaluator) with the estimators of a project "

@@ -101,6 +101,8 @@ _ESTIMATOR_CLASS_ENDINGS = ("Estimator", "Classifier", "Regressor", "KMeans", "L
 MONITORED_SESSIONS = ("train.MonitoredTrainingSession", "train.MonitoredSession", "train.SingularMonitoredSession")
 RUNTIME_MODULES = ("estimator_training", "estimator_loop")  # what the migrated calls are made through
 SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
+# tf.estimator.add_metrics (tf.contrib.estimator's, TensorFlow 1.x's, is the same function) -> compat.added_metrics
+ADD_METRICS = ("estimator.add_metrics", "contrib.estimator.add_metrics")
 CUSTOM = "estimator.Estimator"
 # tf.keras.estimator.model_to_estimator -> compat.keras_estimators' (same parameters): a compiled Keras 2 model
 KERAS_ESTIMATOR = ("keras.estimator.model_to_estimator", "estimator.keras.model_to_estimator",
@@ -445,6 +447,8 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
             return "session_hook"
         if api.path in IN_MEMORY_EVALUATORS:
             return "evaluator_hook"
+        if api.path in ADD_METRICS:
+            return "add_metrics"
     if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ESTIMATOR_METHODS:
         return None
     method = call.func.attr.value

@@ -30,8 +30,9 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from . import backup_listeners
+from . import added_metrics, backup_listeners
 from .canned import head_of
+from .estimator_prediction import head_predictions
 
 _AUC_THRESHOLDS = 200
 _AUC_EPSILON = 1e-6  # tf.compat.v1.metrics.auc's smoothing of recall, precision and the false-positive rate
@@ -105,8 +106,13 @@ def evaluate(
     keras_aucs = {"auc": tf_keras.metrics.AUC(), "auc_precision_recall": tf_keras.metrics.AUC(curve="PR")}
     counts = {"tp": 0.0, "fp": 0.0, "fn": 0.0}
     batches = dataset if steps is None else dataset.take(steps)
+    metric_fns = getattr(model, "added_metric_fns", ())  # compat.added_metrics
+    added = added_metrics.GraphMetrics(metric_fns, getattr(model, "estimator_config", None)) if metric_fns else None
     for features, labels in batches:
-        logits = logits_of(features).numpy().astype(np.float64)
+        logits = logits_of(features)
+        if added is not None:
+            added.update(features, labels, head_predictions(head, logits))
+        logits = logits.numpy().astype(np.float64)
         labels = np.asarray(model.label_ids(labels) if head.label_vocabulary else labels).reshape(logits.shape[0], -1)
         weights = _example_weights(model, features, logits.shape[0])
         if head.kind == "multi_class":
@@ -150,6 +156,8 @@ def evaluate(
             metrics["auc"], metrics["auc_precision_recall"] = v1_auc.result("ROC"), v1_auc.result("PR")
         else:
             metrics.update({name: float(metric.result()) for name, metric in keras_aucs.items()})
+    if added is not None:
+        metrics.update(added.result())  # as Estimator: an added metric replaces the head's of the same name
     return finish_evaluation(metrics, model, summary_dir)
 
 

@@ -45,6 +45,7 @@ from tensorflow.python.training import (
     training_util,  # the global step read the built-in hooks fetch
 )
 
+from . import added_metrics
 from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
 from .estimator_training import ModeKeys, WarmStartSettings, configure
@@ -421,6 +422,10 @@ class WrappedModelFn(tf_keras.Model):
                         built["fetches"] = {"loss": tf.identity(spec.loss),
                                             "step": tf.compat.v1.train.get_global_step().read_value()}
                 elif mode == ModeKeys.EVAL:
+                    if getattr(self, "added_metric_fns", ()):  # compat.added_metrics, as Estimator's add_metrics
+                        added = added_metrics.call_metric_fns(self.added_metric_fns, features, labels, spec.predictions,
+                                                              getattr(self, "estimator_config", None))
+                        spec = spec._replace(eval_metric_ops={**spec.eval_metric_ops, **added})
                     built["updates"], built["values"] = _metrics(spec)
                 else:
                     built["fetches"] = spec.predictions

@@ -15,6 +15,7 @@ functions take the Estimator methods' parameters in the same order, the estimato
     tf.estimator.train_and_evaluate(est, ts, es)   -> estimator_training.train_and_evaluate(est, ts, es)
     tf.estimator.TrainSpec(...) / EvalSpec(...)    -> estimator_training.TrainSpec(...) / EvalSpec(...)
     est.evaluate/predict/export_saved_model(...)   -> estimator_training.evaluate/predict/export_saved_model(est, ...)
+    tf.estimator.add_metrics(est, metric_fn)       -> added_metrics.add_metrics(est, metric_fn)
 
 With `--target loop`, `train` and `train_and_evaluate` come from `compat.estimator_loop` instead. With
 `--exact`, the keras target's get `exact=True` (compat.exact's backups); the loop target's a TODO saying they
@@ -91,6 +92,11 @@ class EstimatorRuntimeRule(Rule):
             ctx.record(original, self.rule_id, True, "InMemoryEvaluatorHook -> compat.estimator_training."
                        "InMemoryEvaluator (a callback evaluating the model in memory every every_n_iter steps)")
             return updated.with_changes(func=cst.parse_expression("estimator_training.InMemoryEvaluator"))
+        if kind == "add_metrics":
+            ctx.need_compat("added_metrics")
+            ctx.record(original, self.rule_id, True, "add_metrics -> compat.added_metrics.add_metrics (the metric_fn's "
+                       "TF1 metrics evaluated with the estimator's own, as Estimator's EVAL graph ran them)")
+            return updated.with_changes(func=cst.parse_expression("added_metrics.add_metrics"))
         if kind == "config":
             ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
             return updated.with_changes(func=cst.parse_expression("estimator_training.TrainingConfig"))

@@ -977,14 +977,26 @@ ROWS = [
         ("spec = parsing_specs.classifier_parse_example_spec(columns, label_key=\"label\", weight_column=\"weight\")",),
     ),
     Row(
+        "`tf.estimator.add_metrics(est, metric_fn)` (TensorFlow 1.x's `tf.contrib.estimator.add_metrics`) of a migrated "
+        "estimator",
+        "`added_metrics.add_metrics(est, metric_fn)`: the metric_fn (given those of `features`, `labels`, `predictions`, "
+        "`config` it names) evaluated with the estimator's own metrics, replacing any of the same name: in a kept "
+        "model_fn's EVAL graph, or for a canned head in a TF1 graph fed each batch's features, labels and predictions; "
+        "its metrics must be TF1 `(value, update_op)` pairs (a Keras Metric object is one error)",
+        "same",
+        "add_metrics",
+        ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
+        ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
+    ),
+    Row(
         "The rest of tf.estimator: `Baseline*`, head-based `DNN/Linear/DNNLinearCombinedEstimator` and their heads, "
-        "`add_metrics`, `KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and an "
-        "`InMemoryEvaluatorHook` of a project keeping such an estimator)",
+        "`KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and an "
+        "`InMemoryEvaluatorHook` or `add_metrics` of a project keeping such an estimator)",
         "kept, each call with a `TODO(migrate)` saying what replaces it (codemods/guidance.py); their train/evaluate "
         "calls with the kept-estimator TODO",
         "same",
         "todo_estimator_apis_without_twin",
-        ("# TODO(migrate): unsupported-api: add_metrics: not migrated yet",
+        ("# TODO(migrate): unsupported-api: add_metrics: migrates",
          "# TODO(migrate): unsupported-api: BaselineClassifier: not migrated yet",
          "# TODO(migrate): estimator-runtime: kept: `.train(...)` may run an estimator that stays TF1"),
         ("# TODO(migrate): unsupported-api: InMemoryEvaluatorHook: migrates",),
