@@ -47,13 +47,14 @@ def call_metric_fns(metric_fns, features, labels, predictions, config) -> dict:
     given = {"features": features, "labels": labels, "predictions": predictions, "config": config}
     metrics = {}
     for metric_fn in metric_fns:
+        named = getattr(metric_fn, "__name__", repr(metric_fn))  # (a functools.partial has no name)
         returned = metric_fn(**{name: given[name] for name in _arguments(metric_fn)})
         if not isinstance(returned, dict):
-            raise TypeError(f"metric_fn {metric_fn.__name__} must return a dict of metrics, got {type(returned).__name__}")
+            raise TypeError(f"metric_fn {named} must return a dict of metrics, got {type(returned).__name__}")
         for name, pair in returned.items():
             if not (isinstance(pair, tuple | list) and len(pair) == 2):
                 raise TypeError(
-                    f"metric_fn {metric_fn.__name__}'s {name!r} must be a (value, update_op) pair, as "
+                    f"metric_fn {named}'s {name!r} must be a (value, update_op) pair, as "
                     f"tf.compat.v1.metrics.* return (got {type(pair).__name__}: a Keras Metric object is not migrated)"
                 )
         metrics.update(returned)
