@@ -34,18 +34,24 @@ class NeededImport:
 
 
 def add_imports(module: cst.Module, needed: list[NeededImport]) -> cst.Module:
-    """`module` with `needed` imported at the end of its leading import block (after a docstring)."""
+    """`module` with `needed` imported at the end of its leading import block (after a docstring), or of the
+    import block holding its TensorFlow import when code runs before that (the runtime imports TensorFlow: a
+    program setting TensorFlow's environment variables first keeps them in effect)."""
     start = 1 if module.body and _is_docstring_or_strict(module.body[0]) else 0
-    end = start
-    while end < len(module.body) and _is_single_import(module.body[end]):
-        end += 1
-    block = [statement.body[0] for statement in module.body[start:end]]
+    end = _block_end(module.body, start)
+    if not any(_imports_tensorflow(statement) for statement in module.body[start:end]):
+        later = next((i for i in range(end, len(module.body)) if _imports_tensorflow(module.body[i])), None)
+        if later is not None:
+            end = _block_end(module.body, later)
+    block = [statement.body[0] for statement in module.body[start:end] if _is_single_import(statement)]
     plain, aliased, from_names = _missing(needed, block)
     if not (plain or aliased or from_names):
         return module
     header = list(module.body[:end])
     for index in range(start, end):  # join existing `from m import ...` statements
         statement = header[index]
+        if not _is_single_import(statement):
+            continue
         node = statement.body[0]
         if (
             isinstance(node, cst.ImportFrom)
@@ -104,6 +110,25 @@ def _missing(
             if not from_names[name]:
                 del from_names[name]
     return plain, aliased, from_names
+
+
+def _block_end(body: list[cst.BaseStatement], start: int) -> int:
+    """The index after the run of single-import statements starting at `start`."""
+    end = start
+    while end < len(body) and _is_single_import(body[end]):
+        end += 1
+    return end
+
+
+def _imports_tensorflow(statement: cst.CSTNode) -> bool:
+    if not _is_single_import(statement):
+        return False
+    node = statement.body[0]
+    if isinstance(node, cst.Import):
+        names = [cst.helpers.get_full_name_for_node(alias.name) for alias in node.names]
+    else:
+        names = [] if node.relative or node.module is None else [cst.helpers.get_full_name_for_node(node.module)]
+    return any(name.split(".")[0] in ("tensorflow", "tf_keras") for name in names)
 
 
 def _is_single_import(statement: cst.CSTNode) -> bool:

@@ -29,6 +29,7 @@ from codemods.imports import (
     names_used,
     remove_unused_imports,
 )
+from codemods.keras2_switch import set_before_tensorflow
 from codemods.positions import start_positions
 from codemods.project_facts import ProjectFacts, module_facts
 from codemods.registry import Rule, load_rules
@@ -104,6 +105,11 @@ class RuleContext:
     def recorded(self) -> bool:
         """Whether any rule has reported anything (every change comes with a report entry)."""
         return bool(self._recorded)
+
+    @property
+    def migrated_something(self) -> bool:
+        """Whether any rule has migrated a construct (not only left TODOs)."""
+        return any(migrated for _, _, migrated, _ in self._recorded)
 
     def findings(self, module: cst.Module) -> list[Finding]:
         """The report entries recorded so far, with the positions of their nodes in `module` (the parsed one)."""
@@ -312,6 +318,9 @@ def migrate_source(
             _check_parses(code)
         if pruned is not new_module:
             transformer.ctx.forget_removed_imports(imported_names(pruned))
+        if transformer.ctx.migrated_something:
+            switched = set_before_tensorflow(pruned, source)
+            code = switched.code if switched is not pruned else code
     return MigrationResult(code, transformer.ctx.findings(module), changed=code != source)
 
 

@@ -485,8 +485,16 @@ ROWS = [
         "removed (imports the original did not use stay)",
         "same",
         "v2_head_from_imports_steps",
-        ("import numpy as np\nfrom tensorflow.feature_column import numeric_column\nimport math",),
-        ("import numpy as np\nfrom tensorflow.feature_column import numeric_column\nimport tf_keras",),
+        ("Keras 2\nfrom tensorflow.feature_column import numeric_column\nimport math",),
+        ("Keras 2\nfrom tensorflow.feature_column import numeric_column\nimport tf_keras",),
+    ),
+    Row(
+        "`import tensorflow as tf` in a module the rewrite migrates: TF <= 2.15's `tf.keras` was Keras 2; TF >= 2.16's is Keras 3 unless TF_USE_LEGACY_KERAS is set before the import",
+        "`os.environ.setdefault(\"TF_USE_LEGACY_KERAS\", \"1\")` before the module's first import of TensorFlow (a value set outside stays; a module naming the switch is left to it): `tf.keras` is tf_keras, and the import skips Keras 3 (3 s of a 7.5 s start)",
+        "same",
+        "add_metrics",
+        ('import os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.keras as the program had it: Keras 2\nimport tensorflow as tf',),
+        ('import os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.keras as the program had it: Keras 2\nimport tensorflow as tf',),
     ),
     Row(
         "`hooks=train_hooks`: a variable assigned one list literal and only given as `hooks=`",
