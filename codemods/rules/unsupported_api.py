@@ -39,6 +39,8 @@ class UnsupportedApiRule(Rule):
             # wraps as written; a migrated TPUEstimator refuses use_tpu=True, the only way it ran (on CPU its
             # cross-replica sum had no kernel in TensorFlow 1.x either)
             return updated
+        if api is not None and api.path == "train.MonitoredTrainingSession" and not _runs_eagerly(ctx.facts):
+            return _kept_session(original, updated, ctx, self.rule_id)
         if api is not None and api.path in GUIDANCE:
             message = GUIDANCE[api.path]
             namespace, _, name = api.path.partition(".")
@@ -53,3 +55,21 @@ class UnsupportedApiRule(Rule):
                 message = f"tf.Session loop saving with this Saver: {'; '.join(why)}; {SAVER_HOW}"
             ctx.todo(original, self.rule_id, message)
         return updated
+
+
+def _runs_eagerly(facts) -> bool:
+    """Whether the module runs code of the migrated runtime, which is eager (as codemods/rules/tf1_behavior)."""
+    return bool(facts.estimators or facts.runtime.calls or facts.migrated_sessions())
+
+
+def _kept_session(original: cst.Call, updated: cst.Call, ctx, rule_id: str) -> cst.Call:
+    """A MonitoredTrainingSession in no migrated loop shape, in TF1 graph code: the same session, through
+    compat.graph_sessions, which also saves on preemption (and says so when the program is not in graph mode)."""
+    why = ctx.facts.sessions.get(id(original))
+    kept = f" ({'; '.join(why)})" if why else ""
+    ctx.need_compat("graph_sessions")
+    ctx.record(original, rule_id, True,
+               f"MonitoredTrainingSession kept as TF1 graph code{kept}: compat.graph_sessions."
+               "monitored_training_session, the same session in the graph mode the program runs in (a clear error "
+               "otherwise), which also saves a checkpoint and exits 75 on SIGTERM / SIGINT")
+    return updated.with_changes(func=cst.parse_expression("graph_sessions.monitored_training_session"))
