@@ -1,4 +1,4 @@
-"""A MonitoredTrainingSession kept as TF1 graph code, which also saves on preemption.
+"""A MonitoredTrainingSession, or a CheckpointSaverHook, kept as TF1 graph code, which also saves on preemption.
 
 A `tf.train.MonitoredTrainingSession` loop in no shape the rewrite migrates (codemods/monitored_sessions.py) runs
 on TensorFlow 2 as it ran on 1.x: `tf.compat.v1.train.MonitoredTrainingSession` is the same class, in the graph
@@ -8,6 +8,7 @@ grace period) lost every step since the last one. `monitored_training_session` i
 preemption saving the migrated loops have (compat.preemption): on SIGTERM or SIGINT the step in flight finishes,
 the chief saves `model.ckpt-<step>` in checkpoint_dir with the session's own Saver (as its CheckpointSaverHook
 does), and the program exits with PREEMPTED_EXIT_CODE (75); run again, the session restores that checkpoint.
+`CheckpointSaverHook` does the same for the (Singular)MonitoredSession loops that save with one.
 """
 
 from __future__ import annotations
@@ -80,10 +81,42 @@ class SaveOnPreemption(tf.compat.v1.train.SessionRunHook):
         step = session.run(self._global_step)
         saver = self._scaffold.saver or tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVERS)[0]
         path = saver.save(session, os.path.join(self._checkpoint_dir, "model.ckpt"), global_step=step)
-        tf.compat.v1.logging.warning(
-            "Signal %d: saved %s after step %d; exiting with %d (run again to resume)",
-            self._watcher.received, path, step, preemption.PREEMPTED_EXIT_CODE)
-        raise SystemExit(preemption.PREEMPTED_EXIT_CODE)
+        _exit_preempted(self._watcher.received, path, step)
 
     def end(self, session):
         self._watcher.stop()
+
+
+class CheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
+    """`tf.compat.v1.train.CheckpointSaverHook` (same arguments, same saves), which also saves on preemption: after
+    the step during which SIGTERM or SIGINT arrived it saves that step (unless its cadence just did), then raises
+    SystemExit(PREEMPTED_EXIT_CODE). Its listeners' `end` is not called: the training did not end."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._watcher = preemption.PreemptionWatcher()
+
+    def begin(self):
+        super().begin()
+        self._watcher.start()
+
+    def after_run(self, run_context, run_values):
+        super().after_run(run_context, run_values)
+        if not self._watcher.requested:
+            return
+        self._watcher.stop()
+        step = run_context.session.run(self._global_step_tensor)
+        if step != self._timer.last_triggered_step():
+            self._timer.update_last_triggered_step(step)
+            self._save(run_context.session, step)
+        _exit_preempted(self._watcher.received, f"{self._save_path}-{step}", step)
+
+    def end(self, session):
+        self._watcher.stop()
+        super().end(session)
+
+
+def _exit_preempted(signum: int, path: str, step: int):
+    tf.compat.v1.logging.warning("Signal %d: saved %s after step %d; exiting with %d (run again to resume)",
+                                 signum, path, step, preemption.PREEMPTED_EXIT_CODE)
+    raise SystemExit(preemption.PREEMPTED_EXIT_CODE)

@@ -301,6 +301,26 @@ def sigkill_after_save(command: list, directory, at_least: int, timeout: float =
     return latest_saved_step(directory)
 
 
+def sigterm_after_first_save(command: list, directory, after: float = 0.5, timeout: float = 120):
+    """Start a training process, send it SIGTERM `after` seconds past its first save in `directory` (the state
+    file written since it started); returns the process's exit code and what it wrote to stderr."""
+    import signal
+    import time
+
+    state = Path(directory) / "checkpoint"
+    started = time.time()
+    process = subprocess.Popen([str(c) for c in command], env=QUIET_TF, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + timeout
+    while not (state.exists() and state.stat().st_mtime >= started) and process.poll() is None \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(after)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=timeout)
+    return process.returncode, stderr
+
+
 def kill_after_a_save_and_restart(migrated: Path, target: str, model_dir: Path, steps: int) -> None:
     """Run a migrated program (`--model_dir`, `--max_steps`) to `steps`, SIGKILL it after its first save (a
     BackupAndRestore backup for the keras target, a checkpoint for the loop's), start it again: it must end

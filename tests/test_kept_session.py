@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
-import subprocess
-import time
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from compat.preemption import PREEMPTED_EXIT_CODE
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, latest_saved_step, migrate_file, run
+from tests.conftest import MODERN_PYTHON, ROOT, latest_saved_step, migrate_file, run, sigterm_after_first_save
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("kept_session")]
 PROGRAM = ROOT / "tests" / "legacy" / "kept_session_program.py"
@@ -71,15 +68,9 @@ def test_sigterm_saves_the_finished_step_exits_75_and_the_rerun_ends_as_the_unin
     arguments = ["--last_step", 3000, "--save_steps", 1000]
     run([MODERN_PYTHON, migrated, "--model_dir", whole, *arguments])
 
-    process = subprocess.Popen([str(c) for c in (MODERN_PYTHON, migrated, "--model_dir", interrupted, *arguments)],
-                               env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while not (interrupted / "checkpoint").exists() and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)  # some steps past model.ckpt-0
-    process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=120)
-    assert process.returncode == PREEMPTED_EXIT_CODE, stderr[-2000:]
+    code, stderr = sigterm_after_first_save([MODERN_PYTHON, migrated, "--model_dir", interrupted, *arguments],
+                                            interrupted)
+    assert code == PREEMPTED_EXIT_CODE, stderr[-2000:]
     saved = latest_saved_step(interrupted)
     assert 0 < saved < 3000 and saved % 1000 != 0, saved  # saved at the signal, not on the cadence
     assert f"saved {interrupted}/model.ckpt-{saved} after step {saved}" in stderr

@@ -20,7 +20,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tests.conftest import MODERN_PYTHON, ROOT, latest_saved_step, migrate_file, run, sigkill_after_save
+from compat.preemption import PREEMPTED_EXIT_CODE
+from tests.conftest import (
+    MODERN_PYTHON,
+    ROOT,
+    latest_saved_step,
+    migrate_file,
+    run,
+    sigkill_after_save,
+    sigterm_after_first_save,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("tf1_graph_program")]
 PROGRAM = ROOT / "tests" / "legacy" / "tf1_graph_program.py"
@@ -104,3 +113,26 @@ def test_killed_after_a_save_it_resumes_to_the_uninterrupted_weights(runs, migra
     assert latest_saved_step(directories["killed"]) == iterations
     assert_same_variables(str(directories["killed"] / f"model.ckpt-{iterations}"),
                           str(directories["uninterrupted"] / f"model.ckpt-{iterations}"), atol=ATOL)
+
+
+def test_sigterm_saves_the_finished_iteration_exits_75_and_the_rerun_ends_as_the_uninterrupted_one(runs, migrated,
+                                                                                                   tmp_path):
+    """The program's CheckpointSaverHook is compat.graph_sessions's: on SIGTERM it saves the step it finished."""
+    assert "graph_sessions.CheckpointSaverHook(" in migrated.read_text()
+    start, _, _ = runs
+    iterations = 3000
+    directories = {}
+    for kind in ("uninterrupted", "interrupted"):
+        directories[kind] = tmp_path / kind
+        shutil.copytree(start, directories[kind])
+    command = [MODERN_PYTHON, migrated, "--num_training_iterations", iterations, "--checkpoint_interval", 1000]
+    run([*command, "--checkpoint_dir", directories["uninterrupted"]])
+    code, stderr = sigterm_after_first_save([*command, "--checkpoint_dir", directories["interrupted"]],
+                                            directories["interrupted"], after=1.0)
+    assert code == PREEMPTED_EXIT_CODE, stderr[-2000:]
+    saved = latest_saved_step(directories["interrupted"])
+    assert 0 < saved < iterations and saved % 1000 != 0, saved  # saved at the signal, not on the cadence
+    run([*command, "--checkpoint_dir", directories["interrupted"]])
+    assert latest_saved_step(directories["interrupted"]) == iterations
+    assert_same_variables(str(directories["interrupted"] / f"model.ckpt-{iterations}"),
+                          str(directories["uninterrupted"] / f"model.ckpt-{iterations}"), atol=0)

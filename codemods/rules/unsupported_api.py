@@ -1,7 +1,9 @@
 """TF1 APIs the rewrite does not migrate (yet, or ever): kept as they are, with what to do by hand.
 
 Without this a program using them would come out unchanged and unreported, as if nothing were left to
-do. Each call to one of these APIs gets a `TODO(migrate)` on its statement and a report entry.
+do. Each call to one of these APIs gets a `TODO(migrate)` on its statement and a report entry. Except in TF1
+graph code kept as written (a module running no migrated, eager, code): there a MonitoredTrainingSession or a
+CheckpointSaverHook runs as it ran, through compat.graph_sessions, which adds saving on preemption.
 """
 
 import libcst as cst
@@ -9,6 +11,9 @@ import libcst as cst
 from codemods.guidance import GUIDANCE, HOOKS, RUNS_WITH_WRAPPED, SAVER_HOW, SESSION_HOW
 from codemods.registry import Rule, register
 from codemods.rules.session_run_names import gone_from_tensorflow_2
+
+# Kept as TF1 graph code, they run as they ran (compat.graph_sessions adds saving on preemption)
+_SAVER_HOOKS = ("train.CheckpointSaverHook", "estimator.CheckpointSaverHook")
 
 
 @register
@@ -41,6 +46,12 @@ class UnsupportedApiRule(Rule):
             return updated
         if api is not None and api.path == "train.MonitoredTrainingSession" and not _runs_eagerly(ctx.facts):
             return _kept_session(original, updated, ctx, self.rule_id)
+        if api is not None and api.path in _SAVER_HOOKS and ctx.facts.graph_code and not _runs_eagerly(ctx.facts):
+            ctx.need_compat("graph_sessions")
+            ctx.record(original, self.rule_id, True,
+                       "CheckpointSaverHook of TF1 graph code kept as written: compat.graph_sessions.CheckpointSaverHook, "
+                       "the same hook (same saves), which also saves a checkpoint and exits 75 on SIGTERM / SIGINT")
+            return updated.with_changes(func=cst.parse_expression("graph_sessions.CheckpointSaverHook"))
         if api is not None and api.path in GUIDANCE:
             message = GUIDANCE[api.path]
             namespace, _, name = api.path.partition(".")

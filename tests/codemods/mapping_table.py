@@ -875,6 +875,14 @@ ROWS = [
         ("with graph_sessions.monitored_training_session(\n    checkpoint_dir=\"/tmp/mts\"",),
     ),
     Row(
+        "`CheckpointSaverHook(...)` in TF1 graph code kept as written (a `(Singular)MonitoredSession` loop in no migrated shape, a module running no migrated, eager, code)",
+        "`compat.graph_sessions.CheckpointSaverHook(...)`: the same hook and saves, which also saves the finished step and exits 75 on SIGTERM / SIGINT",
+        "same",
+        "kept_graph_saver_hook",
+        ("hooks = [graph_sessions.CheckpointSaverHook(checkpoint_dir=checkpoint_dir, save_steps=100, saver=saver)]",),
+        ("hooks = [graph_sessions.CheckpointSaverHook(checkpoint_dir=checkpoint_dir, save_steps=100, saver=saver)]",),
+    ),
+    Row(
         "`tf.contrib.layers.<name>`, `tf.contrib.framework.<name>`, `tf.contrib.slim[.<name>]` that tf-slim has "
         "(`xavier_initializer`, `l2_regularizer`, `fully_connected`, `batch_norm`, `arg_scope`, ...), `import "
         "tensorflow.contrib.slim as slim`, `from tensorflow.contrib import slim`, `from tensorflow.contrib.layers "

@@ -33,3 +33,11 @@ def test_beside_migrated_eager_code_the_session_keeps_its_todo():
     result = migrate_source(GRAPH + "\n\n" + CANNED)
     assert "canned.linear_regressor(" in result.code and "graph_sessions" not in result.code
     assert "# TODO(migrate): unsupported-api: MonitoredTrainingSession" in result.code
+
+
+def test_a_checkpoint_saver_hook_of_graph_code_is_graph_sessions_beside_eager_code_it_keeps_its_todo():
+    graph = GRAPH.replace("checkpoint_dir=model_dir, save_checkpoint_steps=10", "checkpoint_dir=model_dir, hooks=[\n"
+                          "            tf.train.CheckpointSaverHook(model_dir, save_steps=5)]")
+    assert "graph_sessions.CheckpointSaverHook(model_dir, save_steps=5)" in migrate_source(graph).code
+    beside = migrate_source(graph + "\n\n" + CANNED).code
+    assert "graph_sessions" not in beside and "# TODO(migrate): unsupported-api: CheckpointSaverHook" in beside
