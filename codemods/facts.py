@@ -69,6 +69,8 @@ CUSTOM_ESTIMATOR = "estimator.Estimator"
 GRAPH_MODE_SWITCHES = ("disable_v2_behavior", "disable_eager_execution")
 GRAPH_CODE = ("Session", "InteractiveSession", "placeholder", "train.MonitoredTrainingSession", "train.MonitoredSession",
               "train.SingularMonitoredSession", "train.Saver")
+# What the rewrite made of GRAPH_CODE kept as written (codemods/rules/unsupported_api.py): still graph code
+KEPT_GRAPH_CODE = ("graph_sessions.monitored_training_session", "graph_sessions.CheckpointSaverHook")
 CUSTOM_ESTIMATOR_KEYWORDS = ("model_fn", "params", *MOVED_TO_CHECKPOINTING)
 
 # RunConfig arguments the rewrite carries over; any other is a reason to leave the estimator alone.
@@ -572,7 +574,7 @@ class _UseChecker(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         api = self.resolver.call_api(node)
-        if api is not None and api.is_one_of(*GRAPH_CODE):
+        if api is not None and api.is_one_of(*GRAPH_CODE) or cst.helpers.get_full_name_for_node(node.func) in KEPT_GRAPH_CODE:
             self.facts._graph_code_calls.append(id(node))  # graph code unless a migrated session loop replaces it
         if api is not None and BUILTIN_HOOKS.get(api.path) in EARLY_STOPPING_HOOKS:
             estimator = call_arguments(node, BUILTIN_HOOK_PARAMS[BUILTIN_HOOKS[api.path]])[0].get("estimator")

@@ -14,6 +14,10 @@ from codemods.rules.session_run_names import gone_from_tensorflow_2
 
 # Kept as TF1 graph code, they run as they ran (compat.graph_sessions adds saving on preemption)
 _SAVER_HOOKS = ("train.CheckpointSaverHook", "estimator.CheckpointSaverHook")
+RUNS_IN_GRAPH_CODE = (
+    "{name}: runs as it is (tf.compat.v1.train.{name}, TF1's class) in TF1 graph code kept as written, given to its "
+    "MonitoredSession as it was"
+)
 
 
 @register
@@ -58,6 +62,11 @@ class UnsupportedApiRule(Rule):
             if name in HOOKS and namespace in ("train", "estimator") and not api.v1:
                 # TensorFlow 2 has TF1's hook classes under tf.compat.v1.train only (tf.estimator's were aliases)
                 updated = updated.with_changes(func=cst.parse_expression(f"{ctx.need_tensorflow()}.compat.v1.train.{name}"))
+            if name in HOOKS and namespace in ("train", "estimator") and ctx.facts.graph_code \
+                    and not _runs_eagerly(ctx.facts):
+                if not api.v1:  # respelled above (tf.compat.v1's, as a second rewrite finds it: nothing to report)
+                    ctx.record(original, self.rule_id, True, RUNS_IN_GRAPH_CODE.format(name=name))
+                return updated
             why = ctx.facts.sessions.get(id(original))  # a MonitoredTrainingSession's reasons
             if why is not None:
                 message = f"MonitoredTrainingSession: {'; '.join(why)}; {SESSION_HOW}"
