@@ -264,7 +264,14 @@ def import_program(path: Path):
     """A (migrated) program imported as a module, to build its model classes in the test process."""
     spec = importlib.util.spec_from_file_location(f"migrated_{path.parent.name}", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    before = os.environ.get("TF_USE_LEGACY_KERAS")
+    try:
+        spec.loader.exec_module(module)
+    finally:  # a migrated module sets it first (codemods/keras2_switch.py): not for the tests that follow
+        if before is None:
+            os.environ.pop("TF_USE_LEGACY_KERAS", None)
+        else:
+            os.environ["TF_USE_LEGACY_KERAS"] = before
     return module
 
 
