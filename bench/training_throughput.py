@@ -167,15 +167,29 @@ PROGRAMS = {
 }
 
 
-def wall_time(python: Path, program: Path, model_dir: Path, steps: int) -> float:
+def wall_time(python: Path, program: Path, model_dir: Path, steps: int, environment: dict | None = None) -> float:
     start = time.perf_counter()
     subprocess.run(
         [str(python), str(program), "--model_dir", str(model_dir), "--max_steps", str(steps)],
         check=True,
         capture_output=True,
-        env={"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+        env={"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **(environment or {})},
     )
     return time.perf_counter() - start
+
+
+def migrated_programs(original: Path, scratch: Path) -> dict[str, Path]:
+    """The original rewritten for each target (`migrate rewrite --target T`), by target."""
+    programs = {}
+    for target in ("keras", "loop"):
+        out = scratch / target
+        subprocess.run(
+            [str(MODERN.parent / "migrate"), "rewrite", str(original), "--target", target, "--out", str(out)],
+            check=True,
+            capture_output=True,
+        )
+        programs[target] = out / original.name
+    return programs
 
 
 def steps_per_second(python: Path, program: Path, scratch: Path, steps: int) -> float:
@@ -197,14 +211,8 @@ def main() -> None:
         original = scratch / f"{args.program.replace('-', '_')}_program.py"
         original.write_text(source)
         programs = {anchor_label: (LEGACY, original)}
-        for target in ("keras", "loop"):
-            out = scratch / target
-            subprocess.run(
-                [str(MODERN.parent / "migrate"), "rewrite", str(original), "--target", target, "--out", str(out)],
-                check=True,
-                capture_output=True,
-            )
-            programs[f"migrated, {target} (TF 2.21)"] = (MODERN, out / original.name)
+        for target, program in migrated_programs(original, scratch).items():
+            programs[f"migrated, {target} (TF 2.21)"] = (MODERN, program)
         rates = {name: [] for name in programs}
         for _ in range(args.repeats):
             for name, (python, program) in programs.items():
