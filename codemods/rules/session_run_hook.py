@@ -58,8 +58,9 @@ class _RequestStop(cst.CSTTransformer):
 
 KEPT_HOOK_RUNS = (
     "kept as a SessionRunHook: it runs as it is with a model_fn kept as written (in its train(hooks=...), "
-    "evaluate(hooks=...) or EstimatorSpec hooks: compat.wrapped_hooks runs it against the model_fn's graph); with "
-    "a canned or class-migrated estimator it is one error when the program runs"
+    "evaluate(hooks=...) or EstimatorSpec hooks: compat.wrapped_hooks runs it against the model_fn's graph) and in "
+    "a MonitoredSession of TF1 graph code kept as written; with a canned or class-migrated estimator it is one "
+    "error when the program runs"
 )
 
 
