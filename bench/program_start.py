@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from training_throughput import LEGACY, MODERN, PROGRAMS, migrated_programs, wall_time  # noqa: E402
+from training_throughput import LEGACY, MODERN, PROGRAMS, original_and_migrated, wall_time  # noqa: E402
 
 
 def main() -> None:
@@ -28,14 +28,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--program", choices=sorted(PROGRAMS), default="estimator")
     args = parser.parse_args()
-    anchor_name, source = PROGRAMS[args.program]
+    anchor_name = PROGRAMS[args.program][0]
     anchor_label = f"{anchor_name} (TF 2.15)"
     with tempfile.TemporaryDirectory() as directory:
         scratch = Path(directory)
-        original = scratch / f"{args.program.replace('-', '_')}_program.py"
-        original.write_text(source)
+        original, migrated = original_and_migrated(args.program, scratch)
         runs = {anchor_label: (LEGACY, original, {})}
-        for target, program in migrated_programs(original, scratch).items():
+        for target, program in migrated.items():
             runs[f"migrated, {target}"] = (MODERN, program, {})
             runs[f"migrated, {target}, Keras 3 loaded"] = (MODERN, program, {"TF_USE_LEGACY_KERAS": "0"})
         times = {name: [] for name in runs}

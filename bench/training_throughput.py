@@ -178,6 +178,13 @@ def wall_time(python: Path, program: Path, model_dir: Path, steps: int, environm
     return time.perf_counter() - start
 
 
+def original_and_migrated(name: str, scratch: Path) -> tuple[Path, dict[str, Path]]:
+    """PROGRAMS[name] written in `scratch`, and its rewrites for each target (`migrate rewrite --target T`)."""
+    original = scratch / f"{name.replace('-', '_')}_program.py"
+    original.write_text(PROGRAMS[name][1])
+    return original, migrated_programs(original, scratch)
+
+
 def migrated_programs(original: Path, scratch: Path) -> dict[str, Path]:
     """The original rewritten for each target (`migrate rewrite --target T`), by target."""
     programs = {}
@@ -204,14 +211,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--program", choices=sorted(PROGRAMS), default="estimator")
     args = parser.parse_args()
-    anchor_name, source = PROGRAMS[args.program]
+    anchor_name = PROGRAMS[args.program][0]
     anchor_label = f"{anchor_name} (TF 2.15)"
     with tempfile.TemporaryDirectory() as directory:
         scratch = Path(directory)
-        original = scratch / f"{args.program.replace('-', '_')}_program.py"
-        original.write_text(source)
+        original, migrated = original_and_migrated(args.program, scratch)
         programs = {anchor_label: (LEGACY, original)}
-        for target, program in migrated_programs(original, scratch).items():
+        for target, program in migrated.items():
             programs[f"migrated, {target} (TF 2.21)"] = (MODERN, program)
         rates = {name: [] for name in programs}
         for _ in range(args.repeats):

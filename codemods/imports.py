@@ -37,20 +37,20 @@ def add_imports(module: cst.Module, needed: list[NeededImport]) -> cst.Module:
     """`module` with `needed` imported at the end of its leading import block (after a docstring), or of the
     import block holding its TensorFlow import when code runs before that (the runtime imports TensorFlow: a
     program setting TensorFlow's environment variables first keeps them in effect)."""
-    start = 1 if module.body and _is_docstring_or_strict(module.body[0]) else 0
+    start = 1 if module.body and is_docstring_or_strict(module.body[0]) else 0
     end = _block_end(module.body, start)
     if not any(_imports_tensorflow(statement) for statement in module.body[start:end]):
         later = next((i for i in range(end, len(module.body)) if _imports_tensorflow(module.body[i])), None)
         if later is not None:
             end = _block_end(module.body, later)
-    block = [statement.body[0] for statement in module.body[start:end] if _is_single_import(statement)]
+    block = [statement.body[0] for statement in module.body[start:end] if is_single_import(statement)]
     plain, aliased, from_names = _missing(needed, block)
     if not (plain or aliased or from_names):
         return module
     header = list(module.body[:end])
     for index in range(start, end):  # join existing `from m import ...` statements
         statement = header[index]
-        if not _is_single_import(statement):
+        if not is_single_import(statement):
             continue
         node = statement.body[0]
         if (
@@ -115,13 +115,13 @@ def _missing(
 def _block_end(body: list[cst.BaseStatement], start: int) -> int:
     """The index after the run of single-import statements starting at `start`."""
     end = start
-    while end < len(body) and _is_single_import(body[end]):
+    while end < len(body) and is_single_import(body[end]):
         end += 1
     return end
 
 
 def _imports_tensorflow(statement: cst.CSTNode) -> bool:
-    if not _is_single_import(statement):
+    if not is_single_import(statement):
         return False
     node = statement.body[0]
     if isinstance(node, cst.Import):
@@ -131,7 +131,7 @@ def _imports_tensorflow(statement: cst.CSTNode) -> bool:
     return any(name.split(".")[0] in ("tensorflow", "tf_keras") for name in names)
 
 
-def _is_single_import(statement: cst.CSTNode) -> bool:
+def is_single_import(statement: cst.CSTNode) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
@@ -139,7 +139,7 @@ def _is_single_import(statement: cst.CSTNode) -> bool:
     )
 
 
-def _is_docstring_or_strict(statement: cst.CSTNode) -> bool:
+def is_docstring_or_strict(statement: cst.CSTNode) -> bool:
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return False
     small = statement.body[0]
@@ -161,7 +161,7 @@ def remove_unused_imports(
     the original did not use either are the program's business and stay. `original_code`: the original's
     source, whose names are then counted only if some import became unused (`names_used`); `used_after`: the
     rewritten module's names, when the caller has counted them."""
-    imports = [s for s in rewritten.body if _is_single_import(s) and not _is_future(s.body[0])]
+    imports = [s for s in rewritten.body if is_single_import(s) and not is_future(s.body[0])]
     imports = [s for s in imports if not isinstance(s.body[0].names, cst.ImportStar)]
     if rewritten is original or not imports:
         return rewritten
@@ -207,12 +207,12 @@ def names_used(code: str) -> Counter | None:
 
 def _uses(module: cst.Module):
     """Occurrences of each name outside module-level import statements."""
-    return name_counts(module.with_changes(body=[s for s in module.body if not _is_single_import(s)]))
+    return name_counts(module.with_changes(body=[s for s in module.body if not is_single_import(s)]))
 
 
 def imported_names(module: cst.Module) -> set[str]:
     """The names the module's top-level import statements bind."""
-    return {name for statement in module.body if _is_single_import(statement)
+    return {name for statement in module.body if is_single_import(statement)
             and not isinstance(statement.body[0].names, cst.ImportStar) for name in bound_names(statement.body[0])}
 
 
@@ -228,7 +228,7 @@ def _bound(node: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> str:
     return name.split(".")[0] if isinstance(node, cst.Import) else name
 
 
-def _is_future(node: cst.Import | cst.ImportFrom) -> bool:
+def is_future(node: cst.Import | cst.ImportFrom) -> bool:
     return (
         isinstance(node, cst.ImportFrom)
         and node.module is not None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.findings import TODO_MARKER
+from codemods.imports import is_docstring_or_strict, is_future, is_single_import
 
 SWITCH = "TF_USE_LEGACY_KERAS"
 
@@ -22,8 +23,8 @@ def set_before_tensorflow(module: cst.Module, source: str) -> cst.Module:
     if SWITCH in source:
         return module
     body = list(module.body)
-    first = 1 if body and _is_docstring(body[0]) else 0
-    while first < len(body) and _is_future_import(body[first]):
+    first = 1 if body and is_docstring_or_strict(body[0]) else 0
+    while first < len(body) and is_single_import(body[first]) and is_future(body[first].body[0]):
         first += 1
     config = module.config_for_parsing
     lines = [cst.parse_statement(f'os.environ.setdefault("{SWITCH}", "1")  # tf.keras as the program had it: Keras 2\n',
@@ -47,22 +48,9 @@ def set_before_tensorflow(module: cst.Module, source: str) -> cst.Module:
     return module.with_changes(body=body)
 
 
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
-
-
-def _is_future_import(statement: cst.BaseStatement) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.ImportFrom) and statement.body[0].module is not None
-            and cst.helpers.get_full_name_for_node(statement.body[0].module) == "__future__")
-
-
 def _is_import_os(statement: cst.BaseStatement) -> bool:
     return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
+        is_single_import(statement)
         and isinstance(statement.body[0], cst.Import)
         and len(statement.body[0].names) == 1
         and statement.body[0].names[0].asname is None

@@ -97,13 +97,18 @@ def test_without_tf1_behaviour_it_stops_at_its_first_placeholder(runs, migrated,
     assert "tf.placeholder() is not compatible with eager execution" in completed.stderr
 
 
+def copies_of(start, tmp_path, *kinds) -> dict:
+    """A copy of the shared start directory for each of `kinds`, by kind."""
+    directories = {kind: tmp_path / kind for kind in kinds}
+    for directory in directories.values():
+        shutil.copytree(start, directory)
+    return directories
+
+
 def test_killed_after_a_save_it_resumes_to_the_uninterrupted_weights(runs, migrated, tmp_path):
     start, _, _ = runs
     iterations = 600
-    directories = {}
-    for kind in ("uninterrupted", "killed"):
-        directories[kind] = tmp_path / kind
-        shutil.copytree(start, directories[kind])
+    directories = copies_of(start, tmp_path, "uninterrupted", "killed")
     command = [MODERN_PYTHON, migrated, "--num_training_iterations", iterations]
     run([*command, "--checkpoint_dir", directories["uninterrupted"]])
     killed_at = sigkill_after_save([*command, "--checkpoint_dir", directories["killed"]], directories["killed"],
@@ -121,10 +126,7 @@ def test_sigterm_saves_the_finished_iteration_exits_75_and_the_rerun_ends_as_the
     assert "graph_sessions.CheckpointSaverHook(" in migrated.read_text()
     start, _, _ = runs
     iterations = 3000
-    directories = {}
-    for kind in ("uninterrupted", "interrupted"):
-        directories[kind] = tmp_path / kind
-        shutil.copytree(start, directories[kind])
+    directories = copies_of(start, tmp_path, "uninterrupted", "interrupted")
     command = [MODERN_PYTHON, migrated, "--num_training_iterations", iterations, "--checkpoint_interval", 1000]
     run([*command, "--checkpoint_dir", directories["uninterrupted"]])
     code, stderr = sigterm_after_first_save([*command, "--checkpoint_dir", directories["interrupted"]],
