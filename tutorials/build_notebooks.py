@@ -41,6 +41,12 @@ import importlib.util
 missing = [module for module in {modules!r} if importlib.util.find_spec(module) is None]
 if missing:
     raise RuntimeError(f"{{', '.join(missing)}} not installed: run this notebook in {where}")"""
+# Modern notebooks use tf_keras only: set before TensorFlow's import (as migrated programs do), TensorFlow 2.21's
+# import skips Keras 3, and the Ray workers started from the kernel inherit it.
+KERAS_2 = """
+
+import os
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")   # tf.keras is tf_keras, and TensorFlow starts ~3 s faster"""
 LEGACY = "the project's legacy environment, .venv-legacy (TensorFlow 2.15 + tensorflow-estimator; `make env`)"
 MODERN = "the project's modern environment, .venv (newest TensorFlow + tf-keras + this project; `make env`)"
 
@@ -61,7 +67,10 @@ def code(text: str):
 
 
 def header(title: str, text: str, where: str, modules: tuple[str, ...]) -> list:
-    return [md(f"# {title}\n\n{text}"), code(ENVIRONMENT_CHECK.format(where=where, modules=modules))]
+    check = ENVIRONMENT_CHECK.format(where=where, modules=modules)
+    if where == MODERN:
+        check += KERAS_2
+    return [md(f"# {title}\n\n{text}"), code(check)]
 
 
 ESTIMATOR_PROGRAM = '''\

@@ -15,6 +15,8 @@ import signal
 import threading
 import time
 
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # a tf_keras program: docs/exact-resume.md's advice
+
 import numpy as np
 import tensorflow as tf
 import tf_keras

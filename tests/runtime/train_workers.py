@@ -11,6 +11,10 @@ line of JSON.
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # a tf_keras program: docs/exact-resume.md's advice
+
 import argparse
 import contextlib
 import json

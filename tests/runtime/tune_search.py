@@ -15,6 +15,8 @@ import argparse
 import json
 import os
 
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # a tf_keras program: docs/exact-resume.md's advice
+
 import ray
 from ray import tune
 
