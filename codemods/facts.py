@@ -591,10 +591,14 @@ class _UseChecker(cst.CSTVisitor):
         if isinstance(config, cst.Name) and config.value in self.facts.run_configs:
             estimator.config = self.facts.run_configs[config.value]
             self.allowed.add(id(config))
-        elif isinstance(config, cst.Call):
+        elif isinstance(config, cst.Call) and self._is_run_config(config):
             estimator.config = run_config_facts(config, None)
-        elif config is not None:
+        elif config is not None:  # a factory's or `.replace(...)`'s config: its settings are known when it runs
             estimator.problems.append(RunTimeChecked("config= is not a RunConfig this module builds"))
+
+    def _is_run_config(self, call: cst.Call) -> bool:
+        api = self.resolver.call_api(call)
+        return api is not None and api.is_one_of(*RUNCONFIG_APIS)
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.facts.hooks and node is not self.facts.hooks[node.value].node.name:

@@ -8,7 +8,7 @@ import tensorflow as tf
 
 from estimator_migrate.compat import canned, estimator_training
 from estimator_migrate.compat.estimator_training import TrainingConfig
-from tests.conftest import run
+from tests.conftest import MODERN_PYTHON, ROOT, latest_saved_step, run, sigkill_after_save
 
 
 def test_both_checkpoint_cadences_are_refused_as_runconfig_refused_them():
@@ -122,3 +122,28 @@ def test_float_step_limits_train_until_the_step_reaches_them_and_canned_weights_
     assert weights.shape == (1, 1) and weights[0, 0] == model.get_layer("linear_model").weights[0].numpy()[0, 0] != 0
     with pytest.raises(ValueError, match="linear/linear_model/x/weights/Ftrl is not a weight of the migrated canned"):
         estimator_training.get_variable_value(model, "linear/linear_model/x/weights/Ftrl")
+
+
+
+def _step_of_latest_save(directory, target: str) -> int:
+    """The training step of the latest save in `directory`: the loop's checkpoints are numbered by step;
+    BackupAndRestore numbers its backups 1, 2, ... and holds the optimizer's step count."""
+    if target == "loop":
+        return latest_saved_step(directory)
+    latest = tf.train.latest_checkpoint(str(directory))
+    return 0 if latest is None else int(tf.train.load_checkpoint(latest).get_tensor(
+        "model/optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_a_config_given_as_replace_or_a_factory_call_keeps_its_cadence(target, tmp_path):
+    """tests/codemods/fixtures/runconfig_by_call migrated: `config=config.replace(model_dir=...)` and
+    `config=make_config(...)` save every 50 steps, as the RunConfig they return said (the rewrite once read any
+    call given as config= as `RunConfig(<its arguments>)`: every 600 s, and the summaries every 100 steps)."""
+    program = ROOT / "tests" / "codemods" / "fixtures" / "runconfig_by_call" / f"{target}.py"
+    for model in ("linear", "dnn"):
+        saves = tmp_path / "runs" / model / ("backup/chief" if target == "keras" else "")
+        sigkill_after_save([MODERN_PYTHON, program], saves, at_least=1, cwd=tmp_path)
+        step = _step_of_latest_save(saves, target)
+        assert step in (50, 100, 150), (model, step)  # killed after a cadence save, before the end (200)
