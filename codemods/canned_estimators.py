@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
+
+from codemods.syntax import is_none
+
 
 @dataclass(frozen=True)
 class CannedSpec:
@@ -74,12 +78,15 @@ MOVED_TO_CHECKPOINTING = ("model_dir", "config")
 # Partitioners split variables across parameter servers; the model computes the same without them (TF2's
 # counterpart is a ParameterServerStrategy's variable_partitioner): dropped. Only v1 estimators take them.
 DROPPED = ("partitioner", "input_layer_partitioner")
+# Given as a literal None they are their default (no warm start): dropped; any other value keeps the estimator.
+DROPPED_WHEN_NONE = ("warm_start_from",)
 
 
-def accepted(key: str, spec: CannedSpec, v1: bool) -> bool:
-    """Whether a canned estimator's `key=` argument is migrated: carried over, moved or dropped
+def accepted(key: str, spec: CannedSpec, v1: bool, value: cst.BaseExpression | None = None) -> bool:
+    """Whether a canned estimator's `key=` argument (`value`) is migrated: carried over, moved or dropped
     (`loss_reduction` only as its head's own: `loss_reduction_problem`)."""
-    return key in spec.keywords or key in MOVED_TO_CHECKPOINTING or (v1 and key in DROPPED) or key == "loss_reduction"
+    return key in spec.keywords or key in MOVED_TO_CHECKPOINTING or (v1 and key in DROPPED) \
+        or key == "loss_reduction" or (key in DROPPED_WHEN_NONE and value is not None and is_none(value))
 
 
 # An explicit `loss_reduction=` (tf.losses, tf.compat.v1.losses or tf.keras.losses `Reduction`) -> compat.canned's

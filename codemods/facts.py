@@ -36,7 +36,7 @@ from codemods.hook_facts import (
     builtin_hook_problems,
     saver_hook_cadence,
 )
-from codemods.input_fns import callable_input_fn_problems, iterator_input_fns
+from codemods.input_fns import callable_input_fn_problems, iterator_input_fns, returned_values
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
@@ -886,7 +886,7 @@ def _check_canned_estimator(estimator: EstimatorFacts, resolver: ApiResolver) ->
 
     spec = CANNED[estimator.api.path]
     for key in estimator.kwargs:
-        if not accepted(key, spec, estimator.api.v1):
+        if not accepted(key, spec, estimator.api.v1, estimator.kwargs[key]):
             estimator.problems.append(f"{estimator.api.path}({key}=...) is not migrated yet")
     for required in spec.required:
         if required not in estimator.kwargs:
@@ -956,8 +956,8 @@ def numpy_input_fn_problems(call: cst.Call) -> list[str]:
     if "x" not in kwargs:
         problems.append(f"{name} needs x=")
     shuffle = kwargs.get("shuffle")
-    if not (isinstance(shuffle, cst.Name) and shuffle.value in ("True", "False")):
-        problems.append(f"{name}(shuffle=...) must be a literal True or False")
+    if shuffle is None or is_none(shuffle):  # numpy_input_fn raised a ValueError
+        problems.append(f"{name}(shuffle=...) must be given, True or False")
     return problems
 
 
@@ -1050,11 +1050,31 @@ def _input_fn_problems(
     if inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS):
         estimator.input_fn_calls.append(input_fn)
         return numpy_input_fn_problems(input_fn)
+    made = _returned_numpy_input_fns(input_fn, facts, resolver)
+    if made:  # `get_input_fn(data, shuffle=False)` returning numpy_input_fn(...): its call gives the pipeline
+        estimator.input_fn_calls.extend(made)
+        return [problem for call in made for problem in numpy_input_fn_problems(call)]
     problems = callable_input_fn_problems(input_fn, facts.functions, resolver, facts.iterator_input_fns) \
         if input_fn is not None else None
     if problems is not None:
         return problems
     return [RunTimeChecked("input_fn= is not a numpy_input_fn, or a function returning a tf.data.Dataset, of this module")]
+
+
+def _returned_numpy_input_fns(input_fn, facts: ProgramFacts, resolver: ApiResolver) -> list[cst.Call]:
+    """The numpy_input_fn / pandas_input_fn calls that a call of one of the module's functions returns, when
+    that is all it returns; else []."""
+    if not (isinstance(input_fn, cst.Call) and isinstance(input_fn.func, cst.Name)):
+        return []
+    defined = facts.functions.get(input_fn.func.value, [])
+    if len(defined) != 1:
+        return []
+    returned = returned_values(defined[0], resolver)
+    calls = [value for value in returned if isinstance(value, cst.Call)]
+    if not calls or len(calls) != len(returned):
+        return []
+    return calls if all((api := resolver.call_api(call)) is not None and api.is_one_of(*NUMPY_INPUT_FN_APIS)
+                        for call in calls) else []
 
 
 def model_method_call(call: cst.Call) -> str | None:

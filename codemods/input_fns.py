@@ -225,8 +225,8 @@ def callable_input_fn_problems(
     if isinstance(input_fn, cst.Call) and isinstance(input_fn.func, cst.Name) and input_fn.func.value in functions:
         factory = functions[input_fn.func.value]
         made = _made_function(factory[0], resolver) if len(factory) == 1 else None
-        if made is None:
-            return [f"{input_fn.func.value}(...) does not return an input_fn defined inside it"]
+        if made is None:  # what it returns is an input_fn, or not: the run-time tier checks when it runs
+            return [RunTimeChecked(f"{input_fn.func.value}(...) does not return an input_fn defined inside it")]
         return dataset_function_problems(made, resolver) or _required_parameters(made)
     return None
 
@@ -234,6 +234,14 @@ def callable_input_fn_problems(
 def _required_parameters(function: cst.FunctionDef) -> list[str]:
     required = [p.name.value for p in function.params.params if p.default is None]
     return [f"input_fn {function.name.value}() needs arguments: {', '.join(required)}"] if required else []
+
+
+def returned_values(function: cst.FunctionDef, resolver: ApiResolver) -> list[cst.BaseExpression | None]:
+    """What each return statement of `function` returns (nested functions excluded; None: a bare return)."""
+    body = _Body(resolver)
+    for statement in function.body.body:
+        statement.visit(body)
+    return body.returns
 
 
 def _made_function(factory: cst.FunctionDef, resolver: ApiResolver) -> cst.FunctionDef | None:

@@ -188,7 +188,8 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
     kwargs, problems = call_arguments(call, spec.positional)
     name = path.rsplit(".", 1)[1]
     v1 = resolver.call_api(call).v1
-    problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs if not accepted(key, spec, v1)]
+    problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs
+                 if not accepted(key, spec, v1, kwargs[key])]
     problems += [f"{name}: {key}= must be given" for key in spec.required if key not in kwargs]
     if "loss_reduction" in kwargs:
         problem = loss_reduction_problem(kwargs["loss_reduction"], resolver, v1)

@@ -1,6 +1,7 @@
 """pandas_input_fn migrated, against the real thing: tests/legacy/pandas_program.py runs under the Estimator
 (legacy env, pandas < 2.2 as Estimator users had it) and, rewritten
-(`tf.data.Dataset.from_tensor_slices((dict(frame), series))...`), under both targets (pandas 3) from the
+(`tf.data.Dataset.from_tensor_slices((dict(frame), series))...`, built by a factory whose `shuffle` is a
+parameter), under both targets (pandas 3) from the
 Estimator's own model.ckpt-0, carried over by the migrated program itself: after 20 steps on the same batches,
 a string column read through a vocabulary included, the weights are the Estimator's within 1e-5."""
 
@@ -49,7 +50,7 @@ def _programs_model():
 def test_pandas_input_fn_feeds_the_estimators_batches(target, estimator_dir, tmp_path):
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     code = migrated.read_text()
-    assert "dict(frame)" in code and "pandas_input_fn(" not in code
+    assert "dict(frame)" in code and "pandas_input_fn(" not in code and "if shuffle else dataset" in code
     assert "canned.dnn_regressor(" in code and "hidden_units=[16, 8]" in code and "SGD(learning_rate=0.01)" in code
     model_dir = estimator_start(estimator_dir, tmp_path / "model")
     run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS])

@@ -14,6 +14,7 @@ import libcst as cst
 from codemods.canned_estimators import (
     CANNED,
     DROPPED,
+    DROPPED_WHEN_NONE,
     HEAD_REDUCTION,
     MOVED_TO_CHECKPOINTING,
     builder_reduction,
@@ -63,7 +64,7 @@ def canned_builder_call(original: cst.Call, updated: cst.Call, ctx, api, kwargs)
         if arg.keyword is None:  # by position: named, as the builders take every argument by keyword
             arg = arg.with_changes(keyword=cst.Name(spec.positional[index]), equal=_NO_SPACE)
         key = arg.keyword.value
-        if key in MOVED_TO_CHECKPOINTING or key in DROPPED or key == "loss_reduction":
+        if key in MOVED_TO_CHECKPOINTING or key in DROPPED or key in DROPPED_WHEN_NONE or key == "loss_reduction":
             continue  # (an explicit loss_reduction is the head's own: added below as every head's is)
         if key in spec.optimizers and isinstance(original_arg.value, cst.SimpleString):
             name = original_arg.value.evaluated_value

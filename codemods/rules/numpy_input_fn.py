@@ -6,7 +6,7 @@ dropped, as pandas_input_fn did).
 Order of operations follows the Estimator's feeding queue: epochs are concatenated before batching
 (`repeat(num_epochs).batch(batch_size)`), so a batch can span two epochs and only the very last batch is
 short. `num_epochs=None` repeats forever. With `shuffle=True` each epoch is shuffled through a buffer of
-`queue_capacity` (default 1000) examples; numpy_input_fn took no seed, so its order was never reproducible
+`queue_capacity` (default 1000) examples (`shuffle=<expression>`: when it is true, read when the input_fn runs); numpy_input_fn took no seed, so its order was never reproducible
 and neither order is "the" order.
 """
 
@@ -47,11 +47,15 @@ class NumpyInputFnRule(Rule):
             + (x if y is None or is_none(y) else f"({x}, {source(y)})")
             + ")"
         ]
-        if kwargs["shuffle"].value == "True":
+        shuffle = kwargs["shuffle"]
+        literal = isinstance(shuffle, cst.Name) and shuffle.value in ("True", "False")
+        if not literal or shuffle.value == "True":
             capacity = kwargs.get("queue_capacity", cst.Integer(_DEFAULT_QUEUE_CAPACITY))
             if is_none(capacity):  # pandas_input_fn: a queue of 4 x the frame's length when shuffling
                 capacity = cst.parse_expression(f"4 * len({source(kwargs['x'])})")
-            lines.append(f".shuffle({source(capacity)})")
+            shuffled = f".shuffle({source(capacity)})"
+            # a flag or parameter: shuffled when it is true, as numpy_input_fn read it
+            lines.append(shuffled if literal else f".apply(lambda dataset: dataset{shuffled} if {source(shuffle)} else dataset)")
         num_epochs = kwargs.get("num_epochs", cst.Integer("1"))
         lines.append(".repeat()" if is_none(num_epochs) else f".repeat({source(num_epochs)})")
         lines.append(f".batch({source(kwargs.get('batch_size', cst.Integer(_DEFAULT_BATCH_SIZE)))})")

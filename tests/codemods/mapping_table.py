@@ -371,6 +371,27 @@ ROWS = [
         ('from_tensor_slices(({"feature": images}, digits))', ".batch(32)", "from_tensor_slices((dict(frame), prices))"),
     ),
     Row(
+        "`config=config.replace(model_dir=...)` / `config=make_config(...)`: a config given by a call that is not "
+        "`RunConfig(...)`",
+        "`estimator_training.configure(config=<the same expression>, model=canned.<builder>(...))`: its settings "
+        "(cadence, summaries, model_dir) read when the program runs; `RunConfig(...)` in it -> `TrainingConfig(...)`",
+        "same",
+        "runconfig_by_call",
+        ('configure(config=config.replace(model_dir="runs/linear")', 'configure(config=make_config("runs/dnn")'),
+        ('configure(config=config.replace(model_dir="runs/linear")', 'configure(config=make_config("runs/dnn")'),
+    ),
+    Row(
+        "`get_input_fn(data, num_epochs=None, shuffle=True)` returning a `numpy_input_fn` / `pandas_input_fn` whose "
+        "`shuffle` is a parameter or flag; `warm_start_from=None`",
+        "the factory returns the pipeline's lambda, shuffled when `shuffle` is true (`.apply(...)`); the migrated "
+        "code iterates `get_input_fn(...)()`; `warm_start_from=None` dropped (no warm start)",
+        "same",
+        "input_fn_factories",
+        (".apply(lambda dataset: dataset.shuffle(1000) if shuffle else dataset)",
+         "get_input_fn(test_set, num_epochs=1, shuffle=False)()"),
+        (".apply(lambda dataset: dataset.shuffle(1000) if shuffle else dataset)",),
+    ),
+    Row(
         "input_fn returning a `tf.data.Dataset`: a function of the module (no `mode`/`params`/`config` parameter, no TF1 iterator), a lambda or `functools.partial` of one, or a `make_input_fn(...)` factory",
         "kept as it is; the migrated code iterates `input_fn()`",
         "same",

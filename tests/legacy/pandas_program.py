@@ -1,7 +1,8 @@
 """An Estimator program fed by pandas_input_fn, for tests/test_pandas_input.py: both the input of
 `migrate rewrite` and, unchanged, the legacy reference run. Fixed batch order (shuffle=False), a checkpoint
 at step 0 and at --max_steps. One column holds strings ("shade", read through a vocabulary), as in the
-DataFrames Estimator users fed.
+DataFrames Estimator users fed. The input_fn comes from a factory taking `shuffle` and `num_epochs`, and
+`warm_start_from=None` is spelled out, as in TensorFlow 1's input-functions tutorial.
 """
 
 import argparse
@@ -12,6 +13,12 @@ import tensorflow as tf
 from sklearn.datasets import load_digits
 
 tf1 = tf.compat.v1
+
+
+def get_input_fn(frame, targets, num_epochs=None, shuffle=True):
+    return tf1.estimator.inputs.pandas_input_fn(
+        x=frame, y=targets, batch_size=32, num_epochs=num_epochs, shuffle=shuffle
+    )
 
 
 def main():
@@ -43,11 +50,9 @@ def main():
         optimizer=tf1.train.GradientDescentOptimizer(0.01),
         model_dir=args.model_dir,
         config=config,
+        warm_start_from=None,
     )
-    train_input_fn = tf1.estimator.inputs.pandas_input_fn(
-        x=frame, y=targets, batch_size=32, num_epochs=None, shuffle=False
-    )
-    regressor.train(input_fn=train_input_fn, max_steps=args.max_steps)
+    regressor.train(input_fn=get_input_fn(frame, targets, shuffle=False), max_steps=args.max_steps)
 
 
 if __name__ == "__main__":
