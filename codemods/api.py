@@ -173,5 +173,7 @@ class ApiResolver:
         return api
 
     def call_api(self, node: cst.CSTNode) -> Api | None:
-        """The API a call calls, or None."""
-        return self.api(node.func) if isinstance(node, cst.Call) else None
+        """The API a call calls, or None (`f(...)()` calls what `f` returned: no API)."""
+        if not isinstance(node, cst.Call) or isinstance(node.func, cst.Call):
+            return None
+        return self.api(node.func)

@@ -266,6 +266,10 @@ class ProgramFacts:
     # SessionRunHook classes also named where no estimator's hooks list is followed (they stay hooks)
     hooks_used_elsewhere: set[str] = field(default_factory=set)
     functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)  # every def, by name
+    # ids of numpy_input_fn calls whose input_fn the program calls itself (`fn = numpy_input_fn(...)`, then
+    # `features, labels = fn()`, or `numpy_input_fn(...)()`: True): they must keep returning tensors, not a
+    # dataset (rules/numpy_input_fn.py)
+    called_input_fns: dict[int, bool] = field(default_factory=dict)
     # input_fns returning a one-shot iterator's get_next(), which return their dataset instead (rules/input_fn_iterator.py)
     iterator_input_fns: dict = field(default_factory=dict)
     builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
@@ -673,6 +677,7 @@ def collect_facts(
     collector = _Collector(resolver, facts)
     fast_visit(module, collector)
     facts.iterator_input_fns = iterator_input_fns(module, facts.functions, resolver)
+    facts.called_input_fns = _called_numpy_input_fns(module, resolver)
     facts.hook_instances = {
         name: call for name, call in collector.instances.items()
         if call.func.value in facts.hooks and collector.assigned[name] == 1
@@ -945,6 +950,51 @@ NUMPY_INPUT_FN_PARAMS = ("x", "y", "batch_size", "num_epochs", "shuffle", "queue
 def numpy_input_fn_arguments(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[str]]:
     """A numpy_input_fn or pandas_input_fn call's arguments by name (positional ones too), and problems."""
     return call_arguments(call, (*NUMPY_INPUT_FN_PARAMS, "target_column"))
+
+
+class _ScopeCalls(cst.CSTVisitor):
+    """In one function body or the module's (nested functions and classes are scopes of their own): the
+    numpy_input_fn calls assigned to a name, the names called with no arguments, and calls called at once."""
+
+    def __init__(self, resolver: ApiResolver, root: cst.CSTNode):
+        self.resolver, self.root = resolver, root
+        self.assigned: dict[str, list[cst.Call]] = {}
+        self.called: set[str] = set()
+        self.called_at_once: set[int] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and self._is_input_fn(node.value):
+            self.assigned.setdefault(node.targets[0].target.value, []).append(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if node.args:
+            return
+        if isinstance(node.func, cst.Name):
+            self.called.add(node.func.value)
+        elif self._is_input_fn(node.func):
+            self.called_at_once.add(id(node.func))
+
+    def _is_input_fn(self, value: cst.BaseExpression) -> bool:
+        api = self.resolver.call_api(value) if isinstance(value, cst.Call) else None
+        return api is not None and api.is_one_of(*NUMPY_INPUT_FN_APIS)
+
+
+def _called_numpy_input_fns(module: cst.Module, resolver: ApiResolver) -> dict[int, bool]:
+    """ids of the numpy_input_fn calls whose input_fn the program calls itself, in the scope that made it ->
+    whether it is called at once (`numpy_input_fn(...)()`)."""
+    called = {}
+    for scope in [module, *m.findall(module, m.FunctionDef())]:
+        calls = _ScopeCalls(resolver, scope)
+        scope.visit(calls)
+        called.update({id(call): False for name, made in calls.assigned.items() if name in calls.called for call in made})
+        called.update(dict.fromkeys(calls.called_at_once, True))
+    return called
 
 
 def numpy_input_fn_problems(call: cst.Call) -> list[str]:

@@ -23,6 +23,7 @@ from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_m
 
 PROGRAM = ROOT / "tests" / "legacy" / "graph_input_program.py"
 TFRECORD_PROGRAM = ROOT / "tests" / "legacy" / "tfrecord_program.py"
+NUMPY_CALL_PROGRAM = ROOT / "tests" / "legacy" / "numpy_input_call_program.py"
 
 
 def _iterator_input_fn(values, batch, shuffle=False):
@@ -140,11 +141,14 @@ class _ModelFnModel(model_fns.EstimatorModel):
 @pytest.mark.slow
 @pytest.mark.legacy
 @pytest.mark.parametrize("target", ["keras", "loop"])
-def test_migrated_iterator_input_fns_take_the_estimators_steps(target, legacy_python, tmp_path):
+@pytest.mark.parametrize("program", [PROGRAM, NUMPY_CALL_PROGRAM], ids=["iterator", "numpy_input_fn_called"])
+def test_migrated_iterator_input_fns_take_the_estimators_steps(program, target, legacy_python, tmp_path):
+    """Also for numpy_input_call_program.py: its numpy_input_fn, called by the input_fn itself, gives the
+    tensors of each batch as it did (`make_one_shot_iterator(...).get_next()`)."""
     estimator_dir, metrics = tmp_path / "estimator", tmp_path / "estimator.json"
-    run([legacy_python, PROGRAM, "--model_dir", estimator_dir, "--metrics_out", metrics])
+    run([legacy_python, program, "--model_dir", estimator_dir, "--metrics_out", metrics])
     migrated_metrics = tmp_path / "migrated.json"
-    _, model_dir = run_migrated_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path,
+    _, model_dir = run_migrated_from_estimator_start(program, estimator_dir, target, tmp_path,
                                                      "--metrics_out", migrated_metrics)
 
     assert_matches_estimator_checkpoint(model_dir, estimator_dir, 36)

@@ -8,6 +8,10 @@ Order of operations follows the Estimator's feeding queue: epochs are concatenat
 short. `num_epochs=None` repeats forever. With `shuffle=True` each epoch is shuffled through a buffer of
 `queue_capacity` (default 1000) examples (`shuffle=<expression>`: when it is true, read when the input_fn runs); numpy_input_fn took no seed, so its order was never reproducible
 and neither order is "the" order.
+
+Where the program calls that input_fn itself (`features, labels = fn()` inside an input_fn of its own), the
+function returns what numpy_input_fn's did, the tensors of the next batch: `make_one_shot_iterator(...)
+.get_next()` over the same pipeline (Estimator ran them in its graph; compat.graph_input does the same).
 """
 
 import libcst as cst
@@ -60,7 +64,13 @@ class NumpyInputFnRule(Rule):
         lines.append(".repeat()" if is_none(num_epochs) else f".repeat({source(num_epochs)})")
         lines.append(f".batch({source(kwargs.get('batch_size', cst.Integer(_DEFAULT_BATCH_SIZE)))})")
         body = "".join("\n    " + line for line in lines)
-        dataset = cst.parse_expression(f"lambda: ({body}\n)")
+        if id(original) in ctx.facts.called_input_fns:  # the program calls it: the tensors of one batch per run
+            iterator = f"{ctx.need_tensorflow()}.compat.v1.data.make_one_shot_iterator"
+            dataset = cst.parse_expression(f"lambda: {iterator}({body}\n).get_next()")
+            if ctx.facts.called_input_fns[id(original)]:  # `(lambda: ...)()`: the call is not the lambda's
+                dataset = dataset.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        else:
+            dataset = cst.parse_expression(f"lambda: ({body}\n)")
         name = "pandas_input_fn" if pandas else "numpy_input_fn"
         ctx.record(original, self.rule_id, True, f"{name} -> tf.data.Dataset pipeline")
         return dataset

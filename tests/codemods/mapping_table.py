@@ -371,6 +371,17 @@ ROWS = [
         ('from_tensor_slices(({"feature": images}, digits))', ".batch(32)", "from_tensor_slices((dict(frame), prices))"),
     ),
     Row(
+        "`np_input_fn = numpy_input_fn(...)` that the program calls itself (`features, labels = np_input_fn()` in an "
+        "input_fn of its own), or `numpy_input_fn(...)()`",
+        "a lambda returning the tensors of the next batch, as numpy_input_fn's did: "
+        "`tf.compat.v1.data.make_one_shot_iterator(<the same pipeline>).get_next()` (the input_fn is then read in "
+        "a graph, as Estimator read it: compat.graph_input)",
+        "same",
+        "numpy_input_fn_called",
+        ("np_input_fn = lambda: tf.compat.v1.data.make_one_shot_iterator(", "features_dict = (lambda: "),
+        ("np_input_fn = lambda: tf.compat.v1.data.make_one_shot_iterator(",),
+    ),
+    Row(
         "`config=config.replace(model_dir=...)` / `config=make_config(...)`: a config given by a call that is not "
         "`RunConfig(...)`",
         "`estimator_training.configure(config=<the same expression>, model=canned.<builder>(...))`: its settings "

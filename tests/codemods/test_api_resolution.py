@@ -88,6 +88,18 @@ def test_a_module_importing_tensorflow_once_needs_no_scope_analysis():
     assert api_of_calls(source) == ([Api("estimator.DNNClassifier", True)], False)
 
 
+def test_a_call_of_what_a_call_returned_calls_no_api():
+    """`build_parsing_serving_input_receiver_fn(spec)()` (006 churn-prediction's input_util.py): the outer call
+    calls the receiver function the inner one made; once taken for the builder's call, its rewrite lost `spec`."""
+    module, resolver, scoped = resolvers(
+        "import tensorflow as tf\nreceiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)()\n"
+    )
+    outer = module.body[1].body[0].value
+    for each in (resolver, scoped):
+        assert each.call_api(outer) is None
+        assert each.call_api(outer.func) == Api("estimator.export.build_parsing_serving_input_receiver_fn", False)
+
+
 DNN = Api("estimator.DNNClassifier", False)
 
 
