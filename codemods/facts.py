@@ -270,6 +270,9 @@ class ProgramFacts:
     # `features, labels = fn()`, or `numpy_input_fn(...)()`: True): they must keep returning tensors, not a
     # dataset (rules/numpy_input_fn.py)
     called_input_fns: dict[int, bool] = field(default_factory=dict)
+    # id of a numpy_input_fn call -> the names it reads that its scope binds again (its function must keep
+    # the values they had when the call was made, as numpy_input_fn did)
+    rebound_input_names: dict[int, list[str]] = field(default_factory=dict)
     # input_fns returning a one-shot iterator's get_next(), which return their dataset instead (rules/input_fn_iterator.py)
     iterator_input_fns: dict = field(default_factory=dict)
     builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
@@ -677,7 +680,7 @@ def collect_facts(
     collector = _Collector(resolver, facts)
     fast_visit(module, collector)
     facts.iterator_input_fns = iterator_input_fns(module, facts.functions, resolver)
-    facts.called_input_fns = _called_numpy_input_fns(module, resolver)
+    _numpy_input_fn_scopes(module, resolver, facts)
     facts.hook_instances = {
         name: call for name, call in collector.instances.items()
         if call.func.value in facts.hooks and collector.assigned[name] == 1
@@ -952,15 +955,20 @@ def numpy_input_fn_arguments(call: cst.Call) -> tuple[dict[str, cst.BaseExpressi
     return call_arguments(call, (*NUMPY_INPUT_FN_PARAMS, "target_column"))
 
 
-class _ScopeCalls(cst.CSTVisitor):
-    """In one function body or the module's (nested functions and classes are scopes of their own): the
-    numpy_input_fn calls assigned to a name, the names called with no arguments, and calls called at once."""
+class _InputFnScope(cst.CSTVisitor):
+    """One function body or the module's (nested functions and classes are scopes of their own): its
+    numpy_input_fn calls, those assigned to a name, the names called with no arguments, the calls called at
+    once, and how each name is bound (how often; inside a loop or comprehension)."""
 
     def __init__(self, resolver: ApiResolver, root: cst.CSTNode):
         self.resolver, self.root = resolver, root
+        self.made: list[cst.Call] = []
         self.assigned: dict[str, list[cst.Call]] = {}
         self.called: set[str] = set()
         self.called_at_once: set[int] = set()
+        self.bindings: Counter = Counter()
+        self.bound_in_loops: set[str] = set()
+        self.loops = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return node is self.root
@@ -968,11 +976,54 @@ class _ScopeCalls(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
 
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _loop(self, node) -> None:
+        self.loops += 1
+
+    def _end_loop(self, node) -> None:
+        self.loops -= 1
+
+    visit_For = visit_While = visit_CompFor = _loop
+    leave_For = leave_While = leave_CompFor = _end_loop
+
+    def _bind(self, target: cst.CSTNode) -> None:
+        for name in m.findall(target, m.Name()) if not isinstance(target, cst.Name) else [target]:
+            self.bindings[name.value] += 1
+            if self.loops:
+                self.bound_in_loops.add(name.value)
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and self._is_input_fn(node.value):
             self.assigned.setdefault(node.targets[0].target.value, []).append(node.value)
 
+    def visit_Param(self, node: cst.Param) -> None:
+        self._bind(node.name)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name)
+
+    def visit_For_target(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_CompFor_target(self, node: cst.CompFor) -> None:
+        self._bind(node.target)
+
     def visit_Call(self, node: cst.Call) -> None:
+        if self._is_input_fn(node):
+            self.made.append(node)
         if node.args:
             return
         if isinstance(node.func, cst.Name):
@@ -984,17 +1035,50 @@ class _ScopeCalls(cst.CSTVisitor):
         api = self.resolver.call_api(value) if isinstance(value, cst.Call) else None
         return api is not None and api.is_one_of(*NUMPY_INPUT_FN_APIS)
 
+    def rebound(self, name: str) -> bool:
+        """Whether `name` may hold another value later in this scope (bound twice, or in a loop)."""
+        return self.bindings[name] > 1 or name in self.bound_in_loops
 
-def _called_numpy_input_fns(module: cst.Module, resolver: ApiResolver) -> dict[int, bool]:
-    """ids of the numpy_input_fn calls whose input_fn the program calls itself, in the scope that made it ->
-    whether it is called at once (`numpy_input_fn(...)()`)."""
-    called = {}
+
+def _names_read(expression: cst.CSTNode) -> list[str]:
+    """The variable names an expression reads from its scope (not attribute names, keywords, or names its own
+    comprehensions and lambdas bind), in order, once each."""
+    names = []
+    own = {name.value for target in m.findall(expression, m.CompFor()) for name in m.findall(target.target, m.Name())}
+
+    class Reads(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names.append(node.value)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    expression.visit(Reads())
+    return [name for name in dict.fromkeys(names) if name not in own]
+
+
+def _numpy_input_fn_scopes(module: cst.Module, resolver: ApiResolver, facts: ProgramFacts) -> None:
+    """Note the numpy_input_fn calls whose input_fn the program calls itself (-> whether at once), and the
+    names each call reads that the scope binds again (`facts.called_input_fns`, `facts.rebound_input_names`)."""
     for scope in [module, *m.findall(module, m.FunctionDef())]:
-        calls = _ScopeCalls(resolver, scope)
-        scope.visit(calls)
-        called.update({id(call): False for name, made in calls.assigned.items() if name in calls.called for call in made})
-        called.update(dict.fromkeys(calls.called_at_once, True))
-    return called
+        found = _InputFnScope(resolver, scope)
+        scope.visit(found)
+        for name, made in found.assigned.items():
+            if name in found.called:
+                facts.called_input_fns.update(dict.fromkeys(map(id, made), False))
+        facts.called_input_fns.update(dict.fromkeys(found.called_at_once, True))
+        for call in found.made:
+            rebound = [name for arg in call.args for name in _names_read(arg.value) if found.rebound(name)]
+            if rebound:
+                facts.rebound_input_names[id(call)] = list(dict.fromkeys(rebound))
 
 
 def numpy_input_fn_problems(call: cst.Call) -> list[str]:

@@ -17,6 +17,7 @@ function returns what numpy_input_fn's did, the tensors of the next batch: `make
 import libcst as cst
 
 from codemods.facts import NUMPY_INPUT_FN_APIS, numpy_input_fn_arguments, numpy_input_fn_problems
+from codemods.input_fns import ESTIMATOR_FILLED_PARAMETERS
 from codemods.registry import Rule, register
 from codemods.syntax import is_none
 from codemods.templates import source
@@ -43,6 +44,7 @@ class NumpyInputFnRule(Rule):
             return updated
         kwargs, _ = numpy_input_fn_arguments(updated)
         pandas = api.path.endswith("pandas_input_fn")
+        name = "pandas_input_fn" if pandas else "numpy_input_fn"
         x, y = source(kwargs["x"]), kwargs.get("y")
         if pandas:  # a DataFrame's columns become the features dict; its index is not a feature
             x = f"dict({x})"
@@ -66,11 +68,24 @@ class NumpyInputFnRule(Rule):
         body = "".join("\n    " + line for line in lines)
         if id(original) in ctx.facts.called_input_fns:  # the program calls it: the tensors of one batch per run
             iterator = f"{ctx.need_tensorflow()}.compat.v1.data.make_one_shot_iterator"
-            dataset = cst.parse_expression(f"lambda: {iterator}({body}\n).get_next()")
-            if ctx.facts.called_input_fns[id(original)]:  # `(lambda: ...)()`: the call is not the lambda's
-                dataset = dataset.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            result = f"{iterator}({body}\n).get_next()"
         else:
-            dataset = cst.parse_expression(f"lambda: ({body}\n)")
-        name = "pandas_input_fn" if pandas else "numpy_input_fn"
+            result = f"({body}\n)"
+        dataset = _keeping_values_of(ctx.facts.rebound_input_names.get(id(original), []), result)
+        if ctx.facts.called_input_fns.get(id(original)):  # `(lambda: ...)()`: the call is not the lambda's
+            dataset = dataset.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         ctx.record(original, self.rule_id, True, f"{name} -> tf.data.Dataset pipeline")
         return dataset
+
+
+def _keeping_values_of(rebound: list[str], result: str) -> cst.BaseExpression:
+    """`lambda: <result>`; names in `rebound` (bound again later in the scope) keep the values they have now,
+    as numpy_input_fn kept its arguments: `lambda x=x: ...` (an immediately called lambda when a name is one
+    Estimator would fill as an input_fn parameter)."""
+    if not rebound:
+        return cst.parse_expression(f"lambda: {result}")
+    names = ", ".join(rebound)
+    if any(variable in ESTIMATOR_FILLED_PARAMETERS for variable in rebound):
+        return cst.parse_expression(f"(lambda {names}: lambda: {result})({names})")
+    return cst.parse_expression(f"lambda {', '.join(f'{variable}={variable}' for variable in rebound)}: {result}")
+

@@ -371,6 +371,16 @@ ROWS = [
         ('from_tensor_slices(({"feature": images}, digits))', ".batch(32)", "from_tensor_slices((dict(frame), prices))"),
     ),
     Row(
+        "`numpy_input_fn(x={\"x\": x}, y=y, ...)` reading names the program binds again afterwards (`x, y` of the "
+        "next split, a loop's or comprehension's variable)",
+        "`lambda x=x, y=y: (...)`: the function keeps the values they had when it was made, as numpy_input_fn "
+        "kept its arrays",
+        "same",
+        "numpy_input_fn_rebound",
+        ("train_input_fn = lambda x=x, y=y: (", "lambda shard=shard: ("),
+        ("train_input_fn = lambda x=x, y=y: (", "lambda shard=shard: ("),
+    ),
+    Row(
         "`np_input_fn = numpy_input_fn(...)` that the program calls itself (`features, labels = np_input_fn()` in an "
         "input_fn of its own), or `numpy_input_fn(...)()`",
         "a lambda returning the tensors of the next batch, as numpy_input_fn's did: "
