@@ -66,12 +66,25 @@ class ModeKeys:
 DEFAULT_SAVE_CHECKPOINTS_SECS = 600  # RunConfig's when neither cadence is given
 
 
+class _UseDefault:
+    """RunConfig's `_USE_DEFAULT`: a cadence argument not given (None given switches that cadence off)."""
+
+    def __repr__(self) -> str:
+        return "USE_DEFAULT"
+
+
+USE_DEFAULT = _UseDefault()
+
+
 @dataclasses.dataclass(frozen=True)
 class TrainingConfig:
     """A RunConfig's settings that decide how a migrated estimator trains and checkpoints.
 
     Same names, defaults and checks as `tf.estimator.RunConfig`: giving both `save_checkpoints_steps` and
-    `save_checkpoints_secs` is an error; giving neither saves every 600 seconds. `session_config` and
+    `save_checkpoints_secs` is an error; giving neither saves every 600 seconds; giving one as None and not the
+    other (or both None) switches checkpointing off, which a migrated training does not do: `cadence` is then
+    one error (Estimator saved no checkpoint and resumed from none). `replace` follows RunConfig.replace: a
+    cadence given there replaces the other one. `session_config` and
     `log_step_count_steps` are accepted and have no effect (TF2 has no sessions; `fit` logs progress itself).
     `train_distribute` is accepted when it is None (as a program that picks a strategy only on some machines
     passes it); a strategy is one error: the model was built outside its scope.
@@ -80,8 +93,8 @@ class TrainingConfig:
     model_dir: str | None = None
     tf_random_seed: int | None = None
     save_summary_steps: int = 100
-    save_checkpoints_steps: int | None = None
-    save_checkpoints_secs: float | None = None
+    save_checkpoints_steps: int | None | _UseDefault = USE_DEFAULT
+    save_checkpoints_secs: float | None | _UseDefault = USE_DEFAULT
     keep_checkpoint_max: int = 5
     keep_checkpoint_every_n_hours: float = 10000
     log_step_count_steps: int = 100
@@ -118,8 +131,17 @@ class TrainingConfig:
                 "away from its RunConfig trains without a distribution strategy; build the estimator where the "
                 "RunConfig is built (migrate then trains it under the strategy), or pass train_distribute=None"
             )
-        if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
+        steps, secs = self.save_checkpoints_steps, self.save_checkpoints_secs
+        if steps is USE_DEFAULT and secs is USE_DEFAULT:  # as RunConfig.__init__ resolves them
+            steps, secs = None, DEFAULT_SAVE_CHECKPOINTS_SECS
+        elif secs is USE_DEFAULT:
+            secs = None
+        elif steps is USE_DEFAULT:
+            steps = None
+        elif steps is not None and secs is not None:
             raise ValueError("Can not provide both save_checkpoints_secs and save_checkpoints_steps.")
+        object.__setattr__(self, "save_checkpoints_steps", steps)
+        object.__setattr__(self, "save_checkpoints_secs", secs)
         if self.model_dir is not None:
             object.__setattr__(self, "model_dir", os.fspath(self.model_dir))
         if self.tf_random_seed is not None:
@@ -130,6 +152,11 @@ class TrainingConfig:
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
         if unknown:
             raise ValueError(f"TrainingConfig.replace: {', '.join(unknown)} is not a setting the migration carries over")
+        steps, secs = "save_checkpoints_steps", "save_checkpoints_secs"
+        if steps in changes and secs not in changes and changes[steps] is not None:
+            changes[secs] = None  # RunConfig.replace: the cadence given replaces the other
+        elif secs in changes and steps not in changes and changes[secs] is not None:
+            changes[steps] = None
         return dataclasses.replace(self, **changes)
 
     @property
@@ -139,7 +166,11 @@ class TrainingConfig:
             return "steps", self.save_checkpoints_steps
         if self.save_checkpoints_secs is not None:
             return "secs", self.save_checkpoints_secs
-        return "secs", DEFAULT_SAVE_CHECKPOINTS_SECS
+        raise ValueError(
+            "RunConfig switches checkpointing off (save_checkpoints_steps and save_checkpoints_secs are both None): "
+            "Estimator then saved no checkpoint and started every run from scratch; a migrated training checkpoints "
+            "and resumes. Give the RunConfig a cadence (save_checkpoints_steps=N or save_checkpoints_secs=N)"
+        )
 
 
 # A RunConfig's view of its task when TF_CONFIG describes no cluster (TF 2.15's values): the one a migrated

@@ -76,6 +76,52 @@ def test_the_task_properties_are_the_estimator_s_local_task_and_a_cluster_is_one
         config.is_chief  # noqa: B018
 
 
+# Cadence settings as programs give them (constructor arguments, then replace's), each with its RunConfig result
+_CADENCE_CASES = [
+    ({}, None),
+    ({"save_checkpoints_steps": 100}, None),
+    ({"save_checkpoints_secs": 30}, None),
+    ({"save_checkpoints_steps": None}, None),  # a flag whose default is None: checkpointing off
+    ({"save_checkpoints_secs": None}, None),
+    ({"save_checkpoints_steps": None, "save_checkpoints_secs": None}, None),
+    ({}, {"save_checkpoints_steps": 20, "keep_checkpoint_max": 2}),
+    ({"save_checkpoints_secs": 30}, {"save_checkpoints_steps": 20}),
+    ({"save_checkpoints_steps": 100}, {"save_checkpoints_secs": 30}),
+    ({}, {"save_checkpoints_steps": None}),
+    ({"save_checkpoints_steps": 100}, {"save_checkpoints_steps": None, "save_checkpoints_secs": None}),
+]
+_RUNCONFIG_CADENCES = """
+import json, tensorflow as tf
+results = []
+for settings, changes in %r:
+    config = tf.estimator.RunConfig(**settings)
+    if changes is not None:
+        config = config.replace(**changes)
+    results.append([config.save_checkpoints_steps, config.save_checkpoints_secs])
+print(json.dumps(results))
+"""
+
+
+@pytest.mark.legacy
+def test_cadences_given_replaced_or_switched_off_are_runconfig_s(legacy_python):
+    """The two cadences, as TF 2.15's RunConfig resolves them from what a program gave (one None switches it off
+    unless the other is given; replace's cadence replaces the other). Switched off, Estimator saved nothing:
+    a migrated training then fails at once with one error, before training a step it could not resume."""
+    import json
+
+    expected = json.loads(run([legacy_python, "-c", _RUNCONFIG_CADENCES % _CADENCE_CASES]).stdout.strip().splitlines()[-1])
+    for (settings, changes), (steps, secs) in zip(_CADENCE_CASES, expected):
+        config = TrainingConfig(**settings)
+        if changes is not None:
+            config = config.replace(**changes)
+        assert [config.save_checkpoints_steps, config.save_checkpoints_secs] == [steps, secs], (settings, changes)
+        if steps is None and secs is None:
+            with pytest.raises(ValueError, match=r"RunConfig switches checkpointing off .* Give the RunConfig a cadence"):
+                config.cadence  # noqa: B018
+        else:
+            assert config.cadence == (("steps", steps) if steps is not None else ("secs", secs))
+
+
 def test_an_in_memory_evaluator_evaluates_only_the_estimator_it_is_given_to(tmp_path):
     """InMemoryEvaluatorHook evaluated its estimator's graph with the training's variables: given to the training
     of another estimator it is one error, before any step; a period of no steps is Estimator's error."""
