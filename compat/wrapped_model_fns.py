@@ -329,7 +329,7 @@ class WrappedModelFn(tf_keras.Model):
         if not callable(model_fn):
             raise TypeError(f"model_fn must be callable, got {type(model_fn).__name__}")
         self.model_fn = model_fn
-        self.model_fn_params = {} if params is None else params
+        self.model_fn_params = copy.deepcopy(params or {})  # as Estimator's constructor: later changes are not seen
         self.warm_start_settings = _warm_start_settings(warm_start_from)
         self.tf1_variables = {}  # TF1 name -> variable: tracked, so checkpoints hold them
         self.trained_graph = True  # False when only a PREDICT graph made the variables (no optimizer's)
@@ -374,8 +374,8 @@ class WrappedModelFn(tf_keras.Model):
         return copy.deepcopy(self.model_fn_params)
 
     def params_for_input_fn(self, mode: str) -> dict:
-        """The `params` an input_fn gets in `mode` (Estimator's own `params`)."""
-        return self.model_fn_params
+        """The `params` an input_fn gets in `mode`: a copy of the estimator's, as Estimator's `params` gave."""
+        return copy.deepcopy(self.model_fn_params)
 
     def estimator_spec(self, spec) -> EstimatorSpec:
         """The EstimatorSpec the model_fn returned, checked."""

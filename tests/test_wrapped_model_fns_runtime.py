@@ -534,3 +534,16 @@ def test_only_a_model_fn_writing_summaries_of_its_own_has_its_training_write_the
             model.make_variables(_dataset().element_spec)
         written[name] = model.writes_summaries
     assert written == {"plain": False, "summarizing": True, "never": False, "under_a_writer": True}
+
+
+def test_params_are_copied_when_built_and_for_each_call_as_estimator_copied_them():
+    """Estimator deep-copied `params` in its constructor and gave each model_fn and input_fn call a copy: a
+    program changing its dict afterwards, or a call changing what it got, changes nothing the model_fn sees."""
+    given = {"learning_rate": 0.1, "layers": [4]}
+    model = WrappedModelFn(model_fn, params=given)
+    given["learning_rate"] = 5.0
+    given["layers"].append(8)
+    for mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
+        for params in (model.params_for_model_fn(mode), model.params_for_input_fn(mode)):
+            assert params == {"learning_rate": 0.1, "layers": [4]}
+            params["layers"].append(16)
