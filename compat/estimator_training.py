@@ -442,11 +442,11 @@ def check_no_listeners(saving_listeners) -> None:
 
 
 def manager_for(checkpoint: tf.train.Checkpoint, config: TrainingConfig, **kwargs) -> tf.train.CheckpointManager:
-    """The CheckpointManager in model_dir with the RunConfig's retention."""
+    """The CheckpointManager in model_dir with the RunConfig's retention (keep_checkpoint_max 0 or None: all)."""
     return tf.train.CheckpointManager(
         checkpoint,
         config.model_dir,
-        max_to_keep=config.keep_checkpoint_max,
+        max_to_keep=config.keep_checkpoint_max or None,  # CheckpointManager refuses 0
         keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
         **kwargs,
     )

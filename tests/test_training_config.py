@@ -193,3 +193,22 @@ def test_a_config_given_as_replace_or_a_factory_call_keeps_its_cadence(target, t
         sigkill_after_save([MODERN_PYTHON, program], saves, at_least=1, cwd=tmp_path)
         step = _step_of_latest_save(saves, target)
         assert step in (50, 100, 150), (model, step)  # killed after a cadence save, before the end (200)
+
+
+def test_keep_checkpoint_max_zero_keeps_every_checkpoint_as_the_saver_did(tmp_path):
+    """RunConfig(keep_checkpoint_max=0) (or None): Estimator's Saver deleted none; CheckpointManager refuses 0,
+    so the migrated code gives it None, which keeps them all too."""
+    from codemods.transformer import migrate_source
+
+    checkpoint = tf.train.Checkpoint(step=tf.Variable(0))
+    manager = estimator_training.manager_for(checkpoint, TrainingConfig(model_dir=tmp_path, keep_checkpoint_max=0))
+    for _ in range(7):
+        manager.save()
+    assert len(manager.checkpoints) == 7
+    program = ("import tensorflow as tf\n"
+               "config = tf.estimator.RunConfig(model_dir='m', save_checkpoints_steps=10, keep_checkpoint_max=0)\n"
+               "est = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column('x')], config=config)\n"
+               "est.train(input_fn=lambda: tf.data.Dataset.from_tensors(({'x': [1.0]}, [1.0])), max_steps=20)\n")
+    for target in ("keras", "loop"):
+        code = migrate_source(program, target=target).code
+        assert "max_to_keep=None" in code and "max_to_keep=0" not in code, code

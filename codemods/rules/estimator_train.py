@@ -372,7 +372,7 @@ class EstimatorTrainRule(Rule):
             "est": estimator.variable,
             "tf": ctx.need_tensorflow(),
             "model_dir": source(estimator.model_dir),
-            "keep": source(estimator.run_config_value("keep_checkpoint_max")),
+            "keep": _max_to_keep(estimator.run_config_value("keep_checkpoint_max")),
             "summary_steps": operand(estimator.run_config_value("save_summary_steps")),
             "dataset": distributed_dataset(estimator, dataset_expression(kwargs["input_fn"])),
             # a MirroredVariable under a strategy, which int() does not take
@@ -535,3 +535,10 @@ class EstimatorTrainRule(Rule):
         if not isinstance(small, cst.Assign):
             return ""
         return "\n" + "".join(source(target) for target in small.targets) + f"{values['est']}_evaluation.result\n"
+
+
+def _max_to_keep(keep: cst.BaseExpression) -> str:
+    """CheckpointManager's `max_to_keep` for RunConfig's `keep_checkpoint_max`: 0 kept every checkpoint, as None
+    does (CheckpointManager refuses 0)."""
+    return "None" if isinstance(keep, cst.Integer) and keep.evaluated_value == 0 else source(keep)
+
