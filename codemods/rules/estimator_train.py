@@ -541,4 +541,3 @@ def _max_to_keep(keep: cst.BaseExpression) -> str:
     """CheckpointManager's `max_to_keep` for RunConfig's `keep_checkpoint_max`: 0 kept every checkpoint, as None
     does (CheckpointManager refuses 0)."""
     return "None" if isinstance(keep, cst.Integer) and keep.evaluated_value == 0 else source(keep)
-

@@ -6,8 +6,10 @@ dropped, as pandas_input_fn did).
 Order of operations follows the Estimator's feeding queue: epochs are concatenated before batching
 (`repeat(num_epochs).batch(batch_size)`), so a batch can span two epochs and only the very last batch is
 short. `num_epochs=None` repeats forever. With `shuffle=True` each epoch is shuffled through a buffer of
-`queue_capacity` (default 1000) examples (`shuffle=<expression>`: when it is true, read when the input_fn runs); numpy_input_fn took no seed, so its order was never reproducible
-and neither order is "the" order.
+`queue_capacity` (default 1000) examples (`shuffle=<a flag or parameter>`: when it is true);
+numpy_input_fn took no seed, so its order was never reproducible and neither order is "the" order.
+numpy_input_fn kept the arrays it was given: where the scope binds a name of its arguments again (the test
+split read into the same variables, a loop), the function keeps the value it had (`lambda x=x: ...`).
 
 Where the program calls that input_fn itself (`features, labels = fn()` inside an input_fn of its own), the
 function returns what numpy_input_fn's did, the tensors of the next batch: `make_one_shot_iterator(...)
