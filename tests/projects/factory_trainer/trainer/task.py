@@ -20,7 +20,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model-dir", required=True)
     parser.add_argument("--max-steps", type=int, default=300)
-    parser.add_argument("--checkpoint-steps", type=int, default=5)
+    parser.add_argument("--checkpoint-steps", type=int, default=50)
     args = parser.parse_args()
 
     estimator = model.build_estimator(make_config(args), hidden_units=[32, 16])
