@@ -165,6 +165,25 @@ def is_global_step(statement: cst.CSTNode, resolver: ApiResolver) -> bool:
     return api is not None and api.path in GLOBAL_STEP_APIS
 
 
+def global_step_variable(statement: cst.CSTNode, resolver: ApiResolver) -> cst.SimpleStatementLine | None:
+    """`step = tf.Variable(0, trainable=False, name="global_step")` (TF 1.x tutorials' global step, which
+    `tf.train.get_global_step()` found by its name) as `step = <tf>.compat.v1.train.get_or_create_global_step()`,
+    the step the migrated model counts; None for any other statement."""
+    assignment = single_assignment(statement)
+    call = assignment[1] if assignment is not None else None
+    api = resolver.call_api(call) if isinstance(call, cst.Call) else None
+    if api is None or api.path != "Variable" or not isinstance(call.func, cst.Attribute):
+        return None
+    arguments, problems = call_arguments(call, ("initial_value",))
+    values = {key: source(value) for key, value in arguments.items()}
+    if problems or set(values) - {"dtype"} != {"initial_value", "trainable", "name"} or values["initial_value"] != "0" \
+            or values["trainable"] != "False" or values["name"].strip("'\"") != "global_step":
+        return None
+    module = source(call.func.value) if api.v1 else f"{source(call.func.value)}.compat.v1"
+    made = cst.parse_expression(f"{module}.train.get_or_create_global_step()")
+    return statement.with_deep_changes(statement.body[0], value=made)
+
+
 def minimized_loss(statements, train_op: str) -> str | None:
     """The loss name of `train_op = <...>.minimize(loss, ...)`."""
     for statement in statements:
@@ -270,9 +289,10 @@ class WrappedGraph:
     loss: str
     train_op: str
 
-    def model_code(self) -> str:
-        """The nested model_fn and `model = wrapped_model_fns.WrappedModelFn(...)`, at column 0."""
-        statements = "".join(textwrap.indent(source(statement), "    ") for statement in self.statements)
+    def model_code(self, respell=lambda statement: statement) -> str:
+        """The nested model_fn and `model = wrapped_model_fns.WrappedModelFn(...)`, at column 0; `respell`: what
+        the rules would make of each statement where it was (TF1 names)."""
+        statements = "".join(textwrap.indent(source(respell(statement)), "    ") for statement in self.statements)
         return _WRAPPED_MODEL.format(name=self.name, function=self.function, statements=statements, loss=self.loss,
                                      train_op=self.train_op)
 

@@ -36,6 +36,7 @@ from codemods.graph_training import (
     bound_names,
     calls_in,
     class_problems,
+    global_step_variable,
     graph_block,
     graph_statements,
     is_global_step,
@@ -198,13 +199,16 @@ class _SaverLoopReader:
                 "feed_dict"
             ]
         input_at = max(body.index(s) for s in input_statements)
-        steps = [s for s in before[:input_at] if is_global_step(s, self.resolver)]
+        # `global_step = tf.Variable(0, trainable=False, name="global_step")`: emitted as get_or_create_global_step()
+        made_steps = {id(s): made for s in before if (made := global_step_variable(s, self.resolver)) is not None}
+        steps = [s for s in before[:input_at] if is_global_step(s, self.resolver) or id(s) in made_steps]
         # (one made after the input is read by training_parts as a model_fn's is)
-        self.global_steps = {single_assignment(s)[0] for s in before if is_global_step(s, self.resolver)}
+        self.global_steps = {single_assignment(s)[0] for s in before
+                             if is_global_step(s, self.resolver) or id(s) in made_steps}
         others = [s for s in before[input_at + 1 :] if s is not self.saver_statement and s not in initializers]
         region = graph_statements(others, set(renames), self.resolver)
         self.initializer_names = {single_assignment(s)[0] for s in initializers}
-        renamed = [s.visit(BatchRenamer(renames)) for s in region]
+        renamed = [made_steps.get(id(s), s).visit(BatchRenamer(renames)) for s in region]
         clashing = ({"features", "labels"} - set(renames)) & set().union(*(names_in(s) for s in region))
         if clashing:
             self.problems.append(f"the training code uses {', '.join(sorted(clashing))} besides the input's batch")
@@ -219,8 +223,9 @@ class _SaverLoopReader:
         removed = [*steps, *input_statements, *region, *initializers, self.saver_statement]
         bound = set().union(*(bound_names(s) for s in removed))
         loop_problems = len(self.problems)
+        steps_made = [made_steps.get(id(s), s) for s in steps]
         parts = training_parts(
-            steps + renamed, cst.Name(loss), cst.Name(self.train_op), self.analysis, bound | {"features", "labels"},
+            steps_made + renamed, cst.Name(loss), cst.Name(self.train_op), self.analysis, bound | {"features", "labels"},
             where=f"{self.function.name.value}()",
         ) if loss is not None else None
         graph_problems = self.problems[loop_problems:]  # why the graph is not a class: tier 2 keeps it as written
@@ -242,7 +247,7 @@ class _SaverLoopReader:
         shape, wrapped = None, None
         if parts is None or graph_problems:
             name = self.function.name.value
-            wrapped = WrappedGraph(f"{name}_graph", name, steps + renamed, loss, self.train_op)
+            wrapped = WrappedGraph(f"{name}_graph", name, steps_made + renamed, loss, self.train_op)
             problems = wrapped_problems(wrapped, [*kept, *self.session.body.body], self.function)
             if problems:
                 return list(dict.fromkeys(graph_problems + problems))

@@ -92,3 +92,29 @@ def test_migrated_graph_loop_resumes_after_sigkill(tmp_path):
     assert latest_saved_step(directory) == steps
     # The restarted run took the steps from the save on, not from the start
     assert [len(json.loads(line)) for line in (directory / "losses.jsonl").read_text().splitlines()] == [steps - saved]
+
+
+TF1_PROGRAM = ROOT / "tests" / "legacy" / "tf1_session_loop_program.py"
+AS_TF1 = ROOT / "tests" / "legacy" / "run_as_tf1.py"
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_a_tf1_named_loop_with_its_own_global_step_variable_takes_the_sessions_steps(target, legacy_python, tmp_path):
+    """TensorFlow 1.x's tutorial loop (TF1 names, raw variables, `global_step = tf.Variable(0, trainable=False,
+    name="global_step")`): the graph kept in the nested model_fn is spelled `tf.compat.v1` as the rest of the module
+    is (it was left in TF1 names TensorFlow 2 lacks), the variable becomes get_or_create_global_step(); from the
+    session's model.ckpt-0 the migrated loop fetches the session's losses and saves its steps and variables (1e-5)."""
+    session_dir = tmp_path / "session"
+    run([legacy_python, AS_TF1, TF1_PROGRAM, session_dir, 20, 7])
+    migrated = migrate_file(TF1_PROGRAM, tmp_path / "migrated", target)
+    code = migrated.read_text()
+    assert "tf.Session(" not in code and "TODO(migrate)" not in code and "tf.truncated_normal" not in code
+    assert "global_step = tf.compat.v1.train.get_or_create_global_step()" in code
+    directory = tmp_path / "migrated_run"
+    _from(session_dir, directory)
+    run([MODERN_PYTHON, migrated, directory, 20, 7])
+    losses, expected = ([json.loads(line) for line in (d / "losses.jsonl").read_text().splitlines()]
+                        for d in (directory, session_dir))
+    assert [len(values) for values in losses] == [len(values) for values in expected] == [20]
+    np.testing.assert_allclose(losses[0], expected[0], rtol=0, atol=1e-5)
+    assert_tf1_variables_match(directory, session_dir / "model.ckpt-14", session_dir / "model.ckpt-0", 14, ("w", "b"))

@@ -12,6 +12,7 @@ import libcst as cst
 
 from codemods.monitored_sessions import MAX_TO_KEEP, MonitoredLoop
 from codemods.registry import Rule, register
+from codemods.rules.tf1_names import respelled
 from codemods.templates import operand, source, statements
 
 _SETUP = """
@@ -147,7 +148,7 @@ class MonitoredSessionRule(Rule):
             ctx.need_compat(name)
         if loop.cadence[0] == "secs":
             ctx.need_import("time")
-        code = _loop_code(loop, tf)
+        code = _loop_code(loop, tf, ctx)
         dropped = f"; not carried over: {', '.join(loop.dropped)}" if loop.dropped else ""
         if loop.shape is not None and loop.shape.summaries:
             dropped += f"; the graph's summaries {', '.join(loop.shape.summaries)} are not written (TensorBoard only)"
@@ -167,7 +168,7 @@ class MonitoredSessionRule(Rule):
         return cst.FlattenSentinel(new)
 
 
-def _loop_code(loop: MonitoredLoop, tf: str) -> str:
+def _loop_code(loop: MonitoredLoop, tf: str, ctx) -> str:
     """The model, its checkpointing and the loop replacing the session, as text at column 0."""
     hooks = bool(loop.callbacks)
     kind, every = loop.cadence
@@ -183,7 +184,7 @@ def _loop_code(loop: MonitoredLoop, tf: str) -> str:
     if loop.wrapped is None:
         model_code, step = f"model = {loop.shape.class_name}()\n", _KERAS_STEP
     else:
-        model_code, step = loop.wrapped.model_code(), _WRAPPED_STEP
+        model_code, step = loop.wrapped.model_code(lambda statement: respelled(statement, ctx)), _WRAPPED_STEP
     setup = _SETUP.format(
         every=f"every {source(every)} {'steps' if kind == 'steps' else 'seconds'}",
         model_code=model_code,

@@ -11,6 +11,7 @@ import textwrap
 import libcst as cst
 
 from codemods.registry import Rule, register
+from codemods.rules.tf1_names import respelled
 from codemods.saver_loops import SaverLoop
 from codemods.templates import source, statements
 
@@ -84,7 +85,7 @@ class SaverLoopRule(Rule):
             "train_step and tf.train.CheckpointManager (the saver's checkpoint names and max_to_keep; checkpoints "
             "of earlier runs now count toward max_to_keep; no .meta graph files)" + dropped,
         )
-        new = statements(_setup_code(loop, tf))
+        new = statements(_setup_code(loop, tf, ctx))
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
         body = list(updated.body.body)
         body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), *body[0].leading_lines])
@@ -98,13 +99,13 @@ def _model_description(loop: SaverLoop) -> str:
             "its TF1 variables, names and optimizer; summaries not written)")
 
 
-def _model_code(loop: SaverLoop) -> str:
+def _model_code(loop: SaverLoop, ctx) -> str:
     if loop.wrapped is None:
         return f"model = {loop.shape.class_name}()\n"
-    return loop.wrapped.model_code()
+    return loop.wrapped.model_code(lambda statement: respelled(statement, ctx))
 
 
-def _setup_code(loop: SaverLoop, tf: str) -> str:
+def _setup_code(loop: SaverLoop, tf: str, ctx) -> str:
     """The model, its checkpoint manager and the training step, replacing the `with tf.Session()` line."""
     kind, batches = loop.batches
     update = _UPDATE.format(tf=tf) if loop.wrapped is None else _WRAPPED_UPDATE
@@ -118,7 +119,7 @@ def _setup_code(loop: SaverLoop, tf: str) -> str:
         element_spec = f"({specs})"
         train_step = _FED_STEP.format(tf=tf, specs=specs, update=textwrap.indent(update, " " * 4))
     return _SETUP.format(
-        model_code=_model_code(loop),
+        model_code=_model_code(loop, ctx),
         input_line=input_line,
         element_spec=element_spec,
         tf=tf,

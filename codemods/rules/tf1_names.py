@@ -22,13 +22,28 @@ class Tf1NamesRule(Rule):
     node_types = (cst.Attribute,)
 
     def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
-        if original.attr.value not in LAST_NAMES or not ctx.tf1_names:
-            return updated
-        if not updated.deep_equals(original):
-            return updated  # another rule's (or a name below one already spelled compat.v1)
-        api = ctx.resolver.api(original)
-        if api is None or api.v1 or not is_tf1_only(api.path):
-            return updated
-        ctx.record_once(original, self.rule_id, True, "TensorFlow 1.x names TensorFlow 2 lacks or changed -> "
-                        "tf.compat.v1.<name> (TF1's own: tf.nn.dropout(x, keep_prob), tf.logging, tf.layers, ...)")
-        return cst.parse_expression(f"{ctx.need_tensorflow()}.compat.v1.{api.path}")
+        return _respelled_attribute(original, updated, ctx)
+
+
+def _respelled_attribute(original: cst.Attribute, updated: cst.Attribute, ctx) -> cst.BaseExpression:
+    if original.attr.value not in LAST_NAMES or not ctx.tf1_names:
+        return updated
+    if not updated.deep_equals(original):
+        return updated  # another rule's (or a name below one already spelled compat.v1)
+    api = ctx.resolver.api(original)
+    if api is None or api.v1 or not is_tf1_only(api.path):
+        return updated
+    ctx.record_once(original, Tf1NamesRule.rule_id, True, "TensorFlow 1.x names TensorFlow 2 lacks or changed -> "
+                    "tf.compat.v1.<name> (TF1's own: tf.nn.dropout(x, keep_prob), tf.logging, tf.layers, ...)")
+    return cst.parse_expression(f"{ctx.need_tensorflow()}.compat.v1.{api.path}")
+
+
+def respelled(statement: cst.CSTNode, ctx) -> cst.CSTNode:
+    """`statement` with its TF1 names spelled as the rule spells them: for code a rule moves out of the
+    traversal's reach (a session's graph kept as written in a nested model_fn)."""
+
+    class Respeller(cst.CSTTransformer):
+        def leave_Attribute(self, original, updated):
+            return _respelled_attribute(original, updated, ctx)
+
+    return statement.visit(Respeller()) if ctx.tf1_names else statement
