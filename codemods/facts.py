@@ -423,6 +423,17 @@ def train_call(statement: cst.CSTNode) -> tuple[str, cst.Call] | None:
     return (receiver, small.value) if receiver is not None else None
 
 
+def is_run_config_call(value, resolver: ApiResolver) -> bool:
+    """Whether `value` is a `RunConfig(...)` call (not a call returning one: `config.replace(...)`, a factory's)."""
+    api = resolver.call_api(value) if isinstance(value, cst.Call) else None
+    return api is not None and api.is_one_of(*RUNCONFIG_APIS)
+
+
+def is_numpy_input_fn_call(value, resolver: ApiResolver) -> bool:
+    api = resolver.call_api(value) if isinstance(value, cst.Call) else None
+    return api is not None and api.is_one_of(*NUMPY_INPUT_FN_APIS)
+
+
 def run_config_facts(call: cst.Call, variable: str | None) -> RunConfigFacts:
     kwargs, problems = keyword_args(call)
     problems += [
@@ -598,14 +609,10 @@ class _UseChecker(cst.CSTVisitor):
         if isinstance(config, cst.Name) and config.value in self.facts.run_configs:
             estimator.config = self.facts.run_configs[config.value]
             self.allowed.add(id(config))
-        elif isinstance(config, cst.Call) and self._is_run_config(config):
+        elif is_run_config_call(config, self.resolver):
             estimator.config = run_config_facts(config, None)
         elif config is not None:  # a factory's or `.replace(...)`'s config: its settings are known when it runs
             estimator.problems.append(RunTimeChecked("config= is not a RunConfig this module builds"))
-
-    def _is_run_config(self, call: cst.Call) -> bool:
-        api = self.resolver.call_api(call)
-        return api is not None and api.is_one_of(*RUNCONFIG_APIS)
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.facts.hooks and node is not self.facts.hooks[node.value].node.name:
@@ -997,7 +1004,7 @@ class _InputFnScope(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._bind(target.target)
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and self._is_input_fn(node.value):
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and is_numpy_input_fn_call(node.value, self.resolver):
             self.assigned.setdefault(node.targets[0].target.value, []).append(node.value)
 
     def visit_Param(self, node: cst.Param) -> None:
@@ -1022,18 +1029,14 @@ class _InputFnScope(cst.CSTVisitor):
         self._bind(node.target)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._is_input_fn(node):
+        if is_numpy_input_fn_call(node, self.resolver):
             self.made.append(node)
         if node.args:
             return
         if isinstance(node.func, cst.Name):
             self.called.add(node.func.value)
-        elif self._is_input_fn(node.func):
+        elif is_numpy_input_fn_call(node.func, self.resolver):
             self.called_at_once.add(id(node.func))
-
-    def _is_input_fn(self, value: cst.BaseExpression) -> bool:
-        api = self.resolver.call_api(value) if isinstance(value, cst.Call) else None
-        return api is not None and api.is_one_of(*NUMPY_INPUT_FN_APIS)
 
     def rebound(self, name: str) -> bool:
         """Whether `name` may hold another value later in this scope (bound twice, or in a loop)."""
@@ -1207,8 +1210,7 @@ def _returned_numpy_input_fns(input_fn, facts: ProgramFacts, resolver: ApiResolv
     calls = [value for value in returned if isinstance(value, cst.Call)]
     if not calls or len(calls) != len(returned):
         return []
-    return calls if all((api := resolver.call_api(call)) is not None and api.is_one_of(*NUMPY_INPUT_FN_APIS)
-                        for call in calls) else []
+    return calls if all(is_numpy_input_fn_call(call, resolver) for call in calls) else []
 
 
 def model_method_call(call: cst.Call) -> str | None:

@@ -247,10 +247,7 @@ def returned_values(function: cst.FunctionDef, resolver: ApiResolver) -> list[cs
 def _made_function(factory: cst.FunctionDef, resolver: ApiResolver) -> cst.FunctionDef | None:
     """The function a factory defines in its body and returns (the only thing it returns), if any."""
     nested = {s.name.value: s for s in factory.body.body if isinstance(s, cst.FunctionDef)}
-    body = _Body(resolver)
-    for statement in factory.body.body:
-        statement.visit(body)
-    names = {value.value if isinstance(value, cst.Name) else None for value in body.returns}
+    names = {value.value if isinstance(value, cst.Name) else None for value in returned_values(factory, resolver)}
     return nested.get(names.pop()) if len(names) == 1 and None not in names else None
 
 

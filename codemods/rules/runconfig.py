@@ -12,7 +12,7 @@ report (DROPPED).
 import libcst as cst
 
 from codemods.api import ApiResolver
-from codemods.facts import RUNCONFIG_APIS
+from codemods.facts import is_run_config_call
 from codemods.registry import Rule, register
 from codemods.syntax import single_assignment
 
@@ -27,8 +27,7 @@ DROPPED = {
 
 def is_run_config_statement(statement, resolver: ApiResolver) -> bool:
     assignment = single_assignment(statement)
-    api = resolver.call_api(assignment[1]) if assignment else None
-    return api is not None and api.is_one_of(*RUNCONFIG_APIS)
+    return assignment is not None and is_run_config_call(assignment[1], resolver)
 
 
 @register
