@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from codemods.api import Api
 from codemods.syntax import is_none
 
 
@@ -115,3 +116,28 @@ def loss_reduction_problem(value, resolver, v1: bool) -> str | None:
     if explicit_reduction(value, resolver) is not None:
         return None
     return "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE (e.g. MEAN, by non-zero weights) is not migrated yet"
+
+
+def head_api(api: Api, call: cst.Call, resolver) -> Api:
+    """The canned estimator `call` builds, `api` resolved from its name, with the head the program ran with: a
+    `tf.estimator` class given a TF1 optimizer (`tf.compat.v1.train.AdamOptimizer(...)`, also in `lambda: ...`)
+    is TensorFlow 1.x's v1 estimator, whose head summed the loss over the batch. TensorFlow 2's v2 classes refuse
+    a TF1 optimizer ("not a tf.keras.optimizers.Optimizer instance"), so the program can only have run on 1.x."""
+    if api.v1:
+        return api
+    spec = CANNED[api.path]
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            break
+        key = arg.keyword.value if arg.keyword else spec.positional[position] if position < len(spec.positional) \
+            else None
+        if key in spec.optimizers and _tf1_optimizer(arg.value, resolver):
+            return Api(api.path, True)
+    return api
+
+
+def _tf1_optimizer(node: cst.BaseExpression, resolver) -> bool:
+    if isinstance(node, cst.Lambda):
+        node = node.body
+    optimizer = resolver.call_api(node)
+    return optimizer is not None and optimizer.path.startswith("train.") and optimizer.path.endswith("Optimizer")

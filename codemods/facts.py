@@ -17,7 +17,13 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.api import Api, ApiResolver
-from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING, accepted, loss_reduction_problem
+from codemods.canned_estimators import (
+    CANNED,
+    MOVED_TO_CHECKPOINTING,
+    accepted,
+    head_api,
+    loss_reduction_problem,
+)
 from codemods.export_apis import (
     EXPORTERS,
     SERVING_INPUT_BUILDERS,
@@ -515,6 +521,7 @@ class _Collector(cst.CSTVisitor):
             self.facts.builtin_hook_variables[name] = value
         elif api.is_one_of(*CANNED_ESTIMATORS):
             kwargs, problems = call_arguments(value, CANNED[api.path].positional)
+            api = head_api(api, value, self.resolver)
             self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
         elif api.path == CUSTOM_ESTIMATOR:
             arguments, problems = call_arguments(value, ESTIMATOR_PARAMS)

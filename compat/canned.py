@@ -217,6 +217,13 @@ def estimator_optimizer(given, v1: bool, name_learning_rate: float | None, what:
         return _by_name(given, v1, name_learning_rate)
     if isinstance(given, keras_optimizers):
         return given
+    if not v1 and isinstance(given, tf.compat.v1.train.Optimizer):
+        raise TypeError(
+            f"{what}={given!r}: a TF1 optimizer given to a v2 canned head. TensorFlow 2's tf.estimator canned "
+            "estimators refused TF1 optimizers: the program ran on TensorFlow 1.x, whose tf.estimator classes were "
+            'the v1 ones (loss summed over the batch): build this model with loss_reduction="sum" (the v1 head), '
+            "or give it a tf_keras optimizer"
+        )
     twin = _tf1_twin(given)
     if twin is None:
         raise TypeError(

@@ -293,18 +293,25 @@ def assert_weights_match_tf1(model, reference_prefix, initial_prefix, what: str)
 
 def sigkill_after_save(command: list, directory, at_least: int, timeout: float = 300, cwd=None) -> int:
     """Start a training process, SIGKILL it once `directory` holds a checkpoint numbered `at_least` or more
-    (or it ended, or `timeout` passed); returns the number of the latest checkpoint left."""
+    (or it ended, or `timeout` passed); returns the number of the latest checkpoint left. A process that failed
+    before that checkpoint fails the test with its exit code and the end of its stderr."""
     import signal
+    import tempfile
     import time
 
-    process = subprocess.Popen(
-        [str(c) for c in command], env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd
-    )
-    deadline = time.monotonic() + timeout
-    while latest_saved_step(directory) < at_least and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+    with tempfile.TemporaryFile("w+") as stderr:
+        process = subprocess.Popen(
+            [str(c) for c in command], env=QUIET_TF, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd
+        )
+        deadline = time.monotonic() + timeout
+        while latest_saved_step(directory) < at_least and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ended = process.poll()
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        if ended:
+            stderr.seek(0)
+            pytest.fail(f"{command} exited with {ended} before checkpoint {at_least}:\n{stderr.read()[-3000:]}")
     return latest_saved_step(directory)
 
 

@@ -82,6 +82,28 @@ def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, esti
     _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
 
 
+@pytest.mark.xdist_group("canned-dnn_regressor_momentum")  # the Estimator run of that program, shared
+def test_tf_estimator_given_a_tf1_optimizer_migrates_as_the_v1_estimator_it_was(estimator_runs, tmp_path):
+    """TensorFlow 1.14/1.15 users wrote `tf.estimator.DNNRegressor(optimizer=tf.compat.v1.train.MomentumOptimizer(
+    ...))`: that was the v1 estimator (its head sums the loss over the batch), which TF 2.15 spells
+    `tf.compat.v1.estimator.DNNRegressor` (TF 2's `tf.estimator` class refuses a TF1 optimizer). Migrated from
+    the 1.x spelling, the program takes the steps of the v1 Estimator's run."""
+    program, estimator_dir, estimator_outputs = estimator_runs["dnn_regressor_momentum"]
+    written_for_tf115 = tmp_path / "tf115_program.py"
+    source = program.read_text()
+    assert "tf1.estimator.DNNRegressor(" in source and "tf1.train.MomentumOptimizer(" in source
+    written_for_tf115.write_text(source.replace("tf1.estimator.DNNRegressor(", "tf.estimator.DNNRegressor("))
+    model_dir = tmp_path / "model"
+    convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
+    migrated = migrate_file(written_for_tf115, tmp_path / "migrated", "keras")
+    assert 'loss_reduction="sum"' in migrated.read_text()
+    metrics_out = tmp_path / "metrics.json"
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
+
+    assert_matches_estimator_checkpoint(model_dir, estimator_dir, STEPS)
+    _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
+
+
 @pytest.mark.parametrize("target", ["keras", "loop"])
 @pytest.mark.parametrize("name", _programs(CATEGORICAL))
 def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):

@@ -73,3 +73,14 @@ def test_anything_else_is_one_clear_error():
         canned.estimator_optimizer("Adadelta", True, None)
     with pytest.raises(TypeError, match=r"dnn_optimizer=.*AdadeltaOptimizer.*takes an optimizer name"):
         canned.estimator_optimizer(train.AdadeltaOptimizer(0.1), True, None, "dnn_optimizer")
+
+
+def test_a_tf1_optimizer_met_by_a_v2_head_is_one_clear_error():
+    """TensorFlow 2's tf.estimator classes refused TF1 optimizers: a program giving one ran on 1.x, where its
+    estimator was the v1 one. A v2 head (the loss averaged) would train differently: refused, naming the fix."""
+    with pytest.raises(TypeError, match=r'optimizer=.*MomentumOptimizer.*v2 canned head.*loss_reduction="sum"'):
+        canned.dnn_regressor([tf.feature_column.numeric_column("x")], [2],
+                             optimizer=train.MomentumOptimizer(0.1, 0.9))
+    v1 = canned.dnn_regressor([tf.feature_column.numeric_column("x")], [2],
+                              optimizer=lambda: train.MomentumOptimizer(0.1, 0.9), loss_reduction="sum")
+    assert float(v1.optimizer.momentum) == pytest.approx(0.9)

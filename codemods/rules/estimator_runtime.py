@@ -26,7 +26,7 @@ an estimator TF1: a RunConfig or train call might be its) leave the constructs w
 
 import libcst as cst
 
-from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING
+from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING, head_api
 from codemods.registry import Rule, register
 from codemods.rules.canned_estimator import canned_builder_call
 from codemods.runtime_tier import CUSTOM, SPECS, wrapped_arguments
@@ -133,7 +133,7 @@ class EstimatorRuntimeRule(Rule):
 
     @staticmethod
     def _canned(original: cst.Call, updated: cst.Call, ctx) -> cst.BaseExpression:
-        api = ctx.resolver.call_api(original)
+        api = head_api(ctx.resolver.call_api(original), original, ctx.resolver)
         spec = CANNED[api.path]
         arguments = call_arguments(original, spec.positional)[0]
         moved = [f"{key}={source(value)}" for key, value in call_arguments(updated, spec.positional)[0].items()

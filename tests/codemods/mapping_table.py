@@ -159,7 +159,7 @@ ROWS = [
         "`AdamOptimizer(lr, beta1, beta2, epsilon)` / `GradientDescentOptimizer` / `AdagradOptimizer`",
         "`tf_keras.optimizers.Adam(..., epsilon=1e-08)` / `SGD` / `canned.estimator_adagrad`",
         "same",
-        "v2_head_from_imports_steps",
+        "tf1_optimizer_head_from_imports_steps",
         ("tf_keras.optimizers.SGD(learning_rate=0.1)",),
         ("tf_keras.optimizers.SGD(learning_rate=0.1)",),
     ),
@@ -231,6 +231,16 @@ ROWS = [
         "same",
         "tf1_era_estimator",
         ('loss_reduction="sum"', "epsilon=1e-08"),
+        ('loss_reduction="sum"',),
+    ),
+    Row(
+        "`tf.estimator.<canned>(optimizer=tf.compat.v1.train.<X>Optimizer(...))` (or `lambda: ...`): TensorFlow 2's "
+        "v2 class refused a TF1 optimizer, so the program ran on 1.14/1.15, whose `tf.estimator` class was v1",
+        "the v1 estimator: `loss_reduction=\"sum\"`; a TF1 optimizer the source does not show, met by a v2 head "
+        "when the program runs, fails with one error naming the fix (compat.canned)",
+        "same",
+        "tf1_optimizer_head_from_imports_steps",
+        ('loss_reduction="sum"',),
         ('loss_reduction="sum"',),
     ),
     Row(
@@ -349,7 +359,7 @@ ROWS = [
         "`est.train(...)` with `--exact`",
         "`compat.exact.ExactBackupAndRestore` in place of `BackupAndRestore`; `tf_keras.backend.experimental.enable_tf_random_generator()` before the estimator's model is built",
         "the checkpoint also holds `iter(dataset)` and `exact.random_generators(model)`; batches come from that iterator; a `compat.preemption.PreemptionWatcher` ends the loop after the step in flight with a save and `SystemExit(75)`",
-        "v2_head_from_imports_steps",
+        "tf1_optimizer_head_from_imports_steps",
         ("exact.ExactBackupAndRestore(", "enable_tf_random_generator()"),
         ("iterator=", "exact.random_generators(", "preemption.PreemptionWatcher()", "get_next_as_optional()"),
         exact=True,
@@ -526,7 +536,7 @@ ROWS = [
         "Module-level imports the rewrite left unused (`from tensorflow import estimator`, `from tensorflow.compat.v1 import train as tf1_train`): imports of TF 2.15-only modules would fail on TF >= 2.16",
         "removed (imports the original did not use stay)",
         "same",
-        "v2_head_from_imports_steps",
+        "tf1_optimizer_head_from_imports_steps",
         ("import numpy as np\nfrom tensorflow.feature_column import numeric_column\nimport math",),
         ("import numpy as np\nfrom tensorflow.feature_column import numeric_column\nimport tf_keras",),
     ),
