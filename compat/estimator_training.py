@@ -349,8 +349,9 @@ def _canned_variable_value(model, name: str):
 def input_dataset(input_fn, mode: str, model, exact: bool = False) -> tf.data.Dataset:
     """Call `input_fn` as the Estimator did (with `mode`, `params`, `config` when it takes them): the
     tf.data.Dataset it returns, or the batches of the tensors it returns (an iterator's get_next(), which eager
-    TF2 runs once) read in a graph (compat.graph_input), but not for an `exact` training (no checkpoint can hold
-    a session's position); anything else is one error."""
+    TF2 runs once; or an input made from placeholders, which eager TF2 cannot make) read in a graph
+    (compat.graph_input), but not for an `exact` training (no checkpoint can hold a session's position); anything
+    else is one error."""
     if not callable(input_fn):
         raise TypeError(f"input_fn must be callable, got {type(input_fn).__name__}")
     parameters = _parameters(input_fn)
@@ -361,8 +362,13 @@ def input_dataset(input_fn, mode: str, model, exact: bool = False) -> tf.data.Da
     params = model.params_for_input_fn(mode) if hasattr(model, "params_for_input_fn") else {}
     offered = {"mode": mode, "params": params, "config": config_of(model)}
     arguments = {key: value for key, value in offered.items() if key in parameters}
-    dataset = input_fn(**arguments)
-    if graph_input.returns_tensors(dataset):  # an iterator's get_next(): read in a graph, as Estimator did
+    try:
+        dataset = input_fn(**arguments)
+    except RuntimeError as error:  # it makes placeholders: graph-only, as its whole input is
+        if not graph_input.needs_graph(error):
+            raise
+        dataset = None
+    if dataset is None or graph_input.returns_tensors(dataset):  # an iterator's get_next(): read in a graph
         if exact:
             raise ValueError(f"exact resume: input_fn `{_name(input_fn)}` returns tensors (an iterator's get_next()), "
                              "whose position no checkpoint can hold; return the tf.data.Dataset itself")

@@ -10,13 +10,33 @@ iterator ended; each iteration of the dataset starts a new session, from the inp
 Estimator.train call started its input_fn again. The dataset cannot be saved mid-way (`--exact` resumes need
 the input_fn to return the dataset itself). Queue-runner input (`tf.compat.v1.train.shuffle_batch`, ...) is
 refused: a session would wait forever for threads nobody starts.
+
+An input_fn that feeds its dataset from placeholders (`tf.compat.v1.placeholder`, which eager TF2 cannot make)
+and an initializable iterator, initialized by a hook's `after_create_session(session, coord)` with
+`session.run(iterator.initializer, feed_dict=...)` (the "IteratorInitializerHook" of TF 1.x's blog posts), is read
+the same way: the input's first session is made with the dataset, and `input_session(graph)` gives it to the
+hook's session (compat.wrapped_hooks), which runs fetches of the input's graph there, feeds included.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 import tensorflow as tf
+
+# The input graphs whose first session is open: a hook's session runs their fetches there (see the module).
+_OPEN_SESSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def input_session(graph) -> tf.compat.v1.Session | None:
+    """The open session of an input_fn's graph (made by `graph_input_dataset`), None for any other graph."""
+    return _OPEN_SESSIONS.get(graph) if isinstance(graph, tf.Graph) else None
+
+
+def needs_graph(error: Exception) -> bool:
+    """Whether calling an input_fn eagerly raised because it makes graph-only ops (`tf.compat.v1.placeholder`)."""
+    return isinstance(error, RuntimeError) and "is not compatible with eager execution" in str(error)
 
 
 def returns_tensors(value) -> bool:
@@ -43,11 +63,16 @@ def graph_input_dataset(input_fn: Callable, arguments: dict, name: str, seed: in
         initialize = tf.group(tf.compat.v1.global_variables_initializer(),
                               tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer())
     signature = tf.nest.map_structure(_spec, outputs)
+    # open now, before any batch is read: a hook's after_create_session may initialize the input through it
+    _OPEN_SESSIONS[graph] = _initialized_session(graph, initialize)
+    unread = {"first session": True}
 
     def batches():
-        session = tf.compat.v1.Session(graph=graph)  # not as a context: that would make `graph` the default
+        if unread.pop("first session", False):
+            session = _OPEN_SESSIONS[graph]
+        else:  # the dataset iterated again: its input from the start, as a new Estimator.train call
+            session = _OPEN_SESSIONS[graph] = _initialized_session(graph, initialize)
         try:
-            session.run(initialize)
             while True:
                 try:
                     values = session.run(outputs)
@@ -56,8 +81,16 @@ def graph_input_dataset(input_fn: Callable, arguments: dict, name: str, seed: in
                 yield tf.nest.map_structure(_eager_value, values)
         finally:
             session.close()
+            if _OPEN_SESSIONS.get(graph) is session:
+                del _OPEN_SESSIONS[graph]
 
     return tf.data.Dataset.from_generator(batches, output_signature=signature)
+
+
+def _initialized_session(graph: tf.Graph, initialize) -> tf.compat.v1.Session:
+    session = tf.compat.v1.Session(graph=graph)  # not as a context: that would make `graph` the default
+    session.run(initialize)
+    return session
 
 
 def _spec(tensor):

@@ -19,6 +19,8 @@ import contextlib
 import numpy as np
 import tensorflow as tf
 
+from . import graph_input
+
 SessionRunHook = tf.compat.v1.train.SessionRunHook
 
 
@@ -89,7 +91,8 @@ def _changing_options(options) -> list[str]:
 
 
 class HookSession:
-    """The `session` a hook gets: `run(fetches)` evaluates them in the model_fn's graph, from no input."""
+    """The `session` a hook gets: `run(fetches)` evaluates them in the model_fn's graph, from no input; fetches
+    made by an input_fn read in a graph (compat.graph_input) run in that input's session, feeds included."""
 
     def __init__(self, graph: ModeGraph):
         self._graph = graph
@@ -99,6 +102,10 @@ class HookSession:
         return self._graph.graph
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        graphs = {getattr(fetch, "graph", None) for fetch in tf.nest.flatten(fetches)}
+        input_session = graph_input.input_session(graphs.pop()) if len(graphs) == 1 else None
+        if input_session is not None:
+            return input_session.run(fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
         if feed_dict:
             raise ValueError("a hook's session.run(feed_dict=...) is not migrated: a wrapped model_fn's graph is fed "
                              "by its input_fn only")

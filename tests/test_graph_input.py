@@ -19,11 +19,22 @@ import tensorflow as tf
 import tf_keras
 
 from estimator_migrate.compat import canned, estimator_training, graph_input, model_fns
-from tests.conftest import ROOT, assert_matches_estimator_checkpoint, run, run_migrated_from_estimator_start
+from tests.conftest import (
+    MODERN_PYTHON,
+    ROOT,
+    assert_matches_estimator_checkpoint,
+    assert_tf1_variables_match,
+    estimator_start,
+    migrate_file,
+    run,
+    run_migrated_from_estimator_start,
+)
 
 PROGRAM = ROOT / "tests" / "legacy" / "graph_input_program.py"
 TFRECORD_PROGRAM = ROOT / "tests" / "legacy" / "tfrecord_program.py"
 NUMPY_CALL_PROGRAM = ROOT / "tests" / "legacy" / "numpy_input_call_program.py"
+ITERATOR_HOOK_PROGRAM = ROOT / "tests" / "legacy" / "iterator_hook_program.py"
+AS_TF1 = ROOT / "tests" / "legacy" / "run_as_tf1.py"
 
 
 def _iterator_input_fn(values, batch, shuffle=False):
@@ -82,6 +93,28 @@ def test_a_graph_seed_orders_a_shuffle_the_same_every_time():
     assert sorted(np.concatenate(first)) == [2.0 * v for v in range(50)]
     unseeded = np.concatenate([_as_numpy(b)[0] for b in graph_input.graph_input_dataset(input_fn, {}, "f", seed=8)])
     assert not np.array_equal(np.concatenate(first), unseeded)
+
+
+def test_a_placeholder_input_is_read_in_a_graph_whose_open_session_a_hook_initializes():
+    """Placeholders cannot be made eagerly: the input is read in a graph, whose first session is open before
+    any batch is read, so that a hook can initialize the iterator through it (feeding the arrays)."""
+    made = {}
+
+    def input_fn():
+        placeholder = tf.compat.v1.placeholder(tf.float32, [6])
+        iterator = tf.compat.v1.data.make_initializable_iterator(tf.data.Dataset.from_tensor_slices(placeholder).batch(4))
+        made["initializer"], made["placeholder"] = iterator.initializer, placeholder
+        x = iterator.get_next()
+        return {"x": x}, x > 2
+
+    with pytest.raises(RuntimeError) as eager:
+        input_fn()
+    assert graph_input.needs_graph(eager.value)
+    dataset = graph_input.graph_input_dataset(input_fn, {}, "input_fn")
+    session = graph_input.input_session(made["initializer"].graph)
+    session.run(made["initializer"], feed_dict={made["placeholder"]: np.arange(6, dtype=np.float32)})
+    assert [batch[0]["x"].numpy().tolist() for batch in dataset] == [[0, 1, 2, 3], [4, 5]]
+    assert graph_input.input_session(made["initializer"].graph) is None  # closed with the input's end
 
 
 def test_queue_runner_input_is_one_error_not_a_session_waiting_forever():
@@ -167,3 +200,24 @@ def test_migrated_training_to_the_end_of_a_tfrecord_input_counts_the_estimators_
     run([legacy_python, TFRECORD_PROGRAM, "--model_dir", estimator_dir])
     _, model_dir = run_migrated_from_estimator_start(TFRECORD_PROGRAM, estimator_dir, target, tmp_path)
     assert_matches_estimator_checkpoint(model_dir, estimator_dir, 50)
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_placeholder_input_initialized_by_a_hook_takes_the_estimators_steps(target, legacy_python, tmp_path):
+    """iterator_hook_program.py: placeholders, an initializable iterator and a hook feeding the arrays in
+    after_create_session. Migrated, the input is made in a graph and its session given to the hook: from the
+    Estimator's model.ckpt-0, 60 steps end with its model.ckpt-60 (1e-5) and its evaluation."""
+    estimator_dir, metrics = tmp_path / "estimator", tmp_path / "estimator.json"
+    run([legacy_python, AS_TF1, ITERATOR_HOOK_PROGRAM, "--model_dir", estimator_dir, "--metrics_out", metrics])
+    model_dir = estimator_start(estimator_dir, tmp_path / "model")
+    migrated, migrated_metrics = migrate_file(ITERATOR_HOOK_PROGRAM, tmp_path / "migrated", target), tmp_path / "m.json"
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--metrics_out", migrated_metrics])
+
+    assert_tf1_variables_match(model_dir, estimator_dir / "model.ckpt-60", estimator_dir / "model.ckpt-0", 60,
+                               ("hidden/kernel", "logits/kernel"), target)
+    expected, got = json.loads(metrics.read_text()), json.loads(migrated_metrics.read_text())
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, rel=1e-5), key
