@@ -370,19 +370,39 @@ def analyze(
 
         tier.calls = {key: kind for key, kind in tier.calls.items() if not dropped(key, kind)}
         tier.session_hook_names = {id(call.func) for call in visitor.calls if tier.kind(call) == "session_hook"}
+    if "model_fn_saver" in tier.calls.values():
+        # A Saver made in a model_fn the wrapped model runs: it reads (a Scaffold init_fn's restore) and writes TF1
+        # checkpoints of the model's variables by their TF1 names, as it did ("wrapped_saver": in a model_fn migrated
+        # already, said by the first rewrite). Elsewhere it is unsupported_api's.
+        wrapped = project.wraps_model_fns and not project.keeps_estimators
+        builders = _spec_builders(visitor, resolver) if wrapped else set()
+        migrated = _spec_builders(visitor, resolver, migrated=True) - builders if wrapped else set()
+        kinds = {key: "wrapped_saver" if id(visitor.function_of[key]) in migrated else kind
+                 for key, kind in tier.calls.items() if kind == "model_fn_saver"}
+        tier.calls = {key: kinds.get(key, kind) for key, kind in tier.calls.items()
+                      if kinds.get(key, kind) != "model_fn_saver" or id(visitor.function_of[key]) in builders}
     return tier
 
 
 _KEPT_KINDS = ("train_and_evaluate", "model_to_estimator", *ESTIMATOR_METHODS)
 
 
-def _spec_builders(visitor: _Calls, resolver: ApiResolver) -> set[int]:
-    """The functions of the module that build an EstimatorSpec (or a TPUEstimatorSpec): model_fns, by id."""
+def _spec_builders(visitor: _Calls, resolver: ApiResolver, migrated: bool = False) -> set[int]:
+    """The functions of the module that build an EstimatorSpec (or a TPUEstimatorSpec): model_fns, by id; with
+    `migrated`, also those building one migrated already (`wrapped_model_fns.EstimatorSpec(...)`)."""
     return {
         id(visitor.function_of[id(call)]) for call in visitor.calls
-        if visitor.function_of[id(call)] is not None and (api := resolver.call_api(call)) is not None
-        and (api.path == "estimator.EstimatorSpec" or tpu_name(api.path) == "TPUEstimatorSpec")
+        if visitor.function_of[id(call)] is not None and ((migrated and _migrated_spec(call)) or (
+            (api := resolver.call_api(call)) is not None
+            and (api.path == "estimator.EstimatorSpec" or tpu_name(api.path) == "TPUEstimatorSpec")))
     }
+
+
+def _migrated_spec(call: cst.Call) -> bool:
+    func = call.func
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and (
+        (func.value.value, func.attr.value) in (("wrapped_model_fns", "EstimatorSpec"),
+                                                ("tpu_estimators", "TPUEstimatorSpec")))
 
 
 def _keep(call: cst.Call, kind: str | None, tier: RuntimeTier, mentions_tensorflow) -> None:
@@ -450,6 +470,8 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
             return "evaluator_hook"
         if api.path in ADD_METRICS:
             return "add_metrics"
+        if api.path == "train.Saver":
+            return "model_fn_saver"  # kept only in a model_fn the tier wraps (analyze)
     if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ESTIMATOR_METHODS:
         return None
     method = call.func.attr.value

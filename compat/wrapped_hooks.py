@@ -8,8 +8,10 @@ model_fn's, checkpointed with them), `after_create_session(session, coord)`, `be
 `after_run(run_context, run_values)` around every step, whose fetches run
 in the same call as the step's own (one pruned function per set of fetches, as one `session.run`), and
 `end(session)`. `run_context.request_stop()` ends the training (or evaluation) after that step. The `session`
-a hook is given runs fetches that need no input (`session.run(global_step)`); feeding is not supported, nor
-RunOptions but `report_tensor_allocations_upon_oom` (which only changed an out-of-memory error's message).
+a hook is given runs fetches apart from the step, from no input or from the tensors it feeds
+(`session.run(global_step)`, a Saver's `restore(session, path)`); a `before_run` cannot feed the step, and
+no RunOptions are honoured but `report_tensor_allocations_upon_oom` (which only changed an out-of-memory
+error's message).
 """
 
 from __future__ import annotations
@@ -52,14 +54,16 @@ class ModeGraph:
         finally:
             self.graph._collections = saved  # noqa: SLF001
 
-    def with_fetches(self, extra, inputs: bool = True):
+    def with_fetches(self, extra, inputs: bool = True, fed: tuple = ()):
         """The step's function also returning `extra` (a hook's fetches: tensors, ops, names, variables,
-        nested), as {"estimator": ..., "extra": ...}; without `inputs`, only `extra`, from no input."""
+        nested), as {"estimator": ..., "extra": ...}; without `inputs`, only `extra`, from the tensors `fed`
+        (names or tensors of the graph: the function's arguments, in that order)."""
         resolved = tf.nest.map_structure(self._element, extra)
-        key = (inputs, repr(tf.nest.map_structure(id, resolved)))  # the fetches, and how they are laid out
+        feeds = [self.graph.as_graph_element(tensor) for tensor in fed]
+        key = (inputs, repr(tf.nest.map_structure(id, resolved)), tuple(map(id, feeds)))  # fetches, layout, feeds
         if key not in self._pruned:
             fetches = {"estimator": self.fetches, "extra": resolved} if inputs else {"extra": resolved}
-            self._pruned[key] = self.wrapped.prune(self.feeds if inputs else [], fetches)
+            self._pruned[key] = self.wrapped.prune(self.feeds if inputs else feeds, fetches)
         return self._pruned[key]
 
     def _element(self, fetch):
@@ -91,8 +95,9 @@ def _changing_options(options) -> list[str]:
 
 
 class HookSession:
-    """The `session` a hook gets: `run(fetches)` evaluates them in the model_fn's graph, from no input; fetches
-    made by an input_fn read in a graph (compat.graph_input) run in that input's session, feeds included."""
+    """The `session` a hook (or a Scaffold's init_fn) gets: `run(fetches, feed_dict)` evaluates them in the
+    model_fn's graph, from the values fed (a Saver's restore feeds its file name); fetches made by an input_fn read
+    in a graph (compat.graph_input) run in that input's session."""
 
     def __init__(self, graph: ModeGraph):
         self._graph = graph
@@ -106,16 +111,14 @@ class HookSession:
         input_session = graph_input.input_session(graphs.pop()) if len(graphs) == 1 else None
         if input_session is not None:
             return input_session.run(fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
-        if feed_dict:
-            raise ValueError("a hook's session.run(feed_dict=...) is not migrated: a wrapped model_fn's graph is fed "
-                             "by its input_fn only")
         if _changing_options(options) or run_metadata is not None:
             raise ValueError("a hook's session.run(options=..., run_metadata=...) is not migrated "
                              f"({', '.join(_changing_options(options)) or 'run_metadata'}): a wrapped model_fn's graph "
                              "runs as a TF2 function, without a session's traces")
-        function = self._graph.with_fetches(fetches, inputs=False)
+        fed = [(self.graph.as_graph_element(tensor), value) for tensor, value in (feed_dict or {}).items()]
+        function = self._graph.with_fetches(fetches, inputs=False, fed=tuple(tensor for tensor, _ in fed))
         with tf.init_scope():  # hooks call it with the graph as the default one: run it, do not trace it there
-            return _numpy(function()["extra"])
+            return _numpy(function(*(tf.constant(value, tensor.dtype) for tensor, value in fed))["extra"])
 
 
 class SessionHooks:

@@ -51,7 +51,7 @@ from .estimator_prediction import as_estimator_yields, features_of
 from .estimator_training import ModeKeys, WarmStartSettings, configure
 from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from .tf1_programs import keep_tf_slim_working, use_tf_keras
-from .wrapped_hooks import ModeGraph, SessionHooks, SummarySaver
+from .wrapped_hooks import HookSession, ModeGraph, SessionHooks, SummarySaver
 
 use_tf_keras()  # the model_fn's tf.compat.v1.layers are Keras 2's, as Estimator ran them
 keep_tf_slim_working()  # a model_fn written with tf_slim (or tf.contrib.layers, migrated to it) runs its layers
@@ -168,6 +168,11 @@ class Tf1Graph:
         self.local_variables = {} if local_variables is None else local_variables
         self._exit = contextlib.ExitStack()
         self._created = set()  # ids of the variables this graph made
+
+    @property
+    def made_variables(self) -> bool:
+        """Whether this graph made model variables (the first of a model's graphs; not a metric's locals)."""
+        return any(id(variable) in self._created for variable in self.variables.values())
 
     @contextlib.contextmanager
     def making_variables(self, graph):
@@ -404,6 +409,9 @@ class WrappedModelFn(tf_keras.Model):
         def graph(features, labels=None):
             with Tf1Graph(self.tf1_variables, local_variables) as tf1:
                 spec = self._call_model_fn(features, labels, mode)
+                # Estimator ran a Scaffold's init_fn when its session started without a checkpoint: here once,
+                # when this graph has made the variables (a checkpoint restored afterwards wins, as with warm starts)
+                built["init_fn"] = spec.scaffold.init_fn if spec.scaffold is not None and tf1.made_variables else None
                 if mode == ModeKeys.TRAIN and self.warm_start_settings is not None:
                     # Estimator warm-started its training graph's variables once the model_fn had made them; here
                     # they take the values when made, and a checkpoint restored afterwards wins, as with Estimator
@@ -436,6 +444,9 @@ class WrappedModelFn(tf_keras.Model):
         if mode == ModeKeys.EVAL:  # as Estimator: the updates at each batch, the values read once at the end
             built["fetches"] = built["updates"]
         made = ModeGraph(wrapped, built["feeds"], built["fetches"], built["collections"], built["hooks"])
+        if built["init_fn"] is not None:
+            with made.as_default():  # as the session Estimator gave it: its graph the default one
+                built["init_fn"](HookSession(made))
         if mode == ModeKeys.EVAL:
             made.values = wrapped.prune([], built["values"])
         made.export_outputs = built.get("export_outputs")
@@ -571,8 +582,8 @@ class WrappedModelFn(tf_keras.Model):
         return step
 
 
-# What a Scaffold does beyond Estimator's defaults (tf.compat.v1.train.Scaffold's attributes)
-_SCAFFOLD_SETTINGS = ("_user_init_fn", "_init_op", "_init_feed_dict", "_ready_op", "_ready_for_local_init_op",
+# What a Scaffold does beyond Estimator's defaults (tf.compat.v1.train.Scaffold's attributes) and its init_fn
+_SCAFFOLD_SETTINGS = ("_init_op", "_init_feed_dict", "_ready_op", "_ready_for_local_init_op",
                       "_local_init_op", "_local_init_feed_dict", "_summary_op", "_saver")
 
 
@@ -630,14 +641,16 @@ def _estimator_names() -> frozenset:
 
 
 def _check_scaffold(scaffold) -> None:
-    """A default `Scaffold()` is what Estimator made anyway; one that sets an init_fn, init or ready ops, a
-    saver or a summary op changes how the session starts or saves, which a wrapped model_fn does not do."""
-    given = [name.lstrip("_").replace("user_", "") for name in _SCAFFOLD_SETTINGS
+    """A default `Scaffold()` is what Estimator made anyway, and its `init_fn` runs when the variables are made
+    (`WrappedModelFn.tf1_graph`); one that sets init or ready ops, a saver or a summary op changes how the session
+    starts or saves, which a wrapped model_fn does not do."""
+    given = [name.lstrip("_") for name in _SCAFFOLD_SETTINGS
              if getattr(scaffold, name, None) is not None] if scaffold is not None else []
     if given:
         raise ValueError(
             f"the model_fn's Scaffold sets {', '.join(given)}: a wrapped model_fn has no session to start or save "
-            "with them (warm start with tf.compat.v1.train.init_from_checkpoint in the model_fn instead)"
+            "with them (warm start with tf.compat.v1.train.init_from_checkpoint in the model_fn, or a Scaffold's "
+            "init_fn, instead)"
         )
 
 

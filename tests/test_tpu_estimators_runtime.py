@@ -99,11 +99,11 @@ def test_an_input_fn_without_params_is_refused(tmp_path):
 
 
 def test_a_scaffold_that_changes_the_session_is_refused(tmp_path):
-    def with_init_fn(features, labels, mode, params):
+    def with_init_op(features, labels, mode, params):
         spec = model_fn(features, labels, mode, params)
-        return spec._replace(scaffold_fn=lambda: tf.compat.v1.train.Scaffold(init_fn=lambda scaffold, session: None))
+        return spec._replace(scaffold_fn=lambda: tf.compat.v1.train.Scaffold(init_op=tf.no_op()))
 
-    estimator = estimator_training.configure(WrappedTPUModelFn(with_init_fn, use_tpu=False, train_batch_size=8),
+    estimator = estimator_training.configure(WrappedTPUModelFn(with_init_op, use_tpu=False, train_batch_size=8),
                                              config=TPUTrainingConfig(model_dir=str(tmp_path)))
-    with pytest.raises(ValueError, match="Scaffold sets init_fn"):
+    with pytest.raises(ValueError, match="Scaffold sets init_op"):
         estimator_training.train(estimator, input_fn, max_steps=1)

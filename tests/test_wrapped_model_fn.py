@@ -18,6 +18,7 @@ import tensorflow as tf
 from tests.conftest import (
     MODERN_PYTHON,
     ROOT,
+    assert_tf1_variables_match,
     assert_wrapped_run_matches_estimator,
     kill_after_a_save_and_restart,
     latest_saved_step,
@@ -159,3 +160,31 @@ def test_train_and_evaluate_with_a_named_eval_spec_and_its_hooks(evaluated_estim
     assert (got["evaluations"], got["batches"]) == (expected["evaluations"], expected["batches"]) == (2, 10)
     assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5)
     assert got["metrics"]["global_step"] == STEPS
+
+
+SCAFFOLD_PROGRAM = ROOT / "tests" / "legacy" / "scaffold_init_fn_program.py"
+
+
+def test_a_scaffold_init_fn_fine_tunes_from_a_pretrained_checkpoint_as_the_estimator_did(legacy_python, tmp_path):
+    """scaffold_init_fn_program.py: a Scaffold's init_fn restores the backbone from a pretrained TF1 checkpoint
+    (made by the Estimator) when the training starts without a checkpoint, and not when it continues one. Migrated,
+    both targets, from an empty model_dir: 30 steps give the Estimator's model.ckpt-30, 10 more its model.ckpt-40
+    (the init_fn did not undo them), within 1e-5, and its evaluation."""
+    pretrained, estimator_dir, metrics = tmp_path / "pretrained", tmp_path / "estimator", tmp_path / "estimator.json"
+    run([legacy_python, SCAFFOLD_PROGRAM, "--model_dir", pretrained, "--max_steps", 10])
+    fine_tune = ["--pretrained", pretrained / "model.ckpt-10"]
+    run([legacy_python, SCAFFOLD_PROGRAM, "--model_dir", estimator_dir, *fine_tune])
+    run([legacy_python, SCAFFOLD_PROGRAM, "--model_dir", estimator_dir, *fine_tune, "--max_steps", 40,
+         "--metrics_out", metrics])
+    for target in ("keras", "loop"):
+        migrated = migrate_file(SCAFFOLD_PROGRAM, tmp_path / target / "migrated", target)
+        model_dir, migrated_metrics = tmp_path / target / "model", tmp_path / target / "metrics.json"
+        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, *fine_tune])
+        assert_tf1_variables_match(model_dir, estimator_dir / "model.ckpt-30", estimator_dir / "model.ckpt-0", 30,
+                                   ("backbone/hidden/kernel", "head/kernel"), target)
+        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, *fine_tune, "--max_steps", 40,
+             "--metrics_out", migrated_metrics])
+        assert_tf1_variables_match(model_dir, estimator_dir / "model.ckpt-40", estimator_dir / "model.ckpt-0", 40,
+                                   ("backbone/hidden/kernel", "head/kernel"), target)
+        expected, got = json.loads(metrics.read_text()), json.loads(migrated_metrics.read_text())
+        assert got == pytest.approx(expected, rel=1e-5), target

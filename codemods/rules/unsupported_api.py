@@ -14,6 +14,11 @@ from codemods.rules.session_run_names import gone_from_tensorflow_2
 
 # Kept as TF1 graph code, they run as they ran (compat.graph_sessions adds saving on preemption)
 _SAVER_HOOKS = ("train.CheckpointSaverHook", "estimator.CheckpointSaverHook")
+MODEL_FN_SAVER = (
+    "tf.compat.v1.train.Saver in a model_fn kept as written: runs against the model's variables by their TF1 names "
+    "(a Scaffold init_fn's `saver.restore(session, path)` fills them when they are made, as Estimator ran it when no "
+    "checkpoint existed)"
+)
 RUNS_IN_GRAPH_CODE = (
     "{name}: runs as it is (tf.compat.v1.train.{name}, TF1's class) in TF1 graph code kept as written, given to its "
     "MonitoredSession as it was"
@@ -31,6 +36,9 @@ class UnsupportedApiRule(Rule):
             if gone_from_tensorflow_2(api):  # spelled tf.compat.v1's by codemods/rules/session_run_names.py
                 ctx.record(original, self.rule_id, True, RUNS_WITH_WRAPPED.format(name=api.path.rsplit(".", 1)[1]))
             return updated  # TF1's class, spelled as TensorFlow 2 has it: nothing to do
+        if ctx.facts.runtime.kind(original) == "model_fn_saver":
+            ctx.record(original, self.rule_id, True, MODEL_FN_SAVER)
+            return updated
         if (
             ctx.facts.training(original) is not None
             or ctx.facts.migrated_builtin_hook(original)

@@ -1088,6 +1088,17 @@ ROWS = [
         ("evaluator = estimator_training.InMemoryEvaluator(estimator, eval_input_fn, every_n_iter=10)",),
         ("evaluator = estimator_training.InMemoryEvaluator(estimator, eval_input_fn, every_n_iter=10)",),
     ),
+    Row(
+        "`tf.compat.v1.train.Saver(var_list)` and `EstimatorSpec(scaffold=Scaffold(init_fn=...))` in a model_fn kept "
+        "as written (fine-tuning from a pretrained TF1 checkpoint: `saver.restore(session, path)` in the init_fn)",
+        "kept as written: the init_fn runs once, when the model's variables are made, and restores them by their TF1 "
+        "names; a checkpoint restored afterwards wins, as Estimator ran it only when model_dir held none "
+        "(compat.wrapped_model_fns); a Scaffold's init or ready ops, saver or summary op: one error",
+        "same",
+        "scaffold_init_fn",
+        ("    saver = tf.compat.v1.train.Saver(",),
+        ("    saver = tf.compat.v1.train.Saver(",),
+    ),
 ]
 
 
