@@ -15,6 +15,7 @@ import tensorflow.compat.v1 as tf
 
 tf.disable_eager_execution()
 tf.logging.set_verbosity(tf.logging.INFO)  # LoggingTensorHook logs at INFO
+tf.set_random_seed(7)  # the same start on every run
 
 CHECKPOINT_DIR, LAST_STEP, SAVE_STEPS, EPOCHS, RUNS, NAN_AT_STEP = "runs/monitored", 20, 7, None, None, None
 
