@@ -4,7 +4,7 @@ function that initializes that iterator with the arrays fed (`sess.run(iterator.
 the hook calls it in `after_create_session`. TensorFlow 1.x names throughout (run under TF 2.15 by
 tests/legacy/run_as_tf1.py; migrated by `migrate rewrite`: tests/test_graph_input.py).
 
-Fixed batch order; checkpoints at step 0 and every 20 steps; 60 steps; then an evaluation of 5 batches fed by
+Fixed batch order, a seeded graph (tf_random_seed); checkpoints at step 0 and every 20 steps; 60 steps; then an evaluation of 5 batches fed by
 a hook of its own; metrics to --metrics_out.
 """
 
@@ -68,7 +68,7 @@ def main():
     images = (digits.data / 16.0).astype(np.float32)
     labels = digits.target.astype(np.int32)
     estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir,
-                                       config=tf.estimator.RunConfig(save_checkpoints_steps=20))
+                                       config=tf.estimator.RunConfig(save_checkpoints_steps=20, tf_random_seed=1))
     train_input_fn, train_input_hook = get_inputs(64, images, labels, repeat=True)
     estimator.train(input_fn=train_input_fn, max_steps=60, hooks=[train_input_hook])
     eval_input_fn, eval_input_hook = get_inputs(200, images, labels, repeat=False)

@@ -4,7 +4,7 @@ which Estimator ran when its session started without a checkpoint in model_dir. 
 tf.estimator (tf.compat.v1 names); migrated by `migrate rewrite` (tests/test_wrapped_model_fn.py).
 
 The head starts at zero and batches come in a fixed order, so a run is the same from the same pretrained
-checkpoint. Without --pretrained it trains from random weights (to make one). Checkpoints every 10 steps;
+checkpoint. Without --pretrained it trains from seeded random weights (to make one). Checkpoints every 10 steps;
 then an evaluation of 5 batches; metrics to --metrics_out.
 """
 
@@ -52,7 +52,7 @@ def main():
     args = parser.parse_args()
 
     estimator = tf.estimator.Estimator(model_fn, model_dir=args.model_dir, params={"pretrained": args.pretrained},
-                                       config=tf.estimator.RunConfig(save_checkpoints_steps=10))
+                                       config=tf.estimator.RunConfig(save_checkpoints_steps=10, tf_random_seed=1))
     estimator.train(input_fn, max_steps=args.max_steps)
     metrics = estimator.evaluate(input_fn, steps=5)
     if args.metrics_out:
