@@ -4,8 +4,8 @@ function that initializes that iterator with the arrays fed (`sess.run(iterator.
 the hook calls it in `after_create_session`. TensorFlow 1.x names throughout (run under TF 2.15 by
 tests/legacy/run_as_tf1.py; migrated by `migrate rewrite`: tests/test_graph_input.py).
 
-Fixed batch order, a seeded graph (tf_random_seed); checkpoints at step 0 and every 20 steps; 60 steps; then an evaluation of 5 batches fed by
-a hook of its own; metrics to --metrics_out.
+Fixed batch order, a seeded graph (tf_random_seed); checkpoints at step 0 and every 20 steps; 60 steps; then an
+evaluation of 5 batches fed by a hook of its own; metrics to --metrics_out.
 """
 
 import argparse
