@@ -118,22 +118,16 @@ def loss_reduction_problem(value, resolver, v1: bool) -> str | None:
     return "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE (e.g. MEAN, by non-zero weights) is not migrated yet"
 
 
-def head_api(api: Api, call: cst.Call, resolver) -> Api:
-    """The canned estimator `call` builds, `api` resolved from its name, with the head the program ran with: a
-    `tf.estimator` class given a TF1 optimizer (`tf.compat.v1.train.AdamOptimizer(...)`, also in `lambda: ...`)
-    is TensorFlow 1.x's v1 estimator, whose head summed the loss over the batch. TensorFlow 2's v2 classes refuse
-    a TF1 optimizer ("not a tf.keras.optimizers.Optimizer instance"), so the program can only have run on 1.x."""
-    if api.v1:
+def head_api(api: Api, arguments: dict, resolver) -> Api:
+    """The canned estimator a call builds, `api` resolved from its name and `arguments` its arguments by name
+    (`call_arguments`), with the head the program ran with: a `tf.estimator` class given a TF1 optimizer
+    (`tf.compat.v1.train.AdamOptimizer(...)`, also in `lambda: ...`) is TensorFlow 1.x's v1 estimator, whose head
+    summed the loss over the batch. TensorFlow 2's v2 classes refuse a TF1 optimizer ("not a
+    tf.keras.optimizers.Optimizer instance"), so the program can only have run on 1.x."""
+    if api.v1 or not any(_tf1_optimizer(arguments[key], resolver) for key in CANNED[api.path].optimizers
+                         if key in arguments):
         return api
-    spec = CANNED[api.path]
-    for position, arg in enumerate(call.args):
-        if arg.star:
-            break
-        key = arg.keyword.value if arg.keyword else spec.positional[position] if position < len(spec.positional) \
-            else None
-        if key in spec.optimizers and _tf1_optimizer(arg.value, resolver):
-            return Api(api.path, True)
-    return api
+    return Api(api.path, True)
 
 
 def _tf1_optimizer(node: cst.BaseExpression, resolver) -> bool:

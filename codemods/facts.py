@@ -521,7 +521,7 @@ class _Collector(cst.CSTVisitor):
             self.facts.builtin_hook_variables[name] = value
         elif api.is_one_of(*CANNED_ESTIMATORS):
             kwargs, problems = call_arguments(value, CANNED[api.path].positional)
-            api = head_api(api, value, self.resolver)
+            api = head_api(api, kwargs, self.resolver)
             self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
         elif api.path == CUSTOM_ESTIMATOR:
             arguments, problems = call_arguments(value, ESTIMATOR_PARAMS)

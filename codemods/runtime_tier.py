@@ -376,11 +376,14 @@ def analyze(
         # already, said by the first rewrite). Elsewhere it is unsupported_api's.
         wrapped = project.wraps_model_fns and not project.keeps_estimators
         builders = _spec_builders(visitor, resolver) if wrapped else set()
-        migrated = _spec_builders(visitor, resolver, migrated=True) - builders if wrapped else set()
-        kinds = {key: "wrapped_saver" if id(visitor.function_of[key]) in migrated else kind
-                 for key, kind in tier.calls.items() if kind == "model_fn_saver"}
-        tier.calls = {key: kinds.get(key, kind) for key, kind in tier.calls.items()
-                      if kinds.get(key, kind) != "model_fn_saver" or id(visitor.function_of[key]) in builders}
+        migrated = _spec_builders(visitor, resolver, migrated=True) if wrapped else set()
+        for key in [key for key, kind in tier.calls.items() if kind == "model_fn_saver"]:
+            function = id(visitor.function_of[key])
+            if function not in builders:
+                if function in migrated:
+                    tier.calls[key] = "wrapped_saver"
+                else:
+                    del tier.calls[key]
     return tier
 
 

@@ -133,9 +133,10 @@ class EstimatorRuntimeRule(Rule):
 
     @staticmethod
     def _canned(original: cst.Call, updated: cst.Call, ctx) -> cst.BaseExpression:
-        api = head_api(ctx.resolver.call_api(original), original, ctx.resolver)
+        api = ctx.resolver.call_api(original)
         spec = CANNED[api.path]
         arguments = call_arguments(original, spec.positional)[0]
+        api = head_api(api, arguments, ctx.resolver)
         moved = [f"{key}={source(value)}" for key, value in call_arguments(updated, spec.positional)[0].items()
                  if key in MOVED_TO_CHECKPOINTING]
         built = canned_builder_call(original, updated, ctx, api, arguments)
