@@ -48,6 +48,7 @@ from . import (
     step_backup,
 )
 from .exact import ExactBackupAndRestore, random_generators
+from .kept_checkpoints import KeptCheckpoints, call_ended, call_start
 from .timed_backup import TimedBackupAndRestore
 
 log = logging.getLogger(__name__)
@@ -495,6 +496,13 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         backup = step_backup.BackupAndRestore(backup_dir, save_freq=every)
     else:
         backup = TimedBackupAndRestore(backup_dir, save_secs=every)
+    start = call_start(backup_dir, {"steps": steps, "max_steps": max_steps}, done)
+
+    def save(step):
+        with root_logging.untouched():
+            manager.save(checkpoint_number=step)
+
+    kept = KeptCheckpoints(save, kind, every)
     eagerly = model.run_eagerly
     if steps_eagerly(callbacks):
         model.run_eagerly, model.train_function = True, None
@@ -502,10 +510,11 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         model.fit(
             dataset if dataset is not None else input_dataset(input_fn, TRAIN, model, exact),
             epochs=1,
-            steps_per_epoch=max_steps - done if max_steps is not None else steps,
+            steps_per_epoch=max_steps - start if max_steps is not None else steps,
             callbacks=[
                 estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
                 backup,  # before the user's hooks: Estimator saved before they ran
+                kept,  # model_dir's checkpoints at Estimator's steps (compat.kept_checkpoints)
                 tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
                 *callbacks,
             ],
@@ -513,8 +522,9 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     finally:
         if model.run_eagerly != eagerly:
             model.run_eagerly, model.train_function = eagerly, None
-    with root_logging.untouched():
-        manager.save(checkpoint_number=model.optimizer.iterations)
+    if kept.last_step != int(model.optimizer.iterations):  # Estimator's last save, unless its cadence just saved
+        save(int(model.optimizer.iterations))
+    call_ended(backup_dir)
     return model
 
 
@@ -592,9 +602,9 @@ def _checkpoint_given(path: str, what: str) -> str:
     raise ValueError(
         f"{what}(checkpoint_path={path!r}): no checkpoint there"
         + (f" (nor at {migrated!r}, the migrated training's name for step {estimator_name.group(1)})" if migrated else "")
-        + f"; {directory or '.'} holds the migrated checkpoints of steps {held}. The keras target keeps in model_dir "
-        "the checkpoint ending each train call (its backups every save_checkpoints_steps, in model_dir/backup, are "
-        "the latest only); the loop target keeps one every save_checkpoints_steps, keep_checkpoint_max of them"
+        + f"; {directory or '.'} holds the migrated checkpoints of steps {held} (a training keeps Estimator's: one "
+        "when each train call starts, one each save_checkpoints_steps or _secs, one at its end, keep_checkpoint_max "
+        "of them)"
     )
 
 

@@ -87,8 +87,8 @@ def _estimator_step_0(legacy_python, name: str, project_dir, work):
 
 @pytest.fixture(scope="module")
 def estimator_results(legacy_python, tmp_path_factory) -> dict:
-    """Each project run once by the real Estimator: its final JSON line, its output, and (for the projects whose
-    accuracy is compared) the model_dir of its step-0 checkpoint, from which that run trained."""
+    """Each project run once by the real Estimator: its final JSON line, its output, (for the projects whose
+    accuracy is compared) the model_dir of its step-0 checkpoint, from which that run trained, and its model_dir."""
     results = {}
     for name, project in PROJECTS.items():
         work = tmp_path_factory.mktemp(f"estimator_{name}")
@@ -97,8 +97,13 @@ def estimator_results(legacy_python, tmp_path_factory) -> dict:
         if project.accuracy_tolerance is not None:
             start = _estimator_step_0(legacy_python, name, directory, work)
             shutil.copytree(start, work / "model")
-        results[name] = (*_train(legacy_python, name, directory, work / "model"), start)
+        results[name] = (*_train(legacy_python, name, directory, work / "model"), start, work / "model")
     return results
+
+
+def _kept_steps(model_dir, prefix: str) -> list[int]:
+    """The steps of the checkpoints in model_dir named `<prefix><step>`."""
+    return sorted(int(path.name[len(prefix):].split(".")[0]) for path in model_dir.glob(f"{prefix}*.index"))
 
 
 def _migrate(name: str, out, target: str = "keras") -> None:
@@ -115,9 +120,12 @@ def test_migrated_project_trains_and_resumes_as_the_estimator(name, target, esti
     migrated = tmp_path / "project"
     _migrate(name, migrated, target)
 
-    estimator, estimator_output, _ = estimator_results[name]
-    whole, whole_output = _train(MODERN_PYTHON, name, migrated, tmp_path / "whole")
+    (estimator, estimator_output, _, estimator_dir), (whole, whole_output) = estimator_results[name], _train(
+        MODERN_PYTHON, name, migrated, tmp_path / "whole"
+    )
     assert estimator["global_step"] == whole["global_step"] == project.steps
+    if project.has_model_dir:  # model_dir keeps the checkpoints the Estimator kept there, of the same steps
+        assert _kept_steps(tmp_path / "whole", "ckpt-") == _kept_steps(estimator_dir, "model.ckpt-")
     if name == "seed_001":  # the hook's interruption happened in both, and the rebuilt classifier trained on
         assert "RuntimeError:Interruption" in estimator_output and "RuntimeError:Interruption" in whole_output
     if project.same_loss:
@@ -151,7 +159,7 @@ def test_migrated_project_accuracy_matches_the_estimator(name, estimator_results
     """From the Estimator's own initial weights, both train on their own shuffles and end within the project's
     tolerance of each other on the held-out examples."""
     project = PROJECTS[name]
-    estimator, _, start = estimator_results[name]
+    estimator, _, start, _ = estimator_results[name]
     migrated = tmp_path / "migrated"
     _migrate(name, migrated)
     migrated_dir = tmp_path / "migrated_model"

@@ -654,8 +654,7 @@ ROWS = [
         "the run-time linked tier: `estimator_training.evaluate(est, ...)` / `predict(est, ...)` with the arguments as written, "
         "from model_dir's latest checkpoint (or `checkpoint_path`; an Estimator's name for a step, `<dir>/model.ckpt-N`, "
         "reads the migrated checkpoint of step N, `<dir>/ckpt-N`, and a step with none is one error listing the steps "
-        "there: the keras target keeps in model_dir the checkpoint ending each train call, the loop target one per "
-        "`save_checkpoints_steps`) as Estimator did, metrics written to model_dir/eval_<name>; "
+        "there) as Estimator did, metrics written to model_dir/eval_<name>; "
         "hooks other than the SessionRunHooks of a model_fn kept as written are one error when the program runs",
         "same",
         "evaluate_from_checkpoint",
