@@ -98,11 +98,17 @@ def test_rmsprop_of_the_other_flavour_is_refused(head, wrong, canned_checkpoints
     from estimator_migrate.compat.load import load_legacy_checkpoint
     from estimator_migrate.compat.rmsprop import EstimatorRMSProp
 
-    before = canned_checkpoints / f"dnn_classifier_rmsprop_{head}" / "before"
+    (before,) = (canned_checkpoints / f"dnn_{task}_rmsprop_{head}" / "before" for task in ("classifier", "regressor")
+                 if f"dnn_{task}_rmsprop_{head}" in case_names())
     estimator = recognise(LegacyCheckpoint(before))
     columns = [tf.feature_column.numeric_column(k, shape=s) for k, s in estimator.features["dnn"].items()]
-    model = canned.dnn_classifier(columns, estimator.hidden_units, n_classes=estimator.n_classes,
-                                  optimizer=EstimatorRMSProp(flavour=wrong), loss_reduction="sum")
+    optimizer = EstimatorRMSProp(flavour=wrong)
+    if estimator.n_classes:
+        model = canned.dnn_classifier(columns, estimator.hidden_units, n_classes=estimator.n_classes,
+                                      optimizer=optimizer, loss_reduction="sum")
+    else:
+        model = canned.dnn_regressor(columns, estimator.hidden_units, label_dimension=estimator.label_dimension,
+                                     optimizer=optimizer, loss_reduction="sum")
     fresh = _state(model)
     whose = "TF1 RMSProp" if head == "v1" else "RMSProp"
     with pytest.raises(CheckpointError, match=rf"dnn part has EstimatorRMSProp\(flavour='{wrong}'\)"):
