@@ -43,12 +43,11 @@ from . import (
     estimator_prediction,
     graph_input,
     resume,
-    root_logging,
     seeding,
     step_backup,
 )
 from .exact import ExactBackupAndRestore, random_generators
-from .kept_checkpoints import KeptCheckpoints, call_ended, call_start
+from .kept_checkpoints import KeptCheckpoints, call_start
 from .timed_backup import TimedBackupAndRestore
 
 log = logging.getLogger(__name__)
@@ -496,13 +495,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         backup = step_backup.BackupAndRestore(backup_dir, save_freq=every)
     else:
         backup = TimedBackupAndRestore(backup_dir, save_secs=every)
-    start = call_start(backup_dir, {"steps": steps, "max_steps": max_steps}, done)
-
-    def save(step):
-        with root_logging.untouched():
-            manager.save(checkpoint_number=step)
-
-    kept = KeptCheckpoints(save, kind, every)
+    kept = KeptCheckpoints(manager, **{f"save_{kind}": every})
     eagerly = model.run_eagerly
     if steps_eagerly(callbacks):
         model.run_eagerly, model.train_function = True, None
@@ -510,7 +503,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         model.fit(
             dataset if dataset is not None else input_dataset(input_fn, TRAIN, model, exact),
             epochs=1,
-            steps_per_epoch=max_steps - start if max_steps is not None else steps,
+            steps_per_epoch=max_steps - call_start(manager, done, max_steps=max_steps) if max_steps is not None else steps,
             callbacks=[
                 estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
                 backup,  # before the user's hooks: Estimator saved before they ran
@@ -522,9 +515,6 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     finally:
         if model.run_eagerly != eagerly:
             model.run_eagerly, model.train_function = eagerly, None
-    if kept.last_step != int(model.optimizer.iterations):  # Estimator's last save, unless its cadence just saved
-        save(int(model.optimizer.iterations))
-    call_ended(backup_dir)
     return model
 
 

@@ -7,6 +7,9 @@ each (`evaluate(checkpoint_path=model_dir + "/model.ckpt-N")`), watch them with 
 the best. BackupAndRestore's backups are not those (model_dir/backup, the latest only, and gone when the call
 ends), so `KeptCheckpoints` saves the same steps with the training's CheckpointManager of model_dir, as the loop
 target does.
+
+A call cut short by a crash resumes within its fit from its backup; model_dir's latest checkpoint may then be one
+of the call's own, so the call's steps are counted from its start (`call_start`), recorded beside its backup.
 """
 
 from __future__ import annotations
@@ -14,19 +17,24 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
 
 import tensorflow as tf
 import tf_keras
 
+from . import root_logging
+
 _CALL_RECORD = "train_call.json"
 
 
-def call_start(backup_dir: str, limits: dict, step: int) -> int:
-    """The step the train call with these `limits` (steps, max_steps) started at: `step` (model_dir's latest,
-    restored), recorded in backup_dir, unless the call is that of a backup there (a crash cut it short: its fit
-    resumes within the call, counting from the recorded start, where model_dir's latest may now be one of the
-    call's own checkpoints)."""
+def _backup_dir(manager: tf.train.CheckpointManager) -> str:
+    return os.path.join(manager.directory, "backup")  # where every migrated fit keeps its backups
+
+
+def call_start(manager: tf.train.CheckpointManager, step: int, **limits) -> int:
+    """The step the train call with these `limits` (max_steps=...) started at: `step` (model_dir's latest, just
+    restored), recorded beside the call's backup, unless the call is that of a backup there (a crash cut it
+    short: its fit resumes within the call, counting from the recorded start)."""
+    backup_dir = _backup_dir(manager)
     record = os.path.join(backup_dir, _CALL_RECORD)
     if tf.io.gfile.exists(record) and _holds_backup(backup_dir):
         with tf.io.gfile.GFile(record) as read:
@@ -41,13 +49,6 @@ def call_start(backup_dir: str, limits: dict, step: int) -> int:
     return step
 
 
-def call_ended(backup_dir: str) -> None:
-    """The call finished: no backup of it is left to resume (BackupAndRestore deleted its own)."""
-    record = os.path.join(backup_dir, _CALL_RECORD)
-    if tf.io.gfile.exists(record):
-        tf.io.gfile.remove(record)
-
-
 def _holds_backup(backup_dir: str) -> bool:
     """Whether a BackupAndRestore backup is in backup_dir (tf_keras's in its chief/ directory, compat.exact's in
     backup_dir itself)."""
@@ -55,28 +56,42 @@ def _holds_backup(backup_dir: str) -> bool:
 
 
 class KeptCheckpoints(tf_keras.callbacks.Callback):
-    """`save(step)` at the training's first step, then every `every` steps (kind "steps") or seconds ("secs")
-    after the last save, as Estimator's CheckpointSaverHook; `last_step`: the step last saved."""
+    """Saves with `manager` (of model_dir) at the training's first step, then once `save_steps` steps or
+    `save_secs` seconds have passed since the last save, and at its end, as Estimator's CheckpointSaverHook.
+    Put it after the BackupAndRestore callback: a restarted call's first save is then of the restored state."""
 
-    def __init__(self, save: Callable[[int], None], kind: str, every: float):
+    def __init__(self, manager: tf.train.CheckpointManager, *, save_steps: int | None = None,
+                 save_secs: float | None = None):
         super().__init__()
-        self._save, self._kind, self._every = save, kind, every
-        self.last_step: int | None = None
+        if (save_steps is None) == (save_secs is None):
+            raise ValueError(f"KeptCheckpoints: give save_steps or save_secs, not {save_steps=}, {save_secs=}")
+        self._manager, self._steps, self._secs = manager, save_steps, save_secs
+        self._last_step = -1
         self._saved_at = 0.0
 
-    def _saved(self, step: int) -> None:
-        self._save(step)
-        self.last_step, self._saved_at = step, time.monotonic()
+    def _step(self) -> int:
+        return int(self.model.optimizer.iterations.numpy())  # a MirroredVariable under a strategy: no int()
+
+    def _save(self, step: int) -> None:
+        with root_logging.untouched():
+            self._manager.save(checkpoint_number=step)
+        self._last_step, self._saved_at = step, time.monotonic()
 
     def on_train_begin(self, logs=None):
-        # (after BackupAndRestore's restore, an earlier callback: the state a restarted call starts from)
-        self._saved(int(self.model.optimizer.iterations))
+        self._save(self._step())
 
     def on_train_batch_end(self, batch, logs=None):
-        step = int(self.model.optimizer.iterations)
-        if self._kind == "steps":
-            due = step >= self.last_step + self._every
+        step = self._step()
+        if self._steps is not None:
+            due = step >= self._last_step + self._steps
         else:
-            due = time.monotonic() - self._saved_at >= self._every
-        if due and step != self.last_step:
-            self._saved(step)
+            due = time.monotonic() - self._saved_at >= self._secs
+        if due and step != self._last_step:
+            self._save(step)
+
+    def on_train_end(self, logs=None):
+        if self._step() != self._last_step:
+            self._save(self._step())
+        record = os.path.join(_backup_dir(self._manager), _CALL_RECORD)  # the call ended: nothing left to resume
+        if tf.io.gfile.exists(record):
+            tf.io.gfile.remove(record)

@@ -368,6 +368,15 @@ def latest_saved_step(directory) -> int:
     return int(latest.rsplit("-", 1)[1]) if latest else 0
 
 
+def listed_checkpoint_steps(model_dir) -> list[int]:
+    """The steps of the checkpoints model_dir's state file lists (`all_model_checkpoint_paths`: what programs
+    that evaluate or watch each checkpoint read), Estimator's `model.ckpt-N` or a migrated `ckpt-N`."""
+    import tensorflow as tf
+
+    state = tf.train.get_checkpoint_state(str(model_dir))
+    return sorted(int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths) if state else []
+
+
 def migrate_file(source: Path, out_dir: Path, target: str, *options: str) -> Path:
     """`migrate rewrite --out` on one program (`options`: e.g. "--exact"); returns the rewritten program's path."""
     run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir, *options])

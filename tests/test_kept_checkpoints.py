@@ -17,6 +17,7 @@ from tests.conftest import (
     MODERN_PYTHON,
     ROOT,
     estimator_start,
+    listed_checkpoint_steps,
     migrate_file,
     run,
     sigkill_after_save,
@@ -25,10 +26,6 @@ from tests.conftest import (
 pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("kept_checkpoints")]
 
 PROGRAM = ROOT / "tests" / "legacy" / "checkpoint_sweep_program.py"
-
-
-def _kept_steps(model_dir) -> list[int]:
-    return sorted(int(path.name.rsplit("-", 1)[1].split(".")[0]) for path in model_dir.glob("*ckpt-*.index"))
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +44,7 @@ def estimator(legacy_python, tmp_path_factory):
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_the_migrated_training_keeps_and_evaluates_the_estimators_checkpoints(target, estimator, tmp_path):
     start, estimator_dir, expected = estimator
-    assert _kept_steps(estimator_dir) == [40, 50, 60] and set(expected["evaluated"]) == {"40", "50", "60"}
+    assert listed_checkpoint_steps(estimator_dir) == [40, 50, 60] and set(expected["evaluated"]) == {"40", "50", "60"}
     program = migrate_file(PROGRAM, tmp_path / "migrated", target)
     model_dir = tmp_path / "model"
     shutil.copytree(start, model_dir)
@@ -65,4 +62,4 @@ def test_the_migrated_training_keeps_and_evaluates_the_estimators_checkpoints(ta
     assert sigkill_after_save(command, killed, at_least=20) < 60
     run(command)
     assert set(json.loads((tmp_path / "killed.json").read_text())["evaluated"]) == {"40", "50", "60"}
-    assert [step for step in _kept_steps(killed) if step] == [40, 50, 60]
+    assert listed_checkpoint_steps(killed) == [40, 50, 60]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, run, sigkill_after_save
+from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, listed_checkpoint_steps, run, sigkill_after_save
 
 # On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
 pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("project_migration")]
@@ -101,11 +101,6 @@ def estimator_results(legacy_python, tmp_path_factory) -> dict:
     return results
 
 
-def _kept_steps(model_dir, prefix: str) -> list[int]:
-    """The steps of the checkpoints in model_dir named `<prefix><step>`."""
-    return sorted(int(path.name[len(prefix):].split(".")[0]) for path in model_dir.glob(f"{prefix}*.index"))
-
-
 def _migrate(name: str, out, target: str = "keras") -> None:
     report = out.parent / f"{out.name}_report.json"
     run([MIGRATE, "rewrite", ROOT / "tests" / "projects" / name, "--target", target, "--out", out, "--report", report])
@@ -125,7 +120,7 @@ def test_migrated_project_trains_and_resumes_as_the_estimator(name, target, esti
     )
     assert estimator["global_step"] == whole["global_step"] == project.steps
     if project.has_model_dir:  # model_dir keeps the checkpoints the Estimator kept there, of the same steps
-        assert _kept_steps(tmp_path / "whole", "ckpt-") == _kept_steps(estimator_dir, "model.ckpt-")
+        assert listed_checkpoint_steps(tmp_path / "whole") == listed_checkpoint_steps(estimator_dir)
     if name == "seed_001":  # the hook's interruption happened in both, and the rebuilt classifier trained on
         assert "RuntimeError:Interruption" in estimator_output and "RuntimeError:Interruption" in whole_output
     if project.same_loss:

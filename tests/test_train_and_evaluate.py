@@ -23,7 +23,7 @@ import pytest
 import tensorflow as tf
 
 from estimator_migrate.compat.convert import convert_checkpoint
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, listed_checkpoint_steps, migrate_file, run
 
 # On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
 pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("train_and_evaluate")]
@@ -103,6 +103,8 @@ def test_train_and_evaluate_evaluates_as_the_estimator(target, run_name, estimat
     for step, values in expected.items():
         assert len(values) >= 10  # every head metric, not only the loss
         assert_metrics_close(actual[step], values, f"eval summaries at step {step}")
+    # model_dir keeps checkpoints of the Estimator's steps (compat.kept_checkpoints), not only the last one
+    assert listed_checkpoint_steps(model_dir) == listed_checkpoint_steps(estimator_dir)
 
     if run_name == "to_max_steps":  # finished: Estimator trains nothing and evaluates nothing
         assert estimator_again is None

@@ -46,7 +46,7 @@ from codemods.syntax import call_arguments, is_none
 from codemods.templates import dataset_expression, operand, source, statements
 
 _KERAS_RESTORE = """
-# Estimator.train: resume from the latest checkpoint in model_dir, save the final state there.
+# Estimator.train: resume from the latest checkpoint in model_dir, save there at its cadence and at the end.
 {est}_checkpoint = {tf}.train.Checkpoint(model={est}, optimizer={est}.optimizer)
 {est}_manager = {tf}.train.CheckpointManager({est}_checkpoint, {model_dir}, max_to_keep={keep}{keep_hours})
 resume.restore_latest({est}_checkpoint, {est}_manager)
@@ -87,10 +87,10 @@ _KERAS_FIT = """
     callbacks=[
         estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
         {backup}(os.path.join({model_dir}, "backup"), {cadence}),
+        kept_checkpoints.KeptCheckpoints({est}_manager, {kept_cadence}),  # Estimator's checkpoints in model_dir
         tf_keras.callbacks.TensorBoard({model_dir}, update_freq={summary_steps}),{hooks}
     ],
 )
-{est}_manager.save(checkpoint_number={est}.optimizer.iterations)
 """
 
 # Without hooks and with a step cadence, fit runs the steps between checkpoint and summary steps in one call
@@ -398,6 +398,8 @@ class EstimatorTrainRule(Rule):
             ctx.need_import("os")
             values["hooks"] = "".join(f"\n        {hook}," for hook in hooks)
             values["backup"], values["cadence"], module = _keras_backup(kind, values["every"], ctx.exact)
+            ctx.need_compat("kept_checkpoints")
+            values["kept_cadence"] = f"save_{kind}={values['every']}"
             if module is None:
                 ctx.need_import("tf_keras")
             else:
@@ -416,7 +418,11 @@ class EstimatorTrainRule(Rule):
                 values["steps_per_epoch"] = "None"
                 code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
             elif limit == "max_steps":
-                values["steps_per_epoch"] = f"{values['limit']} - int({values['iterations']})"
+                # counted from the call's start: a crash may leave one of its own checkpoints model_dir's latest
+                values["steps_per_epoch"] = (
+                    f"{values['limit']} - kept_checkpoints.call_start({values['est']}_manager, "
+                    f"int({values['iterations']}), max_steps={values['limit']})"
+                )
                 fit = textwrap.indent(_KERAS_FIT.strip().format(**values), "    ")
                 code = _KERAS_RESTORE.format(**values) + _MAX_STEPS_GUARD.format(**values) + fit
             else:

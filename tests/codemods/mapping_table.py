@@ -49,7 +49,7 @@ ROWS = [
     ),
     Row(
         "`RunConfig(keep_checkpoint_every_n_hours=H)`",
-        "`CheckpointManager(..., keep_checkpoint_every_n_hours=H)` for model_dir (which holds the checkpoint of each finished `train` call; the in-call backups keep BackupAndRestore's own)",
+        "`CheckpointManager(..., keep_checkpoint_every_n_hours=H)` for model_dir (which holds the checkpoints Estimator kept there: `compat.kept_checkpoints`; the in-call backups keep BackupAndRestore's own)",
         "the loop's `CheckpointManager(..., keep_checkpoint_every_n_hours=H)`",
         "runconfig_every_field",
         ("keep_checkpoint_every_n_hours=2",),
@@ -335,7 +335,7 @@ ROWS = [
     ),
     Row(
         "`est.train(input_fn, hooks, max_steps \\| steps)`",
-        "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[RaiseOnNanLoss, BackupAndRestore, TensorBoard, *hooks])`, final save; without hooks, with a step cadence and a step limit (fit must know how long a call may run), `steps_per_execution = gcd(N, S)` and `compat.step_backup.BackupAndRestore(save_freq=N // gcd(N, S))`",
+        "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[RaiseOnNanLoss, BackupAndRestore, KeptCheckpoints, TensorBoard, *hooks])`: `compat.kept_checkpoints.KeptCheckpoints` saves in model_dir at the Estimator's steps (the call's first, each N steps or T seconds, its last; the newest K kept), and `call_start` counts a restarted call's steps from its start; without hooks, with a step cadence and a step limit (fit must know how long a call may run), `steps_per_execution = gcd(N, S)` and `compat.step_backup.BackupAndRestore(save_freq=N // gcd(N, S))`",
         "`Checkpoint` + `CheckpointManager(checkpoint_interval=N)`, `tf.function` step, final save; without hooks and with a step cadence, the steps up to the next checkpoint or summary run in one `tf.function` call",
         "runconfig_every_field",
         (
