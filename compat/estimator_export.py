@@ -24,6 +24,7 @@ the three `tf.estimator.export` names it may use, `ServingInputReceiver`,
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -246,7 +247,11 @@ def export_saved_model(
     temp_dir = os.path.join(os.path.dirname(export_dir), "temp-" + os.path.basename(export_dir))
     try:
         exported = _Exported(model)
-        tf.saved_model.save(exported, temp_dir, signatures=signatures(model, serving_input_receiver_fn))
+        found = signatures(model, serving_input_receiver_fn)
+        # a wrapped model_fn's PREDICT Scaffold may restore its variables from other names (moving averages)
+        restoring = getattr(model, "restoring_as_the_scaffold", None)
+        with restoring("infer") if restoring is not None else contextlib.nullcontext():  # ModeKeys.PREDICT
+            tf.saved_model.save(exported, temp_dir, signatures=found)
         for destination, source in (assets_extra or {}).items():
             target = os.path.join(temp_dir, "assets.extra", destination)
             os.makedirs(os.path.dirname(target), exist_ok=True)

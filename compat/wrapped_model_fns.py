@@ -42,6 +42,7 @@ from tensorflow.python.ops import variable_scope  # partitioned variables, refus
 from tensorflow.python.summary import summary as tf1_summary  # TF1 summary ops kept TF1's
 from tensorflow.python.training import (
     checkpoint_utils,  # init_from_checkpoint's initializer
+    moving_averages,  # ExponentialMovingAverage.variables_to_restore, by TF1 names
     training_util,  # the global step read the built-in hooks fetch
 )
 
@@ -205,6 +206,12 @@ class Tf1Graph:
         original = checkpoint_utils._set_checkpoint_initializer  # noqa: SLF001
         checkpoint_utils._set_checkpoint_initializer = self._warm_start  # noqa: SLF001
         self._exit.callback(setattr, checkpoint_utils, "_set_checkpoint_initializer", original)
+        # ExponentialMovingAverage.variables_to_restore names each variable by `v.op.name`, which a variable made
+        # eagerly has not: the same map, by the TF1 names the variables have here
+        original_to_restore = moving_averages.ExponentialMovingAverage.variables_to_restore
+        moving_averages.ExponentialMovingAverage.variables_to_restore = _variables_to_restore
+        self._exit.callback(setattr, moving_averages.ExponentialMovingAverage, "variables_to_restore",
+                            original_to_restore)
         original_partitioned = variable_scope._VariableStore._get_partitioned_variable  # noqa: SLF001
         variable_scope._VariableStore._get_partitioned_variable = _refuse_partitioned  # noqa: SLF001
         self._exit.callback(setattr, variable_scope._VariableStore, "_get_partitioned_variable", original_partitioned)
@@ -275,6 +282,22 @@ class Tf1Graph:
             variable.assign(tf.train.load_checkpoint(ckpt_file).get_tensor(tensor_name))
 
 
+def _variables_to_restore(ema, moving_avg_variables=None) -> dict:
+    """`ExponentialMovingAverage.variables_to_restore` in a model_fn's graph: the name each variable is restored
+    from (its average's, for the averaged ones: by default the trainable variables and those of the
+    MOVING_AVERAGE_VARIABLES collection; its own TF1 name for every other global variable) -> the variable."""
+    if moving_avg_variables is None:
+        moving_avg_variables = tf.compat.v1.trainable_variables() + tf.compat.v1.moving_average_variables()
+    averaged = list({variable.ref(): variable for variable in moving_avg_variables}.values())
+    restore = {ema.average_name(variable): variable for variable in averaged}
+    averaged_names = {variable.name for variable in averaged}
+    for variable in tf.compat.v1.global_variables():
+        name = variable.name.split(":")[0]
+        if variable.name not in averaged_names and name not in restore:
+            restore[name] = variable
+    return restore
+
+
 def _refuse_partitioned(store, name, *args, **kwargs):
     """A partitioned variable (`get_variable(partitioner=...)`, a variable scope's partitioner): refused with one
     error. A migrated model holds each variable whole, and an embedding lookup over TF1's parts maps ids to rows
@@ -341,6 +364,9 @@ class WrappedModelFn(tf_keras.Model):
         self.stateful_random_ops = []  # the op types of the TRAIN graph drawing from the global RNG
         self._train_graph = None  # tf1_graph(TRAIN), made with the variables
         self.session_hooks = None  # the SessionHooks of the training under way, if it has any
+        # mode -> what its latest graph's Scaffold Saver restores under other names (_restored_from); a UserDict,
+        # which Keras does not track as a checkpoint dependency
+        self.restored_from = collections.UserDict()
         self.compile(optimizer=_StepCounter())
 
     def _call_model_fn(self, features, labels, mode: str) -> EstimatorSpec:
@@ -368,7 +394,7 @@ class WrappedModelFn(tf_keras.Model):
         with tf.compat.v1.name_scope("global_step/"):
             tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, step.read_value() + 0)
         spec = self.estimator_spec(tf.autograph.experimental.do_not_convert(self.model_fn)(features=features, **kwargs))
-        _check_scaffold(spec.scaffold)
+        _check_scaffold(spec.scaffold, mode)
         if mode == ModeKeys.PREDICT and spec.prediction_hooks:
             raise ValueError(f"model_fn returns prediction_hooks ({', '.join(type(h).__name__ for h in spec.prediction_hooks)}): "
                              "hooks of predict() are not migrated")
@@ -417,6 +443,7 @@ class WrappedModelFn(tf_keras.Model):
                     # they take the values when made, and a checkpoint restored afterwards wins, as with Estimator
                     # (which warm-started only when model_dir held none).
                     tf.compat.v1.train.warm_start(*self.warm_start_settings)
+                built["restored_from"] = {} if mode == ModeKeys.TRAIN else _restored_from(spec.scaffold, self.tf1_variables)
                 built["collections"] = tf1.collections
                 built["hooks"] = (spec.training_hooks + spec.training_chief_hooks if mode == ModeKeys.TRAIN
                                   else spec.evaluation_hooks if mode == ModeKeys.EVAL else ())
@@ -450,6 +477,7 @@ class WrappedModelFn(tf_keras.Model):
         if mode == ModeKeys.EVAL:
             made.values = wrapped.prune([], built["values"])
         made.export_outputs = built.get("export_outputs")
+        self.restored_from[mode] = built["restored_from"]
         made.summaries = built["summaries"]  # the model_fn wrote summaries of its own
         return made
 
@@ -511,14 +539,15 @@ class WrappedModelFn(tf_keras.Model):
             running.begin()
             running.after_create_session()
         batches = 0
-        for batch in dataset if steps is None else dataset.take(steps):
-            batches += 1
-            if running is None:
-                graph.step(*tf.nest.flatten(batch))
-            elif running.step(tf.nest.flatten(batch))[1]:
-                break
-        if running is not None:
-            running.end()
+        with self.restoring_as_the_scaffold(ModeKeys.EVAL):
+            for batch in dataset if steps is None else dataset.take(steps):
+                batches += 1
+                if running is None:
+                    graph.step(*tf.nest.flatten(batch))
+                elif running.step(tf.nest.flatten(batch))[1]:
+                    break
+            if running is not None:
+                running.end()
         if not batches:
             raise ValueError("evaluate: the input_fn's dataset gave no batch")
         values = graph.values()
@@ -527,9 +556,34 @@ class WrappedModelFn(tf_keras.Model):
     def estimator_predict(self, dataset: tf.data.Dataset, predict_keys=None, yield_single_examples: bool = True):
         """Estimator.predict: the PREDICT spec's predictions, per example (or per batch)."""
         prediction_step = self.tf1_graph(ModeKeys.PREDICT, dataset.element_spec).step
-        batches = (tf.nest.map_structure(np.asarray, prediction_step(*tf.nest.flatten(features_of(batch))))
-                   for batch in dataset)
-        return as_estimator_yields(batches, predict_keys, yield_single_examples)
+
+        def batches():
+            for batch in dataset:
+                with self.restoring_as_the_scaffold(ModeKeys.PREDICT):  # per batch: the caller may train in between
+                    yield tf.nest.map_structure(np.asarray, prediction_step(*tf.nest.flatten(features_of(batch))))
+
+        return as_estimator_yields(batches(), predict_keys, yield_single_examples)
+
+    @contextlib.contextmanager
+    def restoring_as_the_scaffold(self, mode: str):
+        """Within it, each variable the `mode` graph's Scaffold Saver restores from another name (a weight from
+        its moving average) holds that value, as Estimator's session restored it for an evaluation, a prediction or
+        an export; after it, its own value again (Estimator's evaluation left the training's variables alone)."""
+        restored_from = self.restored_from.get(mode, {})
+        missing = sorted(source for source in restored_from.values() if source not in self.tf1_variables)
+        if missing:
+            raise ValueError(f"the model_fn's {mode} Scaffold Saver restores {', '.join(missing)}, which the "
+                             "model's checkpoint holds only when its training graph made them: evaluate (or "
+                             "predict) after training in the same program, or with an input that has labels")
+        own = {name: self.tf1_variables[name].numpy() for name in restored_from}
+        sources = {name: self.tf1_variables[source].numpy() for name, source in restored_from.items()}
+        for name, value in sources.items():
+            self.tf1_variables[name].assign(value)
+        try:
+            yield
+        finally:
+            for name, value in own.items():
+                self.tf1_variables[name].assign(value)
 
     def making_variables(self, graph):
         """Where hooks' begin() in a graph of the model_fn makes variables: with the model_fn's (SessionHooks)."""
@@ -640,18 +694,40 @@ def _estimator_names() -> frozenset:
     return frozenset(dir(Estimator)) | frozenset(dir(probe)) | frozenset(configured)
 
 
-def _check_scaffold(scaffold) -> None:
+def _check_scaffold(scaffold, mode: str) -> None:
     """A default `Scaffold()` is what Estimator made anyway, and its `init_fn` runs when the variables are made
-    (`WrappedModelFn.tf1_graph`); one that sets init or ready ops, a saver or a summary op changes how the session
-    starts or saves, which a wrapped model_fn does not do."""
+    (`WrappedModelFn.tf1_graph`); an evaluation's or prediction's `saver` says which checkpoint value each variable
+    is restored from (`WrappedModelFn.restoring_as_the_scaffold`). One that sets init or ready ops, a summary op or
+    a training's saver changes how the session starts or saves, which a wrapped model_fn does not do."""
     given = [name.lstrip("_") for name in _SCAFFOLD_SETTINGS
              if getattr(scaffold, name, None) is not None] if scaffold is not None else []
+    if mode != ModeKeys.TRAIN and given == ["saver"] and isinstance(scaffold.saver, tf.compat.v1.train.Saver):
+        return
     if given:
         raise ValueError(
-            f"the model_fn's Scaffold sets {', '.join(given)}: a wrapped model_fn has no session to start or save "
-            "with them (warm start with tf.compat.v1.train.init_from_checkpoint in the model_fn, or a Scaffold's "
-            "init_fn, instead)"
+            f"the model_fn's {mode} Scaffold sets {', '.join(given)}: a wrapped model_fn has no session to start or "
+            "save with them (warm start with tf.compat.v1.train.init_from_checkpoint in the model_fn, or a Scaffold's "
+            "init_fn, instead; an evaluation's or prediction's Saver only restores)"
         )
+
+
+def _restored_from(scaffold, variables: dict) -> dict[str, str]:
+    """What an EVAL or PREDICT Scaffold's Saver restores under another name than the variable's own (as
+    `Saver(ema.variables_to_restore())` restores each weight from its moving average): TF1 name of the model's
+    variable -> the name of the checkpoint value it gets. Empty without a Saver, or for one of the variables'
+    own names (a list of variables, or none: Estimator's default restore)."""
+    var_list = getattr(getattr(scaffold, "saver", None), "_var_list", None)  # what the Saver was given
+    if not isinstance(var_list, dict):
+        return {}
+    names = {id(variable): name for name, variable in variables.items()}
+    restored = {}
+    for source, variable in var_list.items():
+        if id(variable) not in names:
+            raise ValueError(f"the model_fn's Scaffold Saver restores {source!r} into {variable!r}, which is not one "
+                             "of the model_fn's variables (a partitioned variable, or a list of them, is not migrated)")
+        if names[id(variable)] != source:
+            restored[names[id(variable)]] = source
+    return restored
 
 
 def _metric_pair(name: str, pair):

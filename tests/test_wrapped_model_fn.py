@@ -20,6 +20,7 @@ from tests.conftest import (
     ROOT,
     assert_tf1_variables_match,
     assert_wrapped_run_matches_estimator,
+    estimator_start,
     kill_after_a_save_and_restart,
     latest_saved_step,
     migrate_file,
@@ -188,3 +189,44 @@ def test_a_scaffold_init_fn_fine_tunes_from_a_pretrained_checkpoint_as_the_estim
                                    ("backbone/hidden/kernel", "head/kernel"), target)
         expected, got = json.loads(metrics.read_text()), json.loads(migrated_metrics.read_text())
         assert got == pytest.approx(expected, rel=1e-5), target
+
+
+EMA_PROGRAM = ROOT / "tests" / "legacy" / "ema_eval_program.py"
+
+
+def _probabilities(reader, names, images) -> np.ndarray:
+    """The program's network on `images` with the weights `names` gives (hidden/kernel, ... -> checkpoint names)."""
+    hidden = np.maximum(images @ reader(names["hidden/kernel"]) + reader(names["hidden/bias"]), 0)
+    logits = hidden @ reader(names["logits/kernel"]) + reader(names["logits/bias"])
+    exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def test_evaluation_and_prediction_restore_the_moving_averages_as_the_estimators_scaffold_saver(legacy_python,
+                                                                                                tmp_path):
+    """ema_eval_program.py trains with an ExponentialMovingAverage and evaluates and predicts through
+    `Scaffold(saver=Saver(ema.variables_to_restore()))`: with the averages. The Estimator's predictions are those of
+    the averages in its model.ckpt-30, not of its weights (so the comparison tells them apart). Migrated, both
+    targets, from its model.ckpt-0: the Estimator's model.ckpt-30 (weights and averages) within 1e-5, its evaluation
+    and its predictions."""
+    from sklearn.datasets import load_digits
+
+    estimator_dir, results = tmp_path / "estimator", tmp_path / "estimator.json"
+    run([legacy_python, EMA_PROGRAM, "--model_dir", estimator_dir, "--results", results])
+    expected = json.loads(results.read_text())
+    images = (load_digits().data[:8] / 16.0).astype(np.float32)
+    reader = tf.train.load_checkpoint(str(estimator_dir / "model.ckpt-30")).get_tensor
+    weights = {name: name for name in ("hidden/kernel", "hidden/bias", "logits/kernel", "logits/bias")}
+    averages = {name: f"{name}/ExponentialMovingAverage" for name in weights}
+    np.testing.assert_allclose(expected["probabilities"], _probabilities(reader, averages, images), atol=1e-5)
+    assert np.abs(np.array(expected["probabilities"]) - _probabilities(reader, weights, images)).max() > 1e-3
+
+    for target in ("keras", "loop"):
+        migrated = migrate_file(EMA_PROGRAM, tmp_path / target / "migrated", target)
+        model_dir, migrated_results = estimator_start(estimator_dir, tmp_path / target / "model"), tmp_path / target / "r.json"
+        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--results", migrated_results])
+        assert_tf1_variables_match(model_dir, estimator_dir / "model.ckpt-30", estimator_dir / "model.ckpt-0", 30,
+                                   ("hidden/kernel", "logits/kernel", "hidden/kernel/ExponentialMovingAverage"), target)
+        got = json.loads(migrated_results.read_text())
+        assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5), target
+        np.testing.assert_allclose(got["probabilities"], expected["probabilities"], atol=1e-5, err_msg=target)

@@ -125,6 +125,44 @@ def test_prediction_hooks_and_other_return_values_are_one_error():
         WrappedModelFn(lambda features, labels, mode: None).make_variables(_dataset().element_spec)
 
 
+def test_an_evaluations_scaffold_saver_restores_by_its_names_and_a_trainings_is_one_error():
+    """EVAL's `Scaffold(saver=Saver({"logits/kernel/swapped": kernel, ...}))` evaluates with the value saved under
+    that name (here: a variable the TRAIN graph made), and the model keeps its own afterwards; a Saver in TRAIN
+    would change how checkpoints are written: one error."""
+
+    def swapped(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        kernel = next(variable for variable in tf.compat.v1.global_variables() if variable.name == "logits/kernel:0")
+        if mode == ModeKeys.TRAIN:
+            tf.compat.v1.get_variable("logits/kernel/swapped", kernel.shape, initializer=tf.compat.v1.zeros_initializer(),
+                                      trainable=False)
+            return spec
+        restore = {variable.name.split(":")[0]: variable for variable in tf.compat.v1.global_variables()
+                   if variable is not kernel}
+        restore["logits/kernel/swapped"] = kernel
+        return spec._replace(scaffold=tf.compat.v1.train.Scaffold(saver=tf.compat.v1.train.Saver(restore)))
+
+    model = WrappedModelFn(swapped, params={"learning_rate": 0.1})
+    model.make_variables(_dataset().element_spec)
+    model.fit(_dataset(), epochs=1, verbose=0)
+    kernel = model.tf1_variables["logits/kernel"].numpy()
+    assert np.abs(kernel).min() > 0  # the swap changes every logit
+    zero_kernel = WrappedModelFn(model_fn, params={"learning_rate": 0.1})
+    zero_kernel.make_variables(_dataset().element_spec)
+    for name, variable in zero_kernel.tf1_variables.items():
+        variable.assign(np.zeros_like(variable) if name == "logits/kernel" else model.tf1_variables[name])
+    zero_kernel.optimizer.iterations.assign(model.optimizer.iterations)
+    assert model.estimator_evaluate(_dataset()) == zero_kernel.estimator_evaluate(_dataset())
+    np.testing.assert_array_equal(model.tf1_variables["logits/kernel"].numpy(), kernel)
+
+    def saving(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        return spec._replace(scaffold=tf.compat.v1.train.Scaffold(saver=tf.compat.v1.train.Saver(max_to_keep=3)))
+
+    with pytest.raises(ValueError, match="the model_fn's train Scaffold sets saver"):
+        WrappedModelFn(saving, params={"learning_rate": 0.1}).make_variables(_dataset().element_spec)
+
+
 def test_export_outputs_default_and_are_checked_as_estimator_s():
     """A PREDICT spec's export outputs, as Estimator's EstimatorSpec made them (the export itself:
     tests/test_wrapped_model_fn.py, against the real Estimator's SavedModel)."""

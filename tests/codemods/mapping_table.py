@@ -1092,7 +1092,10 @@ ROWS = [
         "as written (fine-tuning from a pretrained TF1 checkpoint: `saver.restore(session, path)` in the init_fn)",
         "kept as written: the init_fn runs once, when the model's variables are made, and restores them by their TF1 "
         "names; a checkpoint restored afterwards wins, as Estimator ran it only when model_dir held none "
-        "(compat.wrapped_model_fns); a Scaffold's init or ready ops, saver or summary op: one error",
+        "(compat.wrapped_model_fns); an EVAL or PREDICT Scaffold's `saver` (`Saver(ema.variables_to_restore())`: "
+        "evaluate and predict with the moving averages) restores each variable from the name it gives, for the "
+        "evaluation, prediction or export only; a Scaffold's init or ready ops, summary op or a training's saver: "
+        "one error",
         "same",
         "scaffold_init_fn",
         ("    saver = tf.compat.v1.train.Saver(",),
