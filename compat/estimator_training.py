@@ -87,7 +87,9 @@ class TrainingConfig:
     cadence given there replaces the other one. `session_config` and
     `log_step_count_steps` are accepted and have no effect (TF2 has no sessions; `fit` logs progress itself).
     `train_distribute` is accepted when it is None (as a program that picks a strategy only on some machines
-    passes it); a strategy is one error: the model was built outside its scope.
+    passes it) or a strategy of one replica (one device: the Estimator took the same steps as without it; the
+    training then runs without it); a strategy of several replicas is one error: the model was built outside its
+    scope, and without the strategy each step would take one replica's batch.
     """
 
     model_dir: str | None = None
@@ -126,11 +128,19 @@ class TrainingConfig:
 
     def __post_init__(self):
         if self.train_distribute is not None:
-            raise ValueError(
-                f"RunConfig(train_distribute={type(self.train_distribute).__name__}): a migrated estimator built "
-                "away from its RunConfig trains without a distribution strategy; build the estimator where the "
-                "RunConfig is built (migrate then trains it under the strategy), or pass train_distribute=None"
-            )
+            replicas = getattr(self.train_distribute, "num_replicas_in_sync", None)
+            if replicas != 1:
+                raise ValueError(
+                    f"RunConfig(train_distribute={type(self.train_distribute).__name__}) with {replicas} replicas: a "
+                    "migrated estimator built away from its RunConfig, or a model_fn kept as written, trains without a "
+                    "distribution strategy, where each step would take one replica's batch; build the estimator where "
+                    "the RunConfig is built (a canned estimator then trains under the strategy), or pass "
+                    "train_distribute=None"
+                )
+            # One replica (one device): the Estimator's steps were those of a training without the strategy
+            log.info("RunConfig(train_distribute=%s) has one replica: training without it (the same steps)",
+                     type(self.train_distribute).__name__)
+            object.__setattr__(self, "train_distribute", None)
         steps, secs = self.save_checkpoints_steps, self.save_checkpoints_secs
         if steps is USE_DEFAULT and secs is USE_DEFAULT:  # as RunConfig.__init__ resolves them
             steps, secs = None, DEFAULT_SAVE_CHECKPOINTS_SECS

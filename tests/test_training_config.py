@@ -26,11 +26,28 @@ def test_model_dir_given_twice_must_agree(tmp_path):
     assert configured.model_dir == str(tmp_path / "b")
 
 
-def test_train_distribute_none_is_no_strategy_and_a_strategy_is_one_error():
-    """A program choosing its strategy by flag passes None on one machine (efficientdet's main.py)."""
+TWO_REPLICAS = """
+import tensorflow as tf
+(cpu,) = tf.config.list_physical_devices("CPU")
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+from estimator_migrate.compat.estimator_training import TrainingConfig
+try:
+    TrainingConfig(train_distribute=tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))
+except ValueError as error:
+    print(error)
+"""
+
+
+def test_train_distribute_none_or_of_one_replica_is_no_strategy_and_several_replicas_are_one_error():
+    """A program choosing its strategy by flag passes None on one machine (efficientdet's main.py); one written for
+    several GPUs runs on one device (one replica: the Estimator took the steps of a training without it). With
+    several replicas each step took a batch per replica, which a training without the strategy would not."""
     assert TrainingConfig(train_distribute=None).train_distribute is None
-    with pytest.raises(ValueError, match=r"RunConfig\(train_distribute=OneDeviceStrategy\).*build the estimator where"):
-        TrainingConfig(train_distribute=tf.distribute.OneDeviceStrategy("/cpu:0"))
+    assert TrainingConfig(train_distribute=tf.distribute.OneDeviceStrategy("/cpu:0")).train_distribute is None
+    assert TrainingConfig(train_distribute=tf.distribute.MirroredStrategy()).train_distribute is None
+    completed = run([MODERN_PYTHON, "-c", TWO_REPLICAS], cwd=ROOT)
+    assert completed.stdout.startswith("RunConfig(train_distribute=MirroredStrategy) with 2 replicas:"), completed.stdout
+    assert "build the estimator where the RunConfig is built" in completed.stdout
 
 
 def test_settings_given_as_a_mapping_are_checked_by_name():

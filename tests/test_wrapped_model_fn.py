@@ -230,3 +230,25 @@ def test_evaluation_and_prediction_restore_the_moving_averages_as_the_estimators
         got = json.loads(migrated_results.read_text())
         assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5), target
         np.testing.assert_allclose(got["probabilities"], expected["probabilities"], atol=1e-5, err_msg=target)
+
+
+MIRRORED_PROGRAM = ROOT / "tests" / "legacy" / "mirrored_model_fn_program.py"
+
+
+def test_a_one_replica_strategy_trains_as_the_estimator_did_under_it(legacy_python, tmp_path):
+    """mirrored_model_fn_program.py: `RunConfig(train_distribute=MirroredStrategy())` on a machine with one device
+    (one replica), as programs written for several GPUs ran on one. The Estimator's steps under it are those of a
+    training without it, which the migrated program takes (both targets): from the Estimator's model.ckpt-0, its
+    model.ckpt-40 within 1e-5, its evaluation and predictions. (Several replicas: one error, test_training_config.)"""
+    estimator_dir, results = tmp_path / "estimator", tmp_path / "estimator.json"
+    run([legacy_python, MIRRORED_PROGRAM, "--model_dir", estimator_dir, "--results", results])
+    expected = json.loads(results.read_text())
+    for target in ("keras", "loop"):
+        migrated = migrate_file(MIRRORED_PROGRAM, tmp_path / target / "migrated", target)
+        model_dir, got = estimator_start(estimator_dir, tmp_path / target / "model"), tmp_path / target / "r.json"
+        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--results", got])
+        assert_tf1_variables_match(model_dir, estimator_dir / "model.ckpt-40", estimator_dir / "model.ckpt-0", 40,
+                                   ("hidden/kernel", "logits/kernel"), target)
+        got = json.loads(got.read_text())
+        assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5), target
+        assert got["classes"] == expected["classes"], target
