@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 
 _listeners: list = []
+_kept_saves = 0  # depth of kept_save() contexts
 
 
 @contextlib.contextmanager
@@ -38,3 +39,20 @@ def evaluated(metrics: dict) -> None:
     """An evaluation returned `metrics` (Estimator's keys)."""
     for listener in list(_listeners):
         listener.after_evaluation(dict(metrics))
+
+
+@contextlib.contextmanager
+def kept_save():
+    """A checkpoint saved inside is not a backup: compat.kept_checkpoints' copy of the training's state for the
+    program to read, which an engine hearing of every save into model_dir (the loop target's backups) leaves out."""
+    global _kept_saves
+    _kept_saves += 1
+    try:
+        yield
+    finally:
+        _kept_saves -= 1
+
+
+def saving_kept() -> bool:
+    """Whether the save under way is a kept checkpoint's (`kept_save`), not a backup."""
+    return _kept_saves > 0

@@ -14,6 +14,7 @@ of the call's own, so the call's steps are counted from its start (`call_start`)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -21,7 +22,7 @@ import time
 import tensorflow as tf
 import tf_keras
 
-from . import root_logging
+from . import backup_listeners, root_logging
 
 _CALL_RECORD = "train_call.json"
 
@@ -72,8 +73,10 @@ class KeptCheckpoints(tf_keras.callbacks.Callback):
     def _step(self) -> int:
         return int(self.model.optimizer.iterations.numpy())  # a MirroredVariable under a strategy: no int()
 
-    def _save(self, step: int) -> None:
-        with root_logging.untouched():
+    def _save(self, step: int, final: bool = False) -> None:
+        # Saves within the call are no backups (a resume goes by the backups: compat.backup_listeners leaves them
+        # out); the final one is the training's end state, which engines hear of as they heard of a backup.
+        with root_logging.untouched(), contextlib.nullcontext() if final else backup_listeners.kept_save():
             self._manager.save(checkpoint_number=step)
         self._last_step, self._saved_at = step, time.monotonic()
 
@@ -90,8 +93,8 @@ class KeptCheckpoints(tf_keras.callbacks.Callback):
             self._save(step)
 
     def on_train_end(self, logs=None):
-        if self._step() != self._last_step:
-            self._save(self._step())
+        # (again when the cadence has just saved this step: the same files, and engines hear of the end state)
+        self._save(self._step(), final=True)
         record = os.path.join(_backup_dir(self._manager), _CALL_RECORD)  # the call ended: nothing left to resume
         if tf.io.gfile.exists(record):
             tf.io.gfile.remove(record)

@@ -172,12 +172,14 @@ def _run_reporting(program: str, argv: list[str], reporter: CheckpointReporter) 
 @contextlib.contextmanager
 def _announcing_saves_to(model_dir: str):
     """Announce each `tf.train.CheckpointManager` save into `model_dir` as a backup: the loop target saves there
-    at the RunConfig's cadence (the keras target's backups announce themselves)."""
+    at the RunConfig's cadence (the keras target's backups announce themselves, and its kept checkpoints in
+    model_dir are no backups: compat.kept_checkpoints)."""
     original = tf.train.CheckpointManager.save
 
     def save(manager, *args, **kwargs):
         path = original(manager, *args, **kwargs)
-        if path is not None and os.path.abspath(manager.directory) == os.path.abspath(model_dir):
+        if path is not None and not backup_listeners.saving_kept() \
+                and os.path.abspath(manager.directory) == os.path.abspath(model_dir):
             backup_listeners.backed_up(manager.directory, int(path.rsplit("-", 1)[1]))
         return path
 

@@ -1,6 +1,6 @@
 """A CheckpointSaverHook in train(hooks=...) replaced the Estimator's own saver: its save_steps, not the
 RunConfig's, set the cadence. tests/legacy/saver_hook_program.py (hook every 7 steps, RunConfig 100) runs
-under the real Estimator and as migrated by both targets: uninterrupted, the loop target leaves the
+under the real Estimator and as migrated by both targets: uninterrupted, both leave the
 Estimator's checkpoint steps; SIGKILLed after the 18th step and run again, both resume from the step the
 Estimator resumed from (its last save, 14) and end at max_steps.
 """
@@ -57,10 +57,9 @@ def test_migrated_program_saves_at_the_hooks_cadence(target, estimator_runs, tmp
     assert "CheckpointSaverHook(" not in source
     assert {"keras": "save_freq=7", "loop": "checkpoint_interval=7"}[target] in source
     steps, resumed = estimator_runs
-    if target == "loop":
-        straight = tmp_path / "straight"
-        run([MODERN_PYTHON, program, "--model_dir", straight, "--max_steps", MAX_STEPS])
-        assert checkpoint_steps(straight) == steps
+    straight = tmp_path / "straight"  # model_dir keeps the checkpoints of the hook's steps (keras: kept_checkpoints)
+    run([MODERN_PYTHON, program, "--model_dir", straight, "--max_steps", MAX_STEPS])
+    assert checkpoint_steps(straight) == steps
     model_dir = tmp_path / "model"
     step_dir = model_dir / "backup" / "chief" if target == "keras" else model_dir
     assert kill_and_resume(MODERN_PYTHON, program, model_dir, step_dir) == resumed
