@@ -9,7 +9,12 @@ Programs with categorical, bucketized, indicator and embedding columns (`CATEGOR
 holding the Estimator's model.ckpt-0, which the migrated program carries over by itself (compat.resume,
 compat.canned_checkpoint); the final checkpoint is read back into the model the migrated program builds (its
 `model = canned.<builder>(...)` statement, evaluated here with the program's feature columns); that model's
-`canned.inference_model`, saved and loaded where only tf_keras is, gives the Estimator's predict() logits."""
+`canned.inference_model`, saved and loaded where only tf_keras is, gives the Estimator's predict() logits.
+
+Each program runs migrated for one target (TARGETS): the two targets share the model, its loss and its
+optimizer (compat.canned) and differ in the driver around them, so the programs are split between the targets
+so that every head, family, optimizer, weight column, label vocabulary, loss reduction and batch normalization
+meets both; a program alone in what it varies (a decay function, the combined estimator) runs with both."""
 
 from __future__ import annotations
 
@@ -63,13 +68,47 @@ def estimator_runs(legacy_python, tmp_path_factory):
     return _EstimatorRuns(legacy_python, tmp_path_factory)
 
 
+# The target each program is migrated for. Pairs that vary one thing go one to each target.
+TARGETS = {
+    "dnn_classifier_batch_norm": ["keras"], "dnn_regressor_batch_norm_v2": ["loop"],
+    "dnn_classifier_weighted": ["keras"], "dnn_classifier_binary_weighted": ["loop"],
+    "linear_classifier_binary_weighted_v2": ["keras"], "dnn_regressor_weighted_v2": ["loop"],
+    "dnn_classifier_label_vocabulary": ["keras"], "linear_classifier_binary_label_vocabulary_v2": ["loop"],
+    "linear_classifier_binary_sum_v2": ["keras"], "dnn_regressor_sum_v2": ["loop"],
+    "linear_classifier_binary_v2": ["keras"], "dnn_classifier_binary": ["loop"],
+    "linear_classifier_ftrl": ["keras"], "linear_classifier_ftrl_by_name": ["loop"],
+    "dnn_classifier_rmsprop_by_name": ["keras"], "linear_regressor_rmsprop_centered": ["loop"],
+    # DNNClassifier's default optimizer is Adagrad
+    "dnn_classifier_adagrad_by_name": ["keras"], "dnn_classifier_default_optimizer_v2": ["loop"],
+    "linear_regressor_nesterov": ["keras"], "dnn_classifier_keras_sgd_nesterov_v2": ["loop"],
+    # the v1 momentum program's keras target: test_tf_estimator_given_a_tf1_optimizer_...
+    "dnn_regressor_keras_sgd_momentum_v2": ["keras"], "dnn_regressor_momentum": ["loop"],
+    "dnn_classifier_optimizer_function_decay_v2": ["keras", "loop"],
+    "dnn_linear_combined_classifier_ftrl_adam": ["keras", "loop"],
+    # categorical columns: embeddings, a linear model's sparse weights, both in the combined regressor
+    "dnn_classifier_embedding_v2": ["keras"], "dnn_classifier_embedding_rmsprop_v2": ["loop"],
+    "linear_classifier_categorical": ["keras"], "dnn_linear_combined_regressor_categorical": ["loop"],
+}
+
+
 def _programs(names):
-    """The programs' names, each program's tests on one xdist worker (`--dist loadgroup`): its Estimator runs once."""
-    return [pytest.param(name, marks=pytest.mark.xdist_group(f"canned-{name}")) for name in sorted(names)]
+    """(name, target) for each program and its targets, each program's tests on one xdist worker
+    (`--dist loadgroup`): its Estimator runs once."""
+    return [pytest.param(name, target, marks=pytest.mark.xdist_group(f"canned-{name}"), id=f"{name}-{target}")
+            for name in sorted(names) for target in TARGETS[name]]
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
-@pytest.mark.parametrize("name", _programs(PROGRAMS))
+def test_every_program_has_its_targets_and_each_target_meets_every_family_and_head():
+    assert sorted(TARGETS) == sorted({**PROGRAMS, **CATEGORICAL})
+    for target in ("keras", "loop"):
+        programs = [name for name, targets in TARGETS.items() if target in targets]
+        for part in ("dnn_classifier", "dnn_regressor", "linear_classifier", "linear_regressor", "dnn_linear_combined",
+                     "weighted", "label_vocabulary", "sum", "batch_norm", "ftrl", "rmsprop", "nesterov", "momentum",
+                     "embedding", "categorical", "binary"):
+            assert any(part in name for name in programs), (target, part)
+
+
+@pytest.mark.parametrize(("name", "target"), _programs(PROGRAMS))
 def test_migrated_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
     program, estimator_dir, estimator_outputs = estimator_runs[name]
     model_dir = tmp_path / "model"
@@ -104,8 +143,7 @@ def test_tf_estimator_given_a_tf1_optimizer_migrates_as_the_v1_estimator_it_was(
     _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
-@pytest.mark.parametrize("name", _programs(CATEGORICAL))
+@pytest.mark.parametrize(("name", "target"), _programs(CATEGORICAL))
 def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
     program, estimator_dir, estimator_outputs = estimator_runs[name]
     migrated = migrate_file(program, tmp_path / "migrated", target)
@@ -118,8 +156,7 @@ def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, 
     final = _migrated_programs_model(migrated)
     assert_canned_model_holds_estimator_weights(final, model_dir, estimator_dir, STEPS)
     _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
-    if target == "keras":  # the same model either way
-        _assert_plain_model_gives_estimator_logits(final, estimator_outputs, tmp_path)
+    _assert_plain_model_gives_estimator_logits(final, estimator_outputs, tmp_path)
 
 
 def _assert_plain_model_gives_estimator_logits(model, estimator_outputs, work):
