@@ -146,8 +146,10 @@ GUIDANCE["estimator.experimental.make_early_stopping_hook"] = (
     "on_train_batch_end and set self.model.stop_training"
 )
 # Built-in hooks that run as they are (tf.compat.v1.train's) among the hooks of a model_fn kept as written
-# (compat.wrapped_hooks): they fetch tensors and read the global step, without feeds, options or summaries.
-RUN_WITH_WRAPPED = ("StopAtStepHook", "LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook")
+# (compat.wrapped_hooks): they fetch tensors and read the global step, without feeds or options (SummarySaverHook
+# writes what it fetched with a TF1 FileWriter, which needs no session).
+RUN_WITH_WRAPPED = ("StopAtStepHook", "LoggingTensorHook", "NanTensorHook", "FinalOpsHook", "GlobalStepWaiterHook",
+                    "SummarySaverHook")
 _WRAPPED = ("runs as it is (tf.compat.v1.train.{name}) in the training_hooks of a model_fn kept as written or in "
             "its train(hooks=...) (compat.wrapped_hooks); otherwise ")
 # What a migrated one of them says, in a project whose model_fns are kept as written (codemods/runtime_tier.py)

@@ -78,8 +78,9 @@ class ModeGraph:
 
 
 def _numpy(structure):
-    """Fetched values as a session returned them: numpy values, None for an op."""
-    return tf.nest.map_structure(lambda value: None if value is None else np.asarray(value), structure)
+    """Fetched values as a session returned them: numpy arrays, a scalar as a numpy scalar (a string one: bytes,
+    which TF1's FileWriter.add_summary tells from a Summary proto by `isinstance(summary, bytes)`), None for an op."""
+    return tf.nest.map_structure(lambda value: None if value is None else np.asarray(value)[()], structure)
 
 
 # RunOptions that only change what a failing step reports (TF1 listed the live tensors in an out-of-memory
@@ -121,6 +122,16 @@ class HookSession:
             return _numpy(function(*(tf.constant(value, tensor.dtype) for tensor, value in fed))["extra"])
 
 
+def _check_summary_source(hook) -> None:
+    """A SummarySaverHook given a Scaffold read its summary op from it once Estimator had finalized it (the spec's
+    own: `merge_all`); a wrapped model_fn's Scaffold is not finalized, so the hook would write nothing: one error."""
+    if (isinstance(hook, tf.compat.v1.train.SummarySaverHook) and getattr(hook, "_scaffold", None) is not None
+            and hook._scaffold.summary_op is None):  # noqa: SLF001
+        raise ValueError("SummarySaverHook(scaffold=...) of a wrapped model_fn: its Scaffold is not finalized as "
+                         "Estimator's session finalized it, so it has no summary op; give the hook "
+                         "summary_op=tf.compat.v1.summary.merge_all() instead")
+
+
 class SessionHooks:
     """`hooks` run around the steps of one mode's graph, as MonitoredSession ran them."""
 
@@ -139,6 +150,7 @@ class SessionHooks:
         is restored, as MonitoredSession called it: the restore then covers them."""
         with self.graph.as_default(), self.making_variables(self.graph.graph):
             for hook in self.hooks:
+                _check_summary_source(hook)
                 try:
                     hook.begin()
                 except AttributeError as error:

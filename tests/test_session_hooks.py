@@ -58,6 +58,7 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
     text = migrated.read_text()
     assert "wrapped_model_fns.WrappedModelFn(model_fn" in text
     assert text.count("tf.compat.v1.train.LoggingTensorHook(") == 2 and "TODO(migrate): unsupported-api" not in text
+    assert "tf.compat.v1.train.SummarySaverHook(" in text
     assert "estimator_hooks.Profiler(save_steps=5, " in text
     model_dir = estimator_start(estimator_dir, tmp_path / "model")
     record = tmp_path / "record.json"
@@ -89,6 +90,17 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
         for step in by_step.keys() & expected_summaries[tag].keys():
             assert by_step[step] == expected_summaries[tag][step], (tag, step)
     assert got_summaries["loss"][1] == pytest.approx(expected["train"][0]["loss"], rel=1e-6)
+    # TF1's SummarySaverHook, run as it is: the model_fn's summaries (merge_all: not the loss Estimator added after
+    # it) every 3 steps from the first, in its own directory, with the same values (its step is the one fetched with
+    # the train op, racing its increment as under Estimator: compared where both wrote)
+    expected_hooked, got_hooked = _summaries(estimator_dir / "hook_summaries"), _summaries(model_dir / "hook_summaries")
+    assert sorted(got_hooked) == sorted(expected_hooked) == ["hidden_1", "mean_logit"]
+    for tag, by_step in got_hooked.items():
+        assert 1 in by_step and len(by_step) == len(expected_hooked[tag]) == 4, (tag, sorted(by_step))
+        common = by_step.keys() & expected_hooked[tag].keys()
+        assert len(common) >= 2, (tag, sorted(by_step), sorted(expected_hooked[tag]))
+        for step in common:
+            assert by_step[step] == expected_hooked[tag][step], (tag, step)
     reference = LegacyCheckpoint(estimator_dir / "model.ckpt-12")
     migrated_variables = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
     assert "signal_early_stopping/STOP" in reference.shapes

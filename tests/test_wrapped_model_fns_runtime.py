@@ -380,6 +380,34 @@ def test_built_in_hooks_of_the_spec_find_the_global_step_read_estimator_made(tmp
         train(counting, input_fn=endless, steps=10)
 
 
+def test_a_summary_saver_hook_reading_an_unfinalized_scaffold_is_one_error(tmp_path):
+    """SummarySaverHook(scaffold=...) read `merge_all` from the Scaffold Estimator's session had finalized; a wrapped
+    model_fn's is not, and the hook would write nothing: one error saying what to give it instead. Given its
+    summary_op, it runs (its summaries compared with Estimator's: tests/test_session_hooks.py)."""
+    from estimator_migrate.compat.estimator_training import configure, train
+
+    def summarizing_model_fn(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        tf.compat.v1.summary.scalar("the_loss", spec.loss)
+        hook = tf.compat.v1.train.SummarySaverHook(save_steps=2, output_dir=str(tmp_path / params["out"]),
+                                                   **params["source"]())
+        return EstimatorSpec(mode, loss=spec.loss, train_op=spec.train_op, training_hooks=[hook])
+
+    by_scaffold = {"out": "hooked_a", "source": lambda: {"scaffold": tf.compat.v1.train.Scaffold()}}
+    model = configure(WrappedModelFn(summarizing_model_fn, params={"learning_rate": 0.1, **by_scaffold}),
+                      model_dir=str(tmp_path / "a"))
+    with pytest.raises(ValueError, match=r"SummarySaverHook\(scaffold=\.\.\.\).*summary_op=tf\.compat\.v1\.summary\.merge_all"):
+        train(model, input_fn=lambda: _dataset().repeat(), steps=3)
+
+    by_op = {"out": "hooked", "source": lambda: {"summary_op": tf.compat.v1.summary.merge_all()}}
+    model = configure(WrappedModelFn(summarizing_model_fn, params={"learning_rate": 0.1, **by_op}),
+                      model_dir=str(tmp_path / "b"))
+    train(model, input_fn=lambda: _dataset().repeat(), steps=3)
+    written = [(event.step, value.tag) for path in (tmp_path / "hooked").glob("events.out.tfevents*")
+               for event in tf.compat.v1.train.summary_iterator(str(path)) for value in event.summary.value]
+    assert written == [(1, "the_loss"), (3, "the_loss")]
+
+
 def test_built_in_hooks_the_rewrite_made_callbacks_run_from_the_specs_training_hooks(tmp_path):
     """A built-in hook in a spec's training_hooks is rewritten wherever it is built (codemods/runtime_tier.py's
     RUNTIME_HOOKS): the compat.estimator_hooks callbacks it becomes run with the training's callbacks. Here

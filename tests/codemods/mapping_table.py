@@ -910,7 +910,7 @@ ROWS = [
         ("model = wrapped_model_fns.WrappedModelFn(train_graph)", "train_step(features[at : at + 32], labels[at : at + 32])"),
     ),
     Row(
-        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise in a module running migrated (eager) code, `train.Saver`, other built-in hooks (`SummarySaverHook`, ...; `ProfilerHook` with both cadences or outside a migrated training; `LoggingTensorHook`, `NanTensorHook` outside a project whose model_fns are kept as written)",
+        "Custom `Estimator(model_fn)` otherwise, `TPUEstimator(embedding_config_spec=...)`, `BoostedTrees*`, `MonitoredTrainingSession` otherwise in a module running migrated (eager) code, `train.Saver`, other built-in hooks (`CheckpointSaverHook` saving elsewhere, ...; `ProfilerHook` with both cadences or outside a migrated training; `LoggingTensorHook`, `NanTensorHook`, `SummarySaverHook` outside a project whose model_fns are kept as written)",
         "kept, with a `TODO(migrate)` saying what replaces it (`codemods/rules/unsupported_api.py`)",
         "same",
         "kept_graph_saver_hook",

@@ -9,7 +9,9 @@ before_run, reads the global step with `run_context.session.run` after each step
 step 12 (of max_steps 20); one making a variable in begin() and raising it with an assign op of its own at step 8
 (Estimator's checkpoints held it); summaries of the model_fn's own (a scalar, a histogram), which Estimator wrote
 to model_dir every save_summary_steps (5), with its `loss`; a `ProfilerHook` in training_hooks tracing every 5 steps into model_dir/profile (its
-output_dir read from the `config` the model_fn is given); an evaluation hook fetching the batch loss by name. What the hooks saw is written
+output_dir read from the `config` the model_fn is given); a `SummarySaverHook` in training_hooks writing the
+model_fn's summaries (`merge_all()`) every 3 steps into model_dir/hook_summaries; an evaluation hook fetching the
+batch loss by name. What the hooks saw is written
 as JSON (--record) to compare with the migrated program's.
 """
 
@@ -92,7 +94,11 @@ def model_fn(features, labels, mode, config):
     train_op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss, tf.compat.v1.train.get_global_step())
     logging_hook = tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=5)
     profiler = tf.compat.v1.train.ProfilerHook(save_steps=5, output_dir=os.path.join(config.model_dir, "profile"))
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[logging_hook, profiler])
+    summary_hook = tf.compat.v1.train.SummarySaverHook(
+        save_steps=3, output_dir=os.path.join(config.model_dir, "hook_summaries"),
+        summary_op=tf.compat.v1.summary.merge_all())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                      training_hooks=[logging_hook, profiler, summary_hook])
 
 
 def main():
