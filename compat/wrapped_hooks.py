@@ -9,7 +9,7 @@ model_fn's, checkpointed with them), `after_create_session(session, coord)`, `be
 in the same call as the step's own (one pruned function per set of fetches, as one `session.run`), and
 `end(session)`. `run_context.request_stop()` ends the training (or evaluation) after that step. The `session`
 a hook is given runs fetches apart from the step, from no input or from the tensors it feeds
-(`session.run(global_step)`, a Saver's `restore(session, path)`); a `before_run` cannot feed the step, and
+(`session.run(global_step)`, a Saver's `restore(session, path)` and `save(session, path)`); a `before_run` cannot feed the step, and
 no RunOptions are honoured but `report_tensor_allocations_upon_oom` (which only changed an out-of-memory
 error's message).
 """
@@ -20,6 +20,7 @@ import contextlib
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.client.session import SessionInterface  # what a TF1 Saver checks its session is
 
 from . import graph_input
 
@@ -95,10 +96,11 @@ def _changing_options(options) -> list[str]:
     return [field.name for field, _ in options.ListFields() if field.name not in _DIAGNOSTIC_OPTIONS]
 
 
-class HookSession:
+class HookSession(SessionInterface):
     """The `session` a hook (or a Scaffold's init_fn) gets: `run(fetches, feed_dict)` evaluates them in the
-    model_fn's graph, from the values fed (a Saver's restore feeds its file name); fetches made by an input_fn read
-    in a graph (compat.graph_input) run in that input's session."""
+    model_fn's graph, from the values fed (a Saver's restore and save feed its file name); fetches made by an input_fn
+    read in a graph (compat.graph_input) run in that input's session. A SessionInterface, which a Saver's `save`
+    checks its session is."""
 
     def __init__(self, graph: ModeGraph):
         self._graph = graph
@@ -106,6 +108,10 @@ class HookSession:
     @property
     def graph(self):
         return self._graph.graph
+
+    @property
+    def sess_str(self):
+        return ""
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         graphs = {getattr(fetch, "graph", None) for fetch in tf.nest.flatten(fetches)}
@@ -140,6 +146,14 @@ class SessionHooks:
         for hook in self.hooks:
             if not isinstance(hook, SessionRunHook):
                 raise TypeError(f"{type(hook).__name__} is not a SessionRunHook")
+            if isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
+                # Estimator then saved with it only: none in model_dir unless it saved there, TF1 files beside the
+                # migrated training's own if it did
+                raise ValueError(
+                    "a CheckpointSaverHook among the hooks of a wrapped model_fn: under Estimator it replaced the "
+                    "RunConfig's checkpoints, which the migrated training saves itself; drop the hook and set its "
+                    "cadence as RunConfig(save_checkpoints_steps=..., keep_checkpoint_max=...), or save elsewhere "
+                    "from a hook of your own with a tf.compat.v1.train.Saver")
         self.graph = graph
         self.session = HookSession(graph)
         self.making_variables = making_variables

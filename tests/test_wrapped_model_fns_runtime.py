@@ -408,6 +408,44 @@ def test_a_summary_saver_hook_reading_an_unfinalized_scaffold_is_one_error(tmp_p
     assert written == [(1, "the_loss"), (3, "the_loss")]
 
 
+def test_a_hook_saves_with_a_tf1_saver_and_a_checkpoint_saver_hook_is_one_error(tmp_path):
+    """A hook of the program's own saving with a TF1 Saver (a best-model saver: `saver.save(run_context.session,
+    path)`, which checks that it is given a session) writes the model's variables by their TF1 names, as they were
+    after that step. A CheckpointSaverHook replaced Estimator's own saving: one error saying what to do instead."""
+    from estimator_migrate.compat.estimator_training import configure, train
+
+    class SaveAtStep(tf.compat.v1.train.SessionRunHook):
+        def begin(self):
+            self.saver = tf.compat.v1.train.Saver(max_to_keep=1)
+            self.step = tf.compat.v1.train.get_global_step()
+
+        def after_run(self, run_context, run_values):
+            if int(run_context.session.run(self.step)) == 3:
+                self.saved = self.saver.save(run_context.session, str(tmp_path / "best" / "model.ckpt"), global_step=3)
+                run_context.request_stop()
+
+    def hooked(hooks):  # (not through params, which Estimator deep-copied)
+        def hooked_model_fn(features, labels, mode, params):
+            spec = model_fn(features, labels, mode, params)
+            return EstimatorSpec(mode, loss=spec.loss, train_op=spec.train_op, training_hooks=hooks)
+        return hooked_model_fn
+
+    saving = SaveAtStep()
+    model = configure(WrappedModelFn(hooked([saving]), params={"learning_rate": 0.1}), model_dir=str(tmp_path / "a"))
+    train(model, input_fn=lambda: _dataset().repeat(), steps=10)
+    assert saving.saved == str(tmp_path / "best" / "model.ckpt-3") and int(model.optimizer.iterations) == 3
+    saved = tf.train.load_checkpoint(saving.saved)
+    assert int(saved.get_tensor("global_step")) == 3
+    for name in ("hidden/w", "logits/kernel", "logits/bias"):
+        np.testing.assert_array_equal(saved.get_tensor(name), model.tf1_variables[name].numpy(), err_msg=name)
+
+    saver_hook = tf.compat.v1.train.CheckpointSaverHook(str(tmp_path / "elsewhere"), save_steps=2)
+    model = configure(WrappedModelFn(hooked([saver_hook]), params={"learning_rate": 0.1}), model_dir=str(tmp_path / "b"))
+    with pytest.raises(ValueError, match=r"a CheckpointSaverHook among the hooks of a wrapped model_fn.*"
+                                         r"RunConfig\(save_checkpoints_steps=\.\.\., keep_checkpoint_max=\.\.\.\)"):
+        train(model, input_fn=lambda: _dataset().repeat(), steps=10)
+
+
 def test_built_in_hooks_the_rewrite_made_callbacks_run_from_the_specs_training_hooks(tmp_path):
     """A built-in hook in a spec's training_hooks is rewritten wherever it is built (codemods/runtime_tier.py's
     RUNTIME_HOOKS): the compat.estimator_hooks callbacks it becomes run with the training's callbacks. Here
