@@ -157,6 +157,9 @@ class SessionHooks:
         self.graph = graph
         self.session = HookSession(graph)
         self.making_variables = making_variables
+        # MonitoredSession's coordinator: a hook's request_stop() on it ends the run after that step, and an
+        # exception reported to it (request_stop(error), from a thread of its own) is raised when the run ends
+        self.coordinator = tf.compat.v1.train.Coordinator()
 
     def begin(self) -> None:
         """Each hook's begin() in the graph, the variables it makes made by `making_variables` (a wrapped model_fn's
@@ -180,7 +183,7 @@ class SessionHooks:
         """Each hook's after_create_session (the variables restored by then)."""
         with self.graph.as_default():
             for hook in self.hooks:
-                hook.after_create_session(self.session, None)
+                hook.after_create_session(self.session, self.coordinator)
 
     def step(self, flat_inputs: list):
         """One step with the hooks' fetches: (what Estimator fetched, whether a hook requested a stop)."""
@@ -199,12 +202,16 @@ class SessionHooks:
             for hook, value in zip(self.hooks, values, strict=True):
                 hook.after_run(context, tf.compat.v1.train.SessionRunValues(results=value, options=None,
                                                                             run_metadata=None))
-        return fetched["estimator"], context.stop_requested
+        return fetched["estimator"], context.stop_requested or self.coordinator.should_stop()
 
     def end(self) -> None:
+        """Each hook's end(session), then the coordinator stopped and joined as MonitoredSession's close did:
+        an exception a hook's thread reported to it is raised here."""
         with self.graph.as_default():
             for hook in self.hooks:
                 hook.end(self.session)
+        self.coordinator.request_stop()
+        self.coordinator.join(stop_grace_period_secs=120, ignore_live_threads=True)  # MonitoredSession's defaults
 
 
 class SummarySaver(SessionRunHook):

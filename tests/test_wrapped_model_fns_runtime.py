@@ -446,6 +446,47 @@ def test_a_hook_saves_with_a_tf1_saver_and_a_checkpoint_saver_hook_is_one_error(
         train(model, input_fn=lambda: _dataset().repeat(), steps=10)
 
 
+def test_a_hooks_coordinator_stops_the_training_and_reports_its_threads_error(tmp_path):
+    """after_create_session(session, coord) gets MonitoredSession's Coordinator: a stop requested on it ends the
+    training after that step; an error a thread reported to it (`coord.request_stop(error)`) is raised when the
+    training ends, as MonitoredSession's close raised it."""
+    from estimator_migrate.compat.estimator_training import configure, train
+
+    class StopThroughTheCoordinator(tf.compat.v1.train.SessionRunHook):
+        def __init__(self, fail=False):
+            self.fail = fail
+
+        def after_create_session(self, session, coord):
+            self.coord = coord
+
+        def after_run(self, run_context, run_values):
+            if int(run_context.session.run(tf.compat.v1.train.get_global_step())) != 2:
+                return
+            if not self.fail:
+                self.coord.request_stop()
+                return
+            try:  # as a feeding thread reported its error
+                raise RuntimeError("the feeder thread died")
+            except RuntimeError as error:
+                self.coord.request_stop(error)
+
+    def hooked(hook):
+        def hooked_model_fn(features, labels, mode, params):
+            spec = model_fn(features, labels, mode, params)
+            return EstimatorSpec(mode, loss=spec.loss, train_op=spec.train_op, training_hooks=[hook])
+        return hooked_model_fn
+
+    model = configure(WrappedModelFn(hooked(StopThroughTheCoordinator()), params={"learning_rate": 0.1}),
+                      model_dir=str(tmp_path / "a"))
+    train(model, input_fn=lambda: _dataset().repeat(), steps=10)
+    assert int(model.optimizer.iterations) == 2
+    failing = configure(WrappedModelFn(hooked(StopThroughTheCoordinator(fail=True)),
+                                       params={"learning_rate": 0.1}), model_dir=str(tmp_path / "b"))
+    with pytest.raises(RuntimeError, match="the feeder thread died"):
+        train(failing, input_fn=lambda: _dataset().repeat(), steps=10)
+    assert int(failing.optimizer.iterations) == 2
+
+
 def test_built_in_hooks_the_rewrite_made_callbacks_run_from_the_specs_training_hooks(tmp_path):
     """A built-in hook in a spec's training_hooks is rewritten wherever it is built (codemods/runtime_tier.py's
     RUNTIME_HOOKS): the compat.estimator_hooks callbacks it becomes run with the training's callbacks. Here
