@@ -128,9 +128,20 @@ class HookSession(SessionInterface):
             return _numpy(function(*(tf.constant(value, tensor.dtype) for tensor, value in fed))["extra"])
 
 
-def _check_summary_source(hook) -> None:
-    """A SummarySaverHook given a Scaffold read its summary op from it once Estimator had finalized it (the spec's
-    own: `merge_all`); a wrapped model_fn's Scaffold is not finalized, so the hook would write nothing: one error."""
+def _check_hook(hook) -> None:
+    """One error for a hook a wrapped model_fn cannot run as Estimator ran it."""
+    if not isinstance(hook, SessionRunHook):
+        raise TypeError(f"{type(hook).__name__} is not a SessionRunHook")
+    if isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
+        # Estimator then saved with it only: none in model_dir unless it saved there, TF1 files beside the
+        # migrated training's own if it did
+        raise ValueError(
+            "a CheckpointSaverHook among the hooks of a wrapped model_fn: under Estimator it replaced the "
+            "RunConfig's checkpoints, which the migrated training saves itself; drop the hook and set its "
+            "cadence as RunConfig(save_checkpoints_steps=..., keep_checkpoint_max=...), or save elsewhere "
+            "from a hook of your own with a tf.compat.v1.train.Saver")
+    # A SummarySaverHook given a Scaffold read its summary op from it once Estimator had finalized it (the spec's
+    # own: `merge_all`); a wrapped model_fn's Scaffold is not finalized, so the hook would write nothing.
     if (isinstance(hook, tf.compat.v1.train.SummarySaverHook) and getattr(hook, "_scaffold", None) is not None
             and hook._scaffold.summary_op is None):  # noqa: SLF001
         raise ValueError("SummarySaverHook(scaffold=...) of a wrapped model_fn: its Scaffold is not finalized as "
@@ -144,16 +155,7 @@ class SessionHooks:
     def __init__(self, hooks, graph: ModeGraph, making_variables=contextlib.nullcontext):
         self.hooks = list(hooks)
         for hook in self.hooks:
-            if not isinstance(hook, SessionRunHook):
-                raise TypeError(f"{type(hook).__name__} is not a SessionRunHook")
-            if isinstance(hook, tf.compat.v1.train.CheckpointSaverHook):
-                # Estimator then saved with it only: none in model_dir unless it saved there, TF1 files beside the
-                # migrated training's own if it did
-                raise ValueError(
-                    "a CheckpointSaverHook among the hooks of a wrapped model_fn: under Estimator it replaced the "
-                    "RunConfig's checkpoints, which the migrated training saves itself; drop the hook and set its "
-                    "cadence as RunConfig(save_checkpoints_steps=..., keep_checkpoint_max=...), or save elsewhere "
-                    "from a hook of your own with a tf.compat.v1.train.Saver")
+            _check_hook(hook)
         self.graph = graph
         self.session = HookSession(graph)
         self.making_variables = making_variables
@@ -167,7 +169,6 @@ class SessionHooks:
         is restored, as MonitoredSession called it: the restore then covers them."""
         with self.graph.as_default(), self.making_variables(self.graph.graph):
             for hook in self.hooks:
-                _check_summary_source(hook)
                 try:
                     hook.begin()
                 except AttributeError as error:
