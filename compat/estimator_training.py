@@ -579,7 +579,18 @@ def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec, *, exa
 def _restored_latest(model, what: str) -> bool:
     """Whether model_dir held a checkpoint, now restored into the model (weights, optimizer, step)."""
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
-    return resume.restore_latest(checkpoint, manager_for(checkpoint, config_of(model, what))) is not None
+    status = resume.restore_latest(checkpoint, manager_for(checkpoint, config_of(model, what)))
+    if status is None:
+        return False
+    _expect_partial(status)
+    return True
+
+
+def _expect_partial(status) -> None:
+    """Inference builds no optimizer slots (Estimator's EVAL and PREDICT graphs had none): the checkpoint's
+    are not restored, without TensorFlow's warning for each (a carried-over Estimator checkpoint gives a step)."""
+    if hasattr(status, "expect_partial"):
+        status.expect_partial()
 
 
 _ESTIMATOR_CHECKPOINT_NAME = re.compile(r"model\.ckpt-(\d+)")
@@ -615,7 +626,7 @@ def _restore_for_inference(model, checkpoint_path, what: str, required: bool = F
     config = config_of(model, what)
     if checkpoint_path is not None:
         checkpoint_path = _checkpoint_given(os.fspath(checkpoint_path), what)
-        resume.restore(tf.train.Checkpoint(model=model, optimizer=model.optimizer), checkpoint_path)
+        _expect_partial(resume.restore(tf.train.Checkpoint(model=model, optimizer=model.optimizer), checkpoint_path))
         return
     if not _restored_latest(model, what):
         if required:
