@@ -8,6 +8,11 @@ are those compat.estimator_export replaces under the same names:
 - `build_parsing_serving_input_receiver_fn(...)` / `build_raw_serving_input_receiver_fn(...)`, inline or
   assigned to a variable;
 - a function of this module returning `ServingInputReceiver(features, receiver_tensors)`.
+`build_raw_serving_input_receiver_fn(features)` read only the dtype and shape of each feature tensor. Programs
+gave it `tf.placeholder`s built beside the export call, in TF1's default graph; a migrated program runs there
+eagerly, where a placeholder cannot be made: each placeholder that only describes such a feature (a value of
+the dict given, inline or through a variable that is used nowhere else) becomes the `tf.TensorSpec` of the same
+dtype, shape and name (`serving_feature_placeholders`).
 EvalSpec(exporters=...) migrates when it is a Latest/Final/BestExporter call, a list literal of them, or
 a variable assigned one of those once and used only there; each exporter's receiver as above.
 """
@@ -18,7 +23,11 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.api import ApiResolver
-from codemods.syntax import call_arguments
+from codemods.syntax import call_arguments, single_assignment
+
+RAW_BUILDER = "estimator.export.build_raw_serving_input_receiver_fn"
+PLACEHOLDER = "placeholder"
+PLACEHOLDER_PARAMS = ("dtype", "shape", "name")
 
 # Receiver builders, with their parameters in order.
 SERVING_INPUT_BUILDERS = {
@@ -118,3 +127,75 @@ def exporter_elements(exporters: cst.BaseExpression, variables: dict[str, cst.Ba
         exporters = variables[exporters.value]
     elements = [element.value for element in exporters.elements] if isinstance(exporters, cst.List) else [exporters]
     return [variables.get(e.value, e) if isinstance(e, cst.Name) else e for e in elements]
+
+
+def serving_feature_placeholders(module: cst.Module, resolver: ApiResolver) -> dict[int, cst.Call]:
+    """The placeholder calls that only describe a `build_raw_serving_input_receiver_fn(features)`'s features
+    (by id), each with that builder call: the values of a dict literal or comprehension given as `features`,
+    inline or as a variable assigned once (and filled by `name[key] = ...`) and used only there."""
+    builders = [call for call in m.findall(module, m.Call()) if _api_path(call, resolver) == RAW_BUILDER]
+    found = {}
+    for builder in builders:
+        features = call_arguments(builder, SERVING_INPUT_BUILDERS[RAW_BUILDER])[0].get("features")
+        values = _dict_values(features) if not isinstance(features, cst.Name) else _variable_values(module, features)
+        for value in values:
+            if (_api_path(value, resolver) == PLACEHOLDER and _rooted_in_a_name(value.func)
+                    and not any(arg.star for arg in value.args)):
+                found[id(value)] = builder
+    return found
+
+
+def tensor_spec(placeholder: cst.Call) -> cst.Call:
+    """`tf.placeholder(dtype, shape, name)` -> `tf.TensorSpec(shape=..., dtype=..., name=...)`, under the root
+    name the call used (`tf.compat.v1.placeholder` -> `tf.TensorSpec`)."""
+    arguments, _ = call_arguments(placeholder, PLACEHOLDER_PARAMS)
+    root = placeholder.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    return cst.Call(cst.Attribute(root, cst.Name("TensorSpec")), [
+        cst.Arg(arguments.get("shape", cst.Name("None")), keyword=cst.Name("shape"), equal=_EQUAL),
+        *[cst.Arg(arguments[key], keyword=cst.Name(key), equal=_EQUAL) for key in ("dtype", "name") if key in arguments],
+    ])
+
+
+_EQUAL = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+
+
+def _api_path(node: cst.CSTNode, resolver: ApiResolver) -> str | None:
+    api = resolver.call_api(node)
+    return api.path if api is not None else None
+
+
+def _rooted_in_a_name(func: cst.BaseExpression) -> bool:
+    """`tf.placeholder`, `tf.compat.v1.placeholder`: the module name TensorSpec is taken from."""
+    while isinstance(func, cst.Attribute):
+        func = func.value
+        if isinstance(func, cst.Name):
+            return True
+    return False
+
+
+def _dict_values(node: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.Dict):
+        return [element.value for element in node.elements if isinstance(element, cst.DictElement)]
+    if isinstance(node, cst.DictComp):
+        return [node.value]
+    return []
+
+
+def _variable_values(module: cst.Module, variable: cst.Name) -> list[cst.BaseExpression]:
+    """The feature values a variable holds: the dict assigned to it once, and `variable[key] = value`s; none when
+    it is assigned more than once or used other than as one builder's argument and filled by key."""
+    name = variable.value
+    assigned, filled = [], []
+    for statement in m.findall(module, m.SimpleStatementLine()):
+        assignment = single_assignment(statement)
+        if assignment is not None and assignment[0] == name:
+            assigned.append(assignment[1])
+        elif m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
+                targets=[m.AssignTarget(target=m.Subscript(value=m.Name(name)))])])):
+            filled.append(statement.body[0].value)
+    uses = len(m.findall(module, m.Name(name)))
+    if len(assigned) != 1 or uses != 1 + len(assigned) + len(filled):
+        return []
+    return _dict_values(assigned[0]) + (filled if isinstance(assigned[0], cst.Dict) else [])

@@ -30,6 +30,7 @@ from codemods.export_apis import (
     exporter_calls,
     exporter_elements,
     receiver_calls,
+    serving_feature_placeholders,
 )
 from codemods.hook_facts import (
     BUILTIN_HOOK_PARAMS,
@@ -264,6 +265,8 @@ class ProgramFacts:
     hooks: dict[str, HookFacts] = field(default_factory=dict)
     input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
     serving_inputs: dict[str, cst.Call] = field(default_factory=dict)  # name -> receiver builder call
+    # placeholders describing a raw receiver builder's features (by id) -> that builder call (export_apis)
+    serving_placeholders: dict[int, cst.Call] = field(default_factory=dict)
     exporter_calls: list[cst.BaseExpression] = field(default_factory=list)  # what EvalSpecs' exporters= give
     # name -> the exporter call or list literal assigned to it (EvalSpec(exporters=name), if assigned and
     # used once)
@@ -750,6 +753,8 @@ def collect_facts(
     if project is None:  # callers with the source at hand pass it (codemods.transformer.migrate_source)
         project = module_facts(source or module.code)
     facts.runtime = analyze_runtime_tier(module, resolver, facts, project, source)
+    if source is None or "build_raw_serving_input_receiver_fn" in source:  # (a walk of the module saved)
+        facts.serving_placeholders = serving_feature_placeholders(module, resolver)
     return facts
 
 

@@ -85,17 +85,16 @@ def build_parsing_serving_input_receiver_fn(feature_spec: dict, default_batch_si
 
 def build_raw_serving_input_receiver_fn(features: dict, default_batch_size: int | None = None):
     """`tf.estimator.export.build_raw_serving_input_receiver_fn`: the features themselves, one input per
-    feature with its dtype and shape, the batch dimension `default_batch_size` (None: any)."""
+    feature (a tensor or a `tf.TensorSpec`) with its dtype and its shape after the first dimension, the batch
+    dimension `default_batch_size` (None: any), as Estimator's `_placeholder_from_tensor` made them."""
     if not isinstance(features, dict) or not features:
         raise ValueError(f"features must be a non-empty dict of feature name -> tensor, got {features!r}")
-    for name, value in features.items():
-        if not tf.TensorShape(value.shape).as_list():
-            raise ValueError(f"feature {name!r} is a scalar; the serving input needs a batch dimension")
 
     def serving_input_receiver_fn():
         tensors = {
             name: tf.compat.v1.placeholder(
-                value.dtype, [default_batch_size] + tf.TensorShape(value.shape).as_list()[1:], name=name
+                value.dtype, tf.TensorShape([default_batch_size]).concatenate(tf.TensorShape(value.shape)[1:]),
+                name=name,
             )
             for name, value in features.items()
         }

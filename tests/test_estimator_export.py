@@ -162,11 +162,24 @@ def test_a_hand_written_receiver_runs_as_the_estimator_ran_it(tmp_path):
     np.testing.assert_allclose(loaded.signatures["serving_default"](inputs=examples)["outputs"].numpy(), expected, rtol=1e-6)
 
 
+def test_raw_features_take_their_dtype_and_shape_after_the_first_dimension_as_estimator_did():
+    """Measured under TF 2.15's Estimator: a scalar feature gave a [None] input, one of unknown rank an input of
+    unknown shape; a migrated program's TensorSpecs (its placeholders built outside a graph) give theirs."""
+    serving = estimator_export.build_raw_serving_input_receiver_fn({
+        "scalar": tf.constant(1.0), "unknown": tf.TensorSpec(None, tf.float32),
+        "ids": tf.TensorSpec([None, 16], tf.int64, name="feat_ids"), "x": tf.zeros([1, 4]),
+    }, default_batch_size=8)
+    with tf.Graph().as_default():
+        tensors = serving().receiver_tensors
+        shapes = {name: (tensor.dtype, tensor.shape) for name, tensor in tensors.items()}
+    assert shapes["unknown"][1].rank is None
+    assert {name: (dtype, shape.as_list()) for name, (dtype, shape) in shapes.items() if name != "unknown"} == {
+        "scalar": (tf.float32, [8]), "ids": (tf.int64, [8, 16]), "x": (tf.float32, [8, 4])}
+
+
 def test_bad_serving_inputs_are_one_clear_error(tmp_path):
     with pytest.raises(ValueError, match="feature_spec must be a non-empty dict"):
         estimator_export.build_parsing_serving_input_receiver_fn([fc.numeric_column("x")])
-    with pytest.raises(ValueError, match="feature 'x' is a scalar"):
-        estimator_export.build_raw_serving_input_receiver_fn({"x": tf.constant(1.0)})
     model = _models()["binary"]
     with pytest.raises(TypeError, match="serving_input_receiver_fn must be a function"):
         estimator_export.export_saved_model(model, str(tmp_path), {"x": tf.zeros([1, 4])})

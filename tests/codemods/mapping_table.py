@@ -680,6 +680,20 @@ ROWS = [
          "estimator_export.export_saved_model(classifier, os.path.join("),
     ),
     Row(
+        "`build_raw_serving_input_receiver_fn(features)` of a migrated export, the features `tf.placeholder(dtype, "
+        "shape, name)`s built outside any graph (in `main`, as CTR projects wrote it): a dict inline, a dict "
+        "variable used only there, or one filled by key",
+        "each such placeholder -> `tf.TensorSpec(shape=..., dtype=..., name=...)` (the builder read only dtype and "
+        "shape; a migrated program runs there eagerly, where a placeholder cannot be made); a dict used elsewhere "
+        "keeps its placeholders",
+        "same",
+        "serving_feature_placeholders",
+        ('"feat_ids": tf.TensorSpec(shape=[None, FIELDS], dtype=tf.int64, name="feat_ids")',
+         'by_key["feat_vals"] = tf.TensorSpec(shape=[None, FIELDS], dtype=tf.float32)'),
+        ('"feat_ids": tf.TensorSpec(shape=[None, FIELDS], dtype=tf.int64, name="feat_ids")',
+         'by_key["feat_vals"] = tf.TensorSpec(shape=[None, FIELDS], dtype=tf.float32)'),
+    ),
+    Row(
         "`export_saved_model` with `ServingInputReceiver(receiver_tensors_alternatives=...)`, "
         "`as_text=`/`checkpoint_path=`/`experimental_mode=`",
         "the estimator is kept, with a `TODO(migrate)` naming the reason",

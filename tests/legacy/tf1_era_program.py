@@ -6,6 +6,8 @@ The reference run gives it TensorFlow 1.x's API (tests/legacy/run_as_tf1.py: its
 `tensorflow.compat.v1` under TF 2.15); `migrate rewrite` spells each name `tf.compat.v1.<name>`. Fixed batch
 order, a checkpoint every 10 steps (step 0 included); dropout's keep probability is a flag (1.0 in the tests:
 no random op). With --results, the estimator is evaluated on all of digits and predicts its first 20 examples.
+With --export_dir it is exported, fed raw features described by placeholders built in `main`, as CTR projects
+(DeepFM and its copies) gave `build_raw_serving_input_receiver_fn` their serving inputs.
 """
 
 import json
@@ -18,6 +20,7 @@ tf.app.flags.DEFINE_string("model_dir", None, "where checkpoints go")
 tf.app.flags.DEFINE_integer("max_steps", 20, "steps to train, in total")
 tf.app.flags.DEFINE_float("keep_prob", 0.5, "dropout's keep probability")
 tf.app.flags.DEFINE_string("results", None, "where the evaluation and predictions go (JSON)")
+tf.app.flags.DEFINE_string("export_dir", None, "where the SavedModel goes")
 FLAGS = tf.app.flags.FLAGS
 BATCH = 32
 
@@ -68,6 +71,10 @@ def main(_):
             json.dump({"metrics": {k: float(v) for k, v in metrics.items()},
                        "classes": [int(p["classes"]) for p in predictions],
                        "logits": [p["logits"].tolist() for p in predictions]}, out)
+    if FLAGS.export_dir:
+        feature_spec = {"pixels": tf.placeholder(dtype=tf.float32, shape=[None, 64], name="pixels")}
+        serving_input_receiver_fn = tf.estimator.export.build_raw_serving_input_receiver_fn(feature_spec)
+        estimator.export_savedmodel(FLAGS.export_dir, serving_input_receiver_fn)
 
 
 if __name__ == "__main__":
