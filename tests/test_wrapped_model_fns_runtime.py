@@ -589,6 +589,44 @@ def test_prediction_and_evaluation_restore_without_a_warning_for_the_optimizer_s
     assert [r.getMessage() for r in caplog.records if "restored" in r.getMessage()] == []
 
 
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_each_training_call_starts_the_train_specs_streaming_metrics_from_zero(target, tmp_path):
+    """official/resnet's model_fn logs `tf.identity(accuracy[1], name="train_accuracy")` in training, and trains
+    in cycles (train, evaluate, train again): each Estimator train call ran a new session, whose local_init_op
+    zeroed the metric's counts. Here the weights do not move (rate 0), so each call sees the same accuracies."""
+    from estimator_migrate.compat import estimator_loop, estimator_training
+
+    def metric_model_fn(features, labels, mode, params):
+        spec = model_fn(features, labels, mode, params)
+        if mode == ModeKeys.TRAIN:
+            logits = tf.compat.v1.get_default_graph().get_tensor_by_name("logits/BiasAdd:0")
+            accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))
+            tf.identity(accuracy[1], name="train_accuracy")
+        return spec
+
+    class Recorder(tf.compat.v1.train.SessionRunHook):
+        def __init__(self):
+            self.calls = []
+
+        def begin(self):
+            self.calls.append([])
+
+        def before_run(self, run_context):
+            return tf.compat.v1.train.SessionRunArgs("train_accuracy:0")
+
+        def after_run(self, run_context, run_values):
+            self.calls[-1].append(float(run_values.results))
+
+    model = estimator_training.configure(WrappedModelFn(metric_model_fn, params={"learning_rate": 0.0}),
+                                         model_dir=tmp_path, config=estimator_training.TrainingConfig())
+    recorder, train = Recorder(), estimator_training.train if target == "keras" else estimator_loop.train
+    train(model, lambda: _dataset(), hooks=[recorder], max_steps=3)
+    train(model, lambda: _dataset(), hooks=[recorder], max_steps=6)
+    first, second = recorder.calls
+    assert len(first) == len(second) == 3 and len(set(first)) > 1  # the counts accumulate within a call
+    assert second == first
+
+
 def test_evaluate_given_an_estimator_checkpoint_name_reads_the_migrated_checkpoint_of_that_step(tmp_path):
     """A program evaluating its checkpoints by Estimator's names (`model_dir/model.ckpt-N`, as a real project's
     per-checkpoint evaluation loop computed them) gets the migrated checkpoint of step N (the loop target keeps one
