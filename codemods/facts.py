@@ -704,6 +704,8 @@ def collect_facts(
     }
     checker = _UseChecker(facts, resolver, collector.lists)
     fast_visit(module, checker)
+    if source is None or "build_raw_serving_input_receiver_fn" in source:  # (a walk of the module saved)
+        facts.serving_placeholders = serving_feature_placeholders(module, resolver)
     _check_sessions(facts, checker.hook_references)
     facts.exporter_variables.update(collector.lists)
     facts.exporter_calls = _eval_spec_exporters(facts)
@@ -753,8 +755,6 @@ def collect_facts(
     if project is None:  # callers with the source at hand pass it (codemods.transformer.migrate_source)
         project = module_facts(source or module.code)
     facts.runtime = analyze_runtime_tier(module, resolver, facts, project, source)
-    if source is None or "build_raw_serving_input_receiver_fn" in source:  # (a walk of the module saved)
-        facts.serving_placeholders = serving_feature_placeholders(module, resolver)
     return facts
 
 
@@ -775,7 +775,9 @@ def _check_sessions(facts: ProgramFacts, hook_references: dict[str, list[cst.Nam
             if problems:
                 loops[key] = problems
     replaced = set().union(*(loop.calls for loop in facts.migrated_sessions()))
-    facts.graph_code = any(call not in replaced for call in facts._graph_code_calls)
+    # (a placeholder describing a serving feature is read for its dtype and shape only: it becomes a TensorSpec)
+    facts.graph_code = any(call not in replaced and call not in facts.serving_placeholders
+                           for call in facts._graph_code_calls)
     if facts.graph_mode_switches and facts.graph_code:
         for loops in (facts.sessions, facts.saver_sessions):
             for key, loop in loops.items():

@@ -157,6 +157,10 @@ def _tier1_only(problem: str) -> bool:
     return problem.startswith(("model_fn", "the module already uses the name", "Estimator("))
 
 
+# The kinds of the estimator constructors this tier rewrites
+ESTIMATOR_KINDS = ("canned", "wrapped", "wrapped_tpu", "keras_estimator")
+
+
 @dataclass
 class RuntimeTier:
     """The calls (by id) this tier rewrites, each with its kind; and the canned estimators it cannot take."""
@@ -173,6 +177,11 @@ class RuntimeTier:
 
     def kind(self, call: cst.CSTNode) -> str | None:
         return self.calls.get(id(call))
+
+    @functools.cached_property
+    def migrates_estimators(self) -> bool:
+        """Whether this tier rewrites an estimator's constructor (its training then runs eagerly)."""
+        return any(kind in ESTIMATOR_KINDS for kind in self.calls.values())
 
     @functools.cached_property
     def keras_estimators(self) -> bool:

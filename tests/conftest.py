@@ -260,6 +260,19 @@ def assert_wrapped_run_matches_estimator(model_dir: Path, estimator_dir: Path, s
     np.testing.assert_allclose(got["logits"], expected["logits"], rtol=0, atol=1e-4)
 
 
+def served_raw_digits(export_base: Path) -> dict:
+    """The outputs of the one SavedModel under `export_base`, its default signature fed digits' first 20 images
+    as the raw feature `pixels`: {output: values}."""
+    import numpy as np
+    import tensorflow as tf
+    from sklearn.datasets import load_digits
+
+    (export,) = export_base.iterdir()
+    served = tf.saved_model.load(str(export)).signatures["serving_default"]
+    pixels = tf.constant((load_digits().data[:20] / 16.0).astype(np.float32))
+    return {key: value.numpy() for key, value in served(pixels=pixels).items()}
+
+
 def import_program(path: Path):
     """A (migrated) program imported as a module, to build its model classes in the test process."""
     spec = importlib.util.spec_from_file_location(f"migrated_{path.parent.name}", path)

@@ -9,14 +9,16 @@ outside any graph (TensorSpecs in the migrated program), serves the Estimator's 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-import tensorflow as tf
-from sklearn.datasets import load_digits
 
-from tests.conftest import ROOT, assert_wrapped_run_matches_estimator, run, run_wrapped_from_estimator_start
+from tests.conftest import (
+    ROOT,
+    assert_wrapped_run_matches_estimator,
+    run,
+    run_wrapped_from_estimator_start,
+    served_raw_digits,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("tf1_era_names")]
 PROGRAM = ROOT / "tests" / "legacy" / "tf1_era_program.py"
@@ -43,15 +45,8 @@ def test_tf1_names_keep_their_meaning_step_for_step(estimator_dir, target, tmp_p
     assert_wrapped_run_matches_estimator(model_dir, estimator_dir, STEPS, ("hidden/w", "logits/kernel", "hidden/w/Adam"),
                                          results, {"accuracy", "loss", "global_step"})
     assert "tf.TensorSpec(shape=[None, 64], dtype=tf.float32, name=\"pixels\")" in source
-    expected, got = _served(estimator_dir.parent / "export"), _served(tmp_path / "export")
+    expected, got = served_raw_digits(estimator_dir.parent / "export"), served_raw_digits(tmp_path / "export")
     assert sorted(got) == sorted(expected) == ["classes", "logits"]
     for key, value in expected.items():
         np.testing.assert_allclose(got[key], value, rtol=0, atol=1e-4, err_msg=key)
 
-
-def _served(export_base: Path) -> dict[str, np.ndarray]:
-    """The outputs of the one export under `export_base`'s default signature, fed digits' first 20 images."""
-    (export,) = export_base.iterdir()
-    served = tf.saved_model.load(str(export)).signatures["serving_default"]
-    pixels = tf.constant((load_digits().data[:20] / 16.0).astype(np.float32))
-    return {key: value.numpy() for key, value in served(pixels=pixels).items()}

@@ -842,12 +842,14 @@ ROWS = [
          "estimator_loop.train(estimator, input_fn=model.train_input"),
     ),
     Row(
-        "`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` in a module whose estimators migrate",
-        "removed (the migrated code runs eagerly; Estimators built their own graphs)",
+        "`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` in a module whose estimators migrate "
+        "(either tier)",
+        "`disable_v2_behavior()` -> `disable_v2_tensorshape()` (the migrated code runs eagerly, Estimators built their "
+        "own graphs; the program's code keeps TF1's TensorShape: `shape[-1].value`); `disable_eager_execution()` removed",
         "same",
         "graph_mode_switch",
-        ("import tensorflow as tf2", "canned.linear_regressor("),
-        ("import tensorflow as tf2", "canned.linear_regressor("),
+        ("import tensorflow as tf2", "canned.linear_regressor(", "\ntf.disable_v2_tensorshape()\n"),
+        ("import tensorflow as tf2", "canned.linear_regressor(", "\ntf.disable_v2_tensorshape()\n"),
     ),
     Row(
         "the same switch in a module with TF1 graph code of its own (`Session`, `placeholder`, `Saver`, "
