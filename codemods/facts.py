@@ -267,6 +267,8 @@ class ProgramFacts:
     serving_inputs: dict[str, cst.Call] = field(default_factory=dict)  # name -> receiver builder call
     # placeholders describing a raw receiver builder's features (by id) -> that builder call (export_apis)
     serving_placeholders: dict[int, cst.Call] = field(default_factory=dict)
+    # the module's functions given as an export's serving_input_receiver_fn (run in a graph of their own)
+    receiver_functions: list[cst.FunctionDef] = field(default_factory=list)
     exporter_calls: list[cst.BaseExpression] = field(default_factory=list)  # what EvalSpecs' exporters= give
     # name -> the exporter call or list literal assigned to it (EvalSpec(exporters=name), if assigned and
     # used once)
@@ -745,6 +747,7 @@ def collect_facts(
                 if id(use) not in collector.assignment_targets and id(use) not in checker.instance_attributes]
         if any(id(use) not in followed_instances for use in uses):
             facts.hooks_used_elsewhere.add(call.func.value)
+    _discount_receiver_graph_code(facts)
     if facts.graph_mode_switches and facts.graph_code:
         for estimator in facts.estimators.values():
             estimator.problems.append(
@@ -756,6 +759,23 @@ def collect_facts(
         project = module_facts(source or module.code)
     facts.runtime = analyze_runtime_tier(module, resolver, facts, project, source)
     return facts
+
+
+def _discount_receiver_graph_code(facts: ProgramFacts) -> None:
+    """Placeholders and parsing in a serving input receiver function run in the export's graph (Estimator's, and
+    compat.estimator_export's): no graph code that needs TF2 behaviour switched off."""
+    if not facts.graph_code or not facts.receiver_functions:
+        return
+    inside = {id(call) for function in facts.receiver_functions for call in m.findall(function, m.Call())}
+    facts.graph_code = _has_graph_code(facts, inside)
+
+
+def _has_graph_code(facts: ProgramFacts, discounted: set[int] = frozenset()) -> bool:
+    """Whether the module keeps graph code (`discounted`: ids of calls that do not count): not the calls a
+    migrated session loop replaces, nor a placeholder describing a serving feature (it becomes a TensorSpec)."""
+    replaced = set().union(*(loop.calls for loop in facts.migrated_sessions()))
+    return any(call not in replaced and call not in facts.serving_placeholders and call not in discounted
+               for call in facts._graph_code_calls)
 
 
 def _check_sessions(facts: ProgramFacts, hook_references: dict[str, list[cst.Name]]) -> None:
@@ -774,10 +794,7 @@ def _check_sessions(facts: ProgramFacts, hook_references: dict[str, list[cst.Nam
                 problems += _session_hook_problems(loop, facts, hook_references)
             if problems:
                 loops[key] = problems
-    replaced = set().union(*(loop.calls for loop in facts.migrated_sessions()))
-    # (a placeholder describing a serving feature is read for its dtype and shape only: it becomes a TensorSpec)
-    facts.graph_code = any(call not in replaced and call not in facts.serving_placeholders
-                           for call in facts._graph_code_calls)
+    facts.graph_code = _has_graph_code(facts)
     if facts.graph_mode_switches and facts.graph_code:
         for loops in (facts.sessions, facts.saver_sessions):
             for key, loop in loops.items():
@@ -1282,6 +1299,8 @@ def _serving_input_problems(
     """Why an export's serving_input_receiver_fn= cannot be carried over; the calls to rewrite in it noted."""
     calls, problems = receiver_calls(receiver, facts.serving_inputs, facts.functions, resolver)
     estimator.export_api_calls.extend(calls)
+    if isinstance(receiver, cst.Name) and len(facts.functions.get(receiver.value, [])) == 1:
+        facts.receiver_functions.append(facts.functions[receiver.value][0])
     if calls and isinstance(receiver, cst.Name) and facts.name_uses[receiver.value] != 1 + _receiver_uses(
         receiver.value, facts
     ):

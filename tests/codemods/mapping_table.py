@@ -852,8 +852,17 @@ ROWS = [
         ("import tensorflow as tf2", "canned.linear_regressor(", "\ntf.disable_v2_tensorshape()\n"),
     ),
     Row(
+        "the same switch in a module whose only placeholders are in a serving input receiver function of a migrated "
+        "export, or describe a raw receiver's features",
+        "as above: the export runs the receiver function in a graph of its own, as Estimator did",
+        "same",
+        "graph_mode_switch_receiver_fn",
+        ("\ntf.disable_v2_tensorshape()\n", "estimator_export.export_saved_model(regressor, "),
+        ("\ntf.disable_v2_tensorshape()\n", "estimator_export.export_saved_model(regressor, "),
+    ),
+    Row(
         "the same switch in a module with TF1 graph code of its own (`Session`, `placeholder`, `Saver`, "
-        "`MonitoredTrainingSession`)",
+        "`MonitoredTrainingSession`) elsewhere",
         "kept, and the module's estimators stay Estimators, with a `TODO(migrate)`",
         "same",
         "todo_graph_mode_switch_kept",
