@@ -861,6 +861,16 @@ ROWS = [
         ("\ntf.disable_v2_tensorshape()\n", "estimator_export.export_saved_model(regressor, "),
     ),
     Row(
+        "the same switch in a module with TF1 graph code of its own whose estimators the run-time tier migrates "
+        "(simclr: a TPUEstimator, a placeholder in a TF-Hub `module_fn`)",
+        "`disable_v2_behavior()` -> `disable_v2_tensorshape()`, with a `TODO(migrate)`: the graph code runs as before "
+        "only where a graph is built for it",
+        "same",
+        "graph_mode_switch_runtime_tier",
+        ("# TODO(migrate): graph-mode-switch: TF2 behaviour is back on", "\n    tf.disable_v2_tensorshape()\n"),
+        ("# TODO(migrate): graph-mode-switch: TF2 behaviour is back on", "\n    tf.disable_v2_tensorshape()\n"),
+    ),
+    Row(
         "the same switch in a module with TF1 graph code of its own (`Session`, `placeholder`, `Saver`, "
         "`MonitoredTrainingSession`) elsewhere",
         "kept, and the module's estimators stay Estimators, with a `TODO(migrate)`",
