@@ -16,7 +16,6 @@ import libcst.matchers as m
 
 from codemods.registry import Rule, register
 
-
 GRAPH_CODE_RUNS_EAGERLY = (
     "TF2 behaviour is back on for the estimators the run-time tier migrated (their training runs eagerly); the "
     "module's own TF1 graph code (sessions, placeholders) runs as before only where a graph is built for it (a "
