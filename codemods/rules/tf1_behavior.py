@@ -7,6 +7,10 @@ TensorFlow 2 it stops at its first placeholder ("not compatible with eager execu
 it that behaviour back, called first in the module's first `if __name__ == "__main__":` block. Only in a project
 written for 1.x, where nothing of the module runs on the migrated runtime, which is eager (no estimator, no
 migrated session loop, no run-time tier call), and where the program does not switch TF2 behaviour off itself.
+
+Where the module's estimators migrate, the entry block starts with `tf.compat.v1.disable_v2_tensorshape()`
+instead: of 1.x's behaviour, the part the program's own code reads (a Dimension's `shape[-1].value` in its
+model_fns and input_fns), which the eager migrated training runs with.
 """
 
 import libcst as cst
@@ -33,6 +37,8 @@ class Tf1BehaviorRule(Rule):
         if original is not next(entries, None):
             return updated  # the first entry block at module level runs first: the switch goes there once
         facts = ctx.facts
+        if _migrates_estimators(facts) and not facts.graph_mode_switches:
+            return _with_tf1_tensor_shapes(original, updated, ctx)
         if not facts.graph_code or facts.graph_mode_switches or facts.estimators or facts.runtime.calls \
                 or facts.migrated_sessions():
             return updated
@@ -44,3 +50,34 @@ class Tf1BehaviorRule(Rule):
                    "behaviour it ran with (graph mode, TF1 variables, Keras 2 tf.layers: tf.compat.v1.disable_v2_behavior)")
         call = cst.parse_statement("tf1_programs.run_as_tf1()  # TensorFlow 1.x's behaviour: graph mode, TF1 variables\n")
         return updated.with_changes(body=updated.body.with_changes(body=[call, *updated.body.body]))
+
+
+def _migrates_estimators(facts) -> bool:
+    return any(estimator.migratable for estimator in facts.estimators.values()) or facts.runtime.migrates_estimators
+
+
+_TENSOR_SHAPES = m.SimpleStatementLine(body=[m.Expr(value=m.Call(func=m.Attribute(attr=m.Name("disable_v2_tensorshape"))))])
+
+
+def _with_tf1_tensor_shapes(original: cst.If, main: cst.If, ctx) -> cst.If:
+    """A program written for TensorFlow 1.x whose estimators migrate: TF1's TensorShape first in its entry block
+    (its model_fns and input_fns read `shape[-1].value`, a Dimension's, as they ran); the migrated training runs
+    eagerly, with TF2's behaviour otherwise."""
+    alias = _tensorflow_alias(ctx.module)
+    if alias is None or any(m.matches(statement, _TENSOR_SHAPES) for statement in main.body.body):
+        return main
+    ctx.record(original, "tf1-behavior", True, "TensorFlow 1.x program whose estimators migrate: "
+               "tf.compat.v1.disable_v2_tensorshape() first, the TensorShape it ran with (dimensions as Dimension)")
+    call = cst.parse_statement(f"{alias}.compat.v1.disable_v2_tensorshape()  # TensorFlow 1.x's TensorShape: "
+                               "shape[i].value\n")
+    return main.with_changes(body=main.body.with_changes(body=[call, *main.body.body]))
+
+
+def _tensorflow_alias(module: cst.Module) -> str | None:
+    """The name `import tensorflow [as name]` binds at the module's top level, if any."""
+    for statement in module.body:
+        if m.matches(statement, m.SimpleStatementLine(body=[m.Import()])):
+            for alias in statement.body[0].names:
+                if cst.helpers.get_full_name_for_node(alias.name) == "tensorflow":
+                    return alias.asname.name.value if alias.asname is not None else "tensorflow"
+    return None

@@ -225,6 +225,16 @@ ROWS = [
         ("    tf1_programs.run_as_tf1()",),
     ),
     Row(
+        "The entry point (`if __name__ == \"__main__\":`) of a program written for TensorFlow 1.x whose estimators "
+        "migrate (either tier)",
+        "`tf.compat.v1.disable_v2_tensorshape()` first: the TensorShape it ran with (a model_fn's "
+        "`x.get_shape()[1].value`), the migrated training eager",
+        "same",
+        "tf1_era_estimator",
+        ("    tf.compat.v1.disable_v2_tensorshape()  # TensorFlow 1.x's TensorShape: shape[i].value",),
+        ("    tf.compat.v1.disable_v2_tensorshape()  # TensorFlow 1.x's TensorShape: shape[i].value",),
+    ),
+    Row(
         "`tf.estimator.<canned>` in a program written for TensorFlow 1.x (it also calls `tf.Session`, "
         "`tf.train.*Optimizer`, `tf.logging`, `tf.contrib`, ...: APIs only 1.x had)",
         "the v1 estimator it meant there: `loss_reduction=\"sum\"`, TF1 optimizer defaults (codemods/tf_era.py)",

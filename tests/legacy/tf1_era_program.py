@@ -1,7 +1,8 @@
 """A custom-model_fn Estimator written for TensorFlow 1.x, for tests/test_tf1_era_names.py: its TensorFlow
 names are 1.x's plain ones (`tf.app.flags`, `tf.logging`, `tf.layers.dense`, `tf.get_variable` in a
 `tf.variable_scope`, `tf.nn.dropout(x, keep_prob)`, `tf.losses`, `tf.metrics`, `tf.summary.scalar`,
-`tf.train.AdamOptimizer`, a dataset's `make_one_shot_iterator()`), none of which means the same in TensorFlow 2.
+`tf.train.AdamOptimizer`, a dataset's `make_one_shot_iterator()`, a dimension's `.value`), none of which means the
+same in TensorFlow 2.
 The reference run gives it TensorFlow 1.x's API (tests/legacy/run_as_tf1.py: its `import tensorflow` is
 `tensorflow.compat.v1` under TF 2.15); `migrate rewrite` spells each name `tf.compat.v1.<name>`. Fixed batch
 order, a checkpoint every 10 steps (step 0 included); dropout's keep probability is a flag (1.0 in the tests:
@@ -41,7 +42,8 @@ def predict_input_fn():
 
 def model_fn(features, labels, mode, params):
     with tf.variable_scope("hidden"):
-        w = tf.get_variable("w", [64, 32], initializer=tf.glorot_uniform_initializer(seed=1))
+        width = features["pixels"].get_shape()[1].value  # a Dimension in TensorFlow 1.x
+        w = tf.get_variable("w", [width, 32], initializer=tf.glorot_uniform_initializer(seed=1))
         net = tf.nn.relu(tf.matmul(features["pixels"], w))
     if mode == tf.estimator.ModeKeys.TRAIN:
         net = tf.nn.dropout(net, params["keep_prob"])
