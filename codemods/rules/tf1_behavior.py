@@ -37,7 +37,7 @@ class Tf1BehaviorRule(Rule):
         if original is not next(entries, None):
             return updated  # the first entry block at module level runs first: the switch goes there once
         facts = ctx.facts
-        if _migrates_estimators(facts) and not facts.graph_mode_switches:
+        if _runs_migrated_training(facts) and not facts.graph_mode_switches:
             return _with_tf1_tensor_shapes(original, updated, ctx)
         if not facts.graph_code or facts.graph_mode_switches or facts.estimators or facts.runtime.calls \
                 or facts.migrated_sessions():
@@ -52,15 +52,18 @@ class Tf1BehaviorRule(Rule):
         return updated.with_changes(body=updated.body.with_changes(body=[call, *updated.body.body]))
 
 
-def _migrates_estimators(facts) -> bool:
-    return any(estimator.migratable for estimator in facts.estimators.values()) or facts.runtime.migrates_estimators
+def _runs_migrated_training(facts) -> bool:
+    """Whether the module runs migrated (eager) training: an estimator of either tier, a call of the run-time
+    tier (a project's `task.py` training the estimator its `model.py` builds), a migrated session loop."""
+    return (any(estimator.migratable for estimator in facts.estimators.values()) or bool(facts.runtime.calls)
+            or bool(facts.migrated_sessions()))
 
 
 _TENSOR_SHAPES = m.SimpleStatementLine(body=[m.Expr(value=m.Call(func=m.Attribute(attr=m.Name("disable_v2_tensorshape"))))])
 
 
 def _with_tf1_tensor_shapes(original: cst.If, main: cst.If, ctx) -> cst.If:
-    """A program written for TensorFlow 1.x whose estimators migrate: TF1's TensorShape first in its entry block
+    """A program written for TensorFlow 1.x whose training migrates: TF1's TensorShape first in its entry block
     (its model_fns and input_fns read `shape[-1].value`, a Dimension's, as they ran); the migrated training runs
     eagerly, with TF2's behaviour otherwise."""
     alias = _tensorflow_alias(ctx.module)
