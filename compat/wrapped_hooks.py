@@ -38,6 +38,15 @@ class ModeGraph:
         self.step = wrapped.prune(feeds, fetches)  # the step without hooks
         self._pruned = {}
         self._variable_reads = {}
+        # The local variables (a TRAIN spec's streaming metrics) as the graph made them
+        self._local_initial_values = [(variable, variable.read_value()) for variable in
+                                      collections.get(tf.compat.v1.GraphKeys.LOCAL_VARIABLES, [])]
+
+    def initialize_local_variables(self) -> None:
+        """Set the local variables back to their initial values, as each Estimator session's Scaffold
+        local_init_op did."""
+        for variable, value in self._local_initial_values:
+            variable.assign(value)
 
     @property
     def graph(self):

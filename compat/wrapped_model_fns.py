@@ -318,8 +318,7 @@ class _NewSession(tf_keras.callbacks.Callback):
         self.graph = graph
 
     def on_train_begin(self, logs=None):
-        for variable, value in self.graph.local_initial_values:
-            variable.assign(value)
+        self.graph.initialize_local_variables()
 
 
 class _RunSessionHooks(tf_keras.callbacks.Callback):
@@ -485,10 +484,6 @@ class WrappedModelFn(tf_keras.Model):
         if mode == ModeKeys.EVAL:  # as Estimator: the updates at each batch, the values read once at the end
             built["fetches"] = built["updates"]
         made = ModeGraph(wrapped, built["feeds"], built["fetches"], built["collections"], built["hooks"])
-        # The graph's local variables (a TRAIN spec's streaming metrics) as made: each Estimator session began
-        # with them so (its Scaffold's local_init_op)
-        made.local_initial_values = [(variable, variable.read_value()) for variable in
-                                     built["collections"].get(tf.compat.v1.GraphKeys.LOCAL_VARIABLES, [])]
         if built["init_fn"] is not None:
             with made.as_default():  # as the session Estimator gave it: its graph the default one
                 built["init_fn"](HookSession(made))
@@ -617,10 +612,11 @@ class WrappedModelFn(tf_keras.Model):
 
     def training_callbacks(self, hooks) -> list[tf_keras.callbacks.Callback]:
         """The callbacks of a training (its variables made with `make_variables`): one that begins it as a new
-        session began (`_NewSession`), the TRAIN spec's training hooks that are Keras callbacks (built-in hooks the rewrite migrated), then one that runs `hooks` (SessionRunHooks
-        given to train), the spec's SessionRunHooks and, when the model_fn wrote summaries of its own, Estimator's
-        summary hook (`SummarySaver`, every `save_summary_steps`) around the steps, when there are any. The steps
-        then run one by one, eagerly (each hook chooses its fetches at every step)."""
+        session began (`_NewSession`), the TRAIN spec's training hooks that are Keras callbacks (built-in hooks the
+        rewrite migrated), then one that runs `hooks` (SessionRunHooks given to train), the spec's SessionRunHooks
+        and, when the model_fn wrote summaries of its own, Estimator's summary hook (`SummarySaver`, every
+        `save_summary_steps`) around the steps, when there are any. The steps then run one by one, eagerly (each
+        hook chooses its fetches at every step)."""
         spec_hooks = self._train_graph.hooks
         callbacks = [_NewSession(self._train_graph),
                      *(hook for hook in spec_hooks if isinstance(hook, tf_keras.callbacks.Callback))]

@@ -195,9 +195,26 @@ def quiet_tensorflow() -> None:
     """Keep TensorFlow's start-up lines (absl, oneDNN, CPU features) and Python warnings off stderr, where the
     command's own result or one-line error goes. Before TensorFlow is imported; a user's own setting wins."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if os.environ["TF_CPP_MIN_LOG_LEVEL"] == "3":
+        _import_tensorflow_silently()
     import logging
 
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
+
+
+def _import_tensorflow_silently() -> None:
+    """Import TensorFlow with file descriptor 2 on /dev/null: TensorFlow 2.21's C++ writes its start-up lines
+    (absl's "All log messages before absl::InitializeLog()", oneDNN's) before it reads TF_CPP_MIN_LOG_LEVEL
+    (measured: they print with it set to 3). An import error is raised as ever, once stderr is back."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        import tensorflow  # noqa: F401
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def main() -> None:
