@@ -66,21 +66,12 @@ def _with_tf1_tensor_shapes(original: cst.If, main: cst.If, ctx) -> cst.If:
     """A program written for TensorFlow 1.x whose training migrates: TF1's TensorShape first in its entry block
     (its model_fns and input_fns read `shape[-1].value`, a Dimension's, as they ran); the migrated training runs
     eagerly, with TF2's behaviour otherwise."""
-    alias = _tensorflow_alias(ctx.module)
-    if alias is None or any(m.matches(statement, _TENSOR_SHAPES) for statement in main.body.body):
+    if any(m.matches(statement, _TENSOR_SHAPES) for statement in main.body.body):
         return main
+    alias = ctx.need_tensorflow()
     ctx.record(original, "tf1-behavior", True, "TensorFlow 1.x program whose estimators migrate: "
                "tf.compat.v1.disable_v2_tensorshape() first, the TensorShape it ran with (dimensions as Dimension)")
     call = cst.parse_statement(f"{alias}.compat.v1.disable_v2_tensorshape()  # TensorFlow 1.x's TensorShape: "
                                "shape[i].value\n")
     return main.with_changes(body=main.body.with_changes(body=[call, *main.body.body]))
 
-
-def _tensorflow_alias(module: cst.Module) -> str | None:
-    """The name `import tensorflow [as name]` binds at the module's top level, if any."""
-    for statement in module.body:
-        if m.matches(statement, m.SimpleStatementLine(body=[m.Import()])):
-            for alias in statement.body[0].names:
-                if cst.helpers.get_full_name_for_node(alias.name) == "tensorflow":
-                    return alias.asname.name.value if alias.asname is not None else "tensorflow"
-    return None
