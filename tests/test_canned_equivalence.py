@@ -228,3 +228,34 @@ def _assert_same_serving(migrated, estimator):
                                            rtol=METRICS_RTOL, atol=1e-5, err_msg=f"{signature}: {key}")
             else:
                 assert outputs[key][1] == values, f"{signature}: {key}"
+
+
+# Programs that switched TensorFlow 2 off first (`tf.compat.v1.disable_v2_behavior()`: the migration guide's first
+# step, tf_upgrade_v2's output), run by the real Estimator under that switch. Migrated, the switch becomes
+# `disable_v2_tensorshape()` (TF1's TensorShape, which the program's own code may read) and the canned model runs
+# under it: one categorical program (sparse linear weights, an embedding) and one combined, each on one target.
+TF1_BEHAVIOR = {"dnn_linear_combined_classifier_ftrl_adam": "keras", "dnn_classifier_embedding_rmsprop_v2": "loop"}
+
+
+@pytest.mark.parametrize(("name", "target"), list(TF1_BEHAVIOR.items()))
+def test_canned_estimator_under_tf1_behavior_takes_the_estimators_steps(name, target, legacy_python, tmp_path):
+    source = {**PROGRAMS, **CATEGORICAL}[name]
+    assert "tf1 = tf.compat.v1\n" in source and "export_saved_model" not in source  # (serve() needs eager)
+    program = tmp_path / f"{name}.py"
+    program.write_text(source.replace("tf1 = tf.compat.v1\n", "tf1 = tf.compat.v1\ntf1.disable_v2_behavior()\n"))
+    estimator_dir, estimator_metrics = tmp_path / "estimator", tmp_path / "estimator.json"
+    run([legacy_python, program, "--model_dir", estimator_dir, "--max_steps", STEPS, "--metrics_out", estimator_metrics])
+    estimator_outputs = json.loads(estimator_metrics.read_text())
+    migrated = migrate_file(program, tmp_path / "migrated", target)
+    assert "tf1.disable_v2_tensorshape()" in migrated.read_text() and "disable_v2_behavior" not in migrated.read_text()
+    metrics_out = tmp_path / "metrics.json"
+    if name in CATEGORICAL:
+        model_dir = estimator_start(estimator_dir, tmp_path / "model")
+        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
+        assert_canned_model_holds_estimator_weights(_migrated_programs_model(migrated), model_dir, estimator_dir, STEPS)
+    else:
+        model_dir = tmp_path / "model"
+        convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
+        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS, "--metrics_out", metrics_out])
+        assert_matches_estimator_checkpoint(model_dir, estimator_dir, STEPS)
+    _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
