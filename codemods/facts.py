@@ -48,7 +48,7 @@ from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
 from codemods.project_facts import ProjectFacts, module_facts
-from codemods.runtime_tier import RunTimeChecked, RuntimeTier
+from codemods.runtime_tier import RUNCONFIG_PARAMS, RunTimeChecked, RuntimeTier
 from codemods.runtime_tier import analyze as analyze_runtime_tier
 from codemods.saver_loops import SaverLoop, analyze_saver_session, tf_session_call
 from codemods.syntax import (
@@ -446,7 +446,7 @@ def is_numpy_input_fn_call(value, resolver: ApiResolver) -> bool:
 
 
 def run_config_facts(call: cst.Call, variable: str | None) -> RunConfigFacts:
-    kwargs, problems = keyword_args(call)
+    kwargs, problems = call_arguments(call, RUNCONFIG_PARAMS)
     problems += [
         f"RunConfig({key}=...) is not migrated yet{_NOT_SUPPORTED_WHY.get(key, '')}"
         for key in kwargs

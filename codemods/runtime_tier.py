@@ -76,6 +76,11 @@ def estimator_method_call(call: cst.Call, method: str | None, keyword_needed: bo
     return fits and (ESTIMATOR_METHODS[method] in keywords or not keyword_needed)
 
 
+# RunConfig's parameters in order (TF 1.x wrote `RunConfig(model_dir, ...)`; the same order in v1 and v2)
+RUNCONFIG_PARAMS = ("model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
+                    "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
+                    "train_distribute", "device_fn", "protocol", "eval_distribute", "experimental_distribute",
+                    "experimental_max_worker_delay_secs", "session_creation_timeout_secs", "checkpoint_save_graph_def")
 # RunConfig arguments TrainingConfig takes (the others change how or where training runs: kept, with a TODO).
 CONFIG_ARGUMENTS = (
     "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
@@ -215,7 +220,8 @@ def config_problems(call: cst.Call, tpu: bool = False) -> list[str]:
     """Why a RunConfig cannot become a TrainingConfig. `RunConfig(**settings)` can (not the TPU one): the
     settings' names are checked when the program runs (TrainingConfig.__new__)."""
     settings = [arg for arg in call.args if arg.star == "**"] if not tpu else []
-    kwargs, problems = keyword_args(call.with_changes(args=[arg for arg in call.args if arg not in settings]))
+    plain = call.with_changes(args=[arg for arg in call.args if arg not in settings])
+    kwargs, problems = keyword_args(plain) if tpu else call_arguments(plain, RUNCONFIG_PARAMS)
     accepted_ = CONFIG_ARGUMENTS + TPU_CONFIG_ARGUMENTS * tpu
     return problems + [f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in accepted_]
 

@@ -42,6 +42,18 @@ def call_arguments(call: cst.Call, parameters: tuple[str, ...]) -> tuple[dict[st
     return arguments, problems
 
 
+def with_keywords(call: cst.Call, parameters: tuple[str, ...]) -> cst.Call:
+    """`call` with its leading positional arguments given by the names of `parameters` (*/** arguments and those
+    past `parameters` kept as they are)."""
+    args = []
+    for index, arg in enumerate(call.args):
+        if arg.keyword is None and not arg.star and index < len(parameters):
+            arg = arg.with_changes(keyword=cst.Name(parameters[index]), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+        args.append(arg)
+    return call.with_changes(args=args)
+
+
 def single_assignment(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
     """`name = value` as (name, value), for a statement line holding exactly that."""
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:

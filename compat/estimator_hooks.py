@@ -30,6 +30,16 @@ def check_loss(loss) -> None:
         raise NanLossDuringTrainingError("NaN loss during training.")
 
 
+def until_stopped(dataset: tf.data.Dataset) -> tf.data.Dataset:
+    """The input of a training given no steps: Estimator trained until its input ended or a hook requested a stop.
+    `fit(steps_per_epoch=None)` does the same but refuses an infinite dataset (a `repeat()`ed one): that one is
+    given with its length unknown, so fit draws from it until a callback stops the training (the migrated
+    hooks' `request_stop()`: `StopAtStep`, the early-stopping hooks), or for ever as Estimator did."""
+    if dataset.cardinality() != tf.data.INFINITE_CARDINALITY:
+        return dataset
+    return dataset.filter(lambda *_: True)
+
+
 class RaiseOnNanLoss(tf_keras.callbacks.Callback):
     """`check_loss` after every step of `fit` (its `loss` log, the epoch's running mean, is NaN from the first
     NaN step on)."""

@@ -509,9 +509,13 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     eagerly = model.run_eagerly
     if steps_eagerly(callbacks):
         model.run_eagerly, model.train_function = True, None
+    if dataset is None:
+        dataset = input_dataset(input_fn, TRAIN, model, exact)
+    if steps is None and max_steps is None and not exact:  # (exact resume needs a length: its own error says so)
+        dataset = estimator_hooks.until_stopped(dataset)
     try:
         model.fit(
-            dataset if dataset is not None else input_dataset(input_fn, TRAIN, model, exact),
+            dataset,
             epochs=1,
             steps_per_epoch=max_steps - call_start(manager, done, max_steps=max_steps) if max_steps is not None else steps,
             callbacks=[

@@ -72,7 +72,7 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
     completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--record", record])
 
     expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "record.json", record))
-    assert [r["step"] for r in expected["train"]] == list(range(1, 13))  # the hook's stop at 12, of 20
+    assert [r["step"] for r in expected["train"]] == list(range(1, 13))  # the hook's stop at 12 (no limit given)
     assert expected["flags"] == [False] * 8 + [True] * 4  # raised by its own assign op after step 8
     assert got == expected
     # train's LoggingTensorHook (every_n_iter=4: steps 1, 5, 9) logs before the model_fn's (every 5: steps 1, 6, 11),

@@ -29,8 +29,8 @@ import libcst as cst
 from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING, head_api
 from codemods.registry import Rule, register
 from codemods.rules.canned_estimator import canned_builder_call
-from codemods.runtime_tier import CUSTOM, SPECS, wrapped_arguments
-from codemods.syntax import call_arguments
+from codemods.runtime_tier import CUSTOM, RUNCONFIG_PARAMS, SPECS, wrapped_arguments
+from codemods.syntax import call_arguments, with_keywords
 from codemods.templates import source
 
 _LOOP_METHODS = ("train", "train_and_evaluate")
@@ -99,7 +99,8 @@ class EstimatorRuntimeRule(Rule):
             return updated.with_changes(func=cst.parse_expression("added_metrics.add_metrics"))
         if kind == "config":
             ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
-            return updated.with_changes(func=cst.parse_expression("estimator_training.TrainingConfig"))
+            return with_keywords(updated, RUNCONFIG_PARAMS).with_changes(
+                func=cst.parse_expression("estimator_training.TrainingConfig"))
         if kind == "tpu_config":
             ctx.need_compat("tpu_estimators")
             ctx.record(original, self.rule_id, True, "TPU RunConfig -> compat.tpu_estimators.TPUTrainingConfig (its TPU "

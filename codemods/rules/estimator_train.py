@@ -416,6 +416,8 @@ class EstimatorTrainRule(Rule):
                 values["cadence"] += f" // math.gcd({values['every']}, {values['summary_steps']})"
             if limit is None:  # until the input is exhausted (or a hook stops it), as Estimator
                 values["steps_per_epoch"] = "None"
+                if not ctx.exact:  # (fit refuses a repeated input with no steps; exact resume needs them)
+                    values["dataset"] = f"estimator_hooks.until_stopped({values['dataset']})"
                 code = _KERAS_RESTORE.format(**values) + _KERAS_FIT.format(**values)
             elif limit == "max_steps":
                 # counted from the call's start: a crash may leave one of its own checkpoints model_dir's latest

@@ -264,6 +264,24 @@ ROWS = [
         ('loss_reduction="sum", head_version="v2"', "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE"),
     ),
     Row(
+        "`RunConfig(model_dir, 42, 10, 20)`: a RunConfig's arguments by position (TF 1.x's guides)",
+        "read by RunConfig's own parameter order (the same in v1 and v2); a `TrainingConfig` made of it names each",
+        "same",
+        "runconfig_positional_arguments",
+        ("TrainingConfig(model_dir=model_dir, tf_random_seed=42, save_summary_steps=10, save_checkpoints_steps=20)",
+         "save_checkpoints_secs=60, session_config=None, keep_checkpoint_max=3)"),
+        ("TrainingConfig(model_dir=model_dir, tf_random_seed=42, save_summary_steps=10, save_checkpoints_steps=20)",
+         "save_checkpoints_secs=60, session_config=None, keep_checkpoint_max=3)"),
+    ),
+    Row(
+        "the same positional RunConfig given to an estimator that becomes a Keras model",
+        "its settings carried over as if named: the seed, model_dir, summary and checkpoint cadence",
+        "same",
+        "runconfig_positional_canned",
+        ("seeding.set_graph_seed(42)", "save_freq=20 // math.gcd(20, 10)", "TensorBoard(model_dir, update_freq=10)"),
+        ("seeding.set_graph_seed(42)",),
+    ),
+    Row(
         "`DNNClassifier([16, 8], columns, model_dir)`: a canned estimator's arguments by position",
         "named in the builder's call (`hidden_units=[16, 8], feature_columns=columns`), bound to the parameters the "
         "v1 and v2 classes both take in that position; past them (where v1's partitioners shift the rest) a TODO "
@@ -474,10 +492,11 @@ ROWS = [
     ),
     Row(
         "`est.train(input_fn)` with neither steps nor max_steps (until the input ends or a hook stops it)",
-        "`fit(..., steps_per_epoch=None)`",
+        "`fit(estimator_hooks.until_stopped(input_fn()), steps_per_epoch=None)`: a repeated input, which fit refuses "
+        "with no steps, is given with its length unknown, so fit trains until a callback stops it",
         "the loop runs over the whole dataset (no `take`)",
         "builtin_stop_at_step_hook",
-        ("steps_per_epoch=None",),
+        ("estimator_hooks.until_stopped(input_fn()),\n    epochs=1,\n    steps_per_epoch=None",),
         ("for regressor_features, regressor_labels in input_fn():",),
     ),
     Row(

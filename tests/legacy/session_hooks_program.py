@@ -6,7 +6,7 @@ The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the Estim
 given to train(hooks=...) logging the loss by its tensor's name every 4 steps (their lines at INFO level on stderr); a
 hook of the program's own in train(hooks=...) that fetches the loss by object and the logits by name in
 before_run, reads the global step with `run_context.session.run` after each step, and requests a stop at
-step 12 (of max_steps 20); one making a variable in begin() and raising it with an assign op of its own at step 8
+step 12 (train is given no limit and an endless input: the hook alone ends it); one making a variable in begin() and raising it with an assign op of its own at step 8
 (Estimator's checkpoints held it); summaries of the model_fn's own (a scalar, a histogram), which Estimator wrote
 to model_dir every save_summary_steps (5), with its `loss`; a `ProfilerHook` in training_hooks tracing every 5 steps into model_dir/profile (its
 output_dir read from the `config` the model_fn is given); a `SummarySaverHook` in training_hooks writing the
@@ -113,7 +113,7 @@ def main():
     recording = RecordingHook(stop_at=12)
     loss_logger = tf.estimator.LoggingTensorHook({"loss": "sparse_softmax_cross_entropy_loss/value:0"}, every_n_iter=4)
     flag = FlagHook(raise_at=8)
-    estimator.train(input_fn=lambda: input_fn().repeat(), max_steps=20, hooks=[recording, loss_logger, flag])
+    estimator.train(input_fn=lambda: input_fn().repeat(), hooks=[recording, loss_logger, flag])
     metrics = estimator.evaluate(input_fn=input_fn)
     with open(args.record, "w") as out:
         json.dump({"train": recording.records, "flags": flag.seen, "eval": [r["loss"] for r in EVAL_RECORDS.records],

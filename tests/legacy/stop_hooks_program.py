@@ -5,7 +5,7 @@ Three calls: max_steps=20 cut at step 12 by StopAtStepHook(last_step=12), with a
 every 5 steps into model_dir/step_counter; steps=10 cut after 3 steps by
 StopAtStepHook(num_steps=3) given through a list variable (step 15), a hook of the program's own in both writing
 the global step it fetched with each step, every 5 steps and at each call's end; no limit over an input of one epoch, 18 batches
-(step 33). A second estimator, in model_dir/early_stopped, trains to max_steps=60 with
+(step 33); no limit over the endless input, cut after 4 steps by StopAtStepHook(num_steps=4) (step 37). A second estimator, in model_dir/early_stopped, trains to max_steps=60 with
 make_early_stopping_hook(run_every_steps=4) whose should_stop_fn says yes the third time it is asked. (It has
 its own directory because Estimator's early-stopping hook adds a variable to the graph: restoring a checkpoint
 written without it fails with "Key signal_early_stopping/STOP not found in checkpoint".)
@@ -84,6 +84,7 @@ def main():
     stop_hooks = [tf1.train.StopAtStepHook(num_steps=3), step_report]
     classifier.train(input_fn=endless_input_fn, steps=10, hooks=stop_hooks)
     classifier.train(input_fn=one_epoch_input_fn)
+    classifier.train(input_fn=endless_input_fn, hooks=[tf1.train.StopAtStepHook(num_steps=4)])
 
     stopped_early = tf1.estimator.LinearClassifier(
         feature_columns=columns,
