@@ -97,6 +97,28 @@ def test_without_tf1_behaviour_it_stops_at_its_first_placeholder(runs, migrated,
     assert "tf.placeholder() is not compatible with eager execution" in completed.stderr
 
 
+def test_as_tf_upgrade_v2_left_it_the_program_gets_tf1_behaviour_and_trains_as_the_tf1_one(runs, migrated, tmp_path):
+    """tf_upgrade_v2 spells the TF1 names tf.compat.v1's and switches nothing: the program still ran only on 1.x
+    (its placeholders in no graph of its own). Rewritten from that form, it gets the same switch and steps."""
+    start, reference, logged = runs
+    upgraded = tmp_path / "upgraded" / "tf1_graph_program.py"
+    upgraded.parent.mkdir()
+    lines = [line for line in migrated.read_text().splitlines(keepends=True)
+             if "estimator_migrate.compat import" not in line and "TF_USE_LEGACY_KERAS" not in line
+             and "run_as_tf1()" not in line]
+    upgraded.write_text("".join(lines).replace("graph_sessions.CheckpointSaverHook(", "tf.compat.v1.train.CheckpointSaverHook("))
+    assert "graph_sessions" not in upgraded.read_text() and "tf.compat.v1.placeholder(" in upgraded.read_text()
+    rewritten = migrate_file(upgraded, tmp_path / "rewritten", "keras")
+    assert 'if __name__ == "__main__":\n    tf1_programs.run_as_tf1()' in rewritten.read_text()
+    checkpoint_dir = tmp_path / "model"
+    shutil.copytree(start, checkpoint_dir)
+    completed = run([MODERN_PYTHON, rewritten, "--checkpoint_dir", checkpoint_dir, "--num_training_iterations", ITERATIONS])
+    got = LOGGED.findall(completed.stderr)
+    assert [float(loss) for _, loss in got] == pytest.approx([float(loss) for _, loss in logged], rel=0, abs=ATOL)
+    assert_same_variables(str(checkpoint_dir / f"model.ckpt-{ITERATIONS}"), str(reference / f"model.ckpt-{ITERATIONS}"),
+                          atol=ATOL)
+
+
 def copies_of(start, tmp_path, *kinds) -> dict:
     """A copy of the shared start directory for each of `kinds`, by kind."""
     directories = {kind: tmp_path / kind for kind in kinds}

@@ -31,7 +31,9 @@ class Tf1BehaviorRule(Rule):
     node_types = (cst.If,)
 
     def leave(self, original: cst.If, updated: cst.If, ctx):
-        if not m.matches(original.test, _MAIN_TEST) or not (ctx.tf1_names or ctx.resolver.tf1_program):
+        if not m.matches(original.test, _MAIN_TEST):
+            return updated
+        if not (ctx.tf1_names or ctx.resolver.tf1_program or _graph_code_without_a_graph(ctx)):
             return updated
         entries = (s for s in ctx.module.body if isinstance(s, cst.If) and m.matches(s.test, _MAIN_TEST))
         if original is not next(entries, None):
@@ -50,6 +52,29 @@ class Tf1BehaviorRule(Rule):
                    "behaviour it ran with (graph mode, TF1 variables, Keras 2 tf.layers: tf.compat.v1.disable_v2_behavior)")
         call = cst.parse_statement("tf1_programs.run_as_tf1()  # TensorFlow 1.x's behaviour: graph mode, TF1 variables\n")
         return updated.with_changes(body=updated.body.with_changes(body=[call, *updated.body.body]))
+
+
+_GRAPH_OF_ITS_OWN = m.Call(func=m.Attribute(attr=m.Name("as_default") | m.Name("wrap_function")))
+# compat modules a kept TF1 graph program runs with; any other is the eager runtime a rewrite migrated to
+_GRAPH_MODE_COMPAT = {"tf1_programs", "graph_sessions"}
+
+
+def _graph_code_without_a_graph(ctx) -> bool:
+    """Whether the module keeps graph code (sessions, placeholders, a Saver) and builds no graph of its own to run
+    it in (`with tf.Graph().as_default():`, `wrap_function`): spelled with TensorFlow 2's names
+    (`tf.compat.v1.placeholder`, as tf_upgrade_v2 leaves them), it ran only on TensorFlow 1.x, in graph mode.
+    Not a module an earlier rewrite migrated to the eager runtime (its TODO says where the graph code stops)."""
+    return (ctx.facts.graph_code and not m.findall(ctx.module, _GRAPH_OF_ITS_OWN)
+            and not _uses_eager_compat(ctx.module))
+
+
+def _uses_eager_compat(module: cst.Module) -> bool:
+    for statement in m.findall(module, m.ImportFrom()):
+        if cst.helpers.get_full_name_for_node(statement.module) == "estimator_migrate.compat" \
+                and not isinstance(statement.names, cst.ImportStar) \
+                and any(alias.evaluated_name not in _GRAPH_MODE_COMPAT for alias in statement.names):
+            return True
+    return False
 
 
 def _runs_migrated_training(facts) -> bool:

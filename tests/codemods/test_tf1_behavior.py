@@ -38,10 +38,21 @@ def test_a_tf1_graph_program_switches_first_in_its_first_entry_block():
     assert again.code == code and not [f for f in again.findings if f.migrated]
 
 
-def test_a_tensorflow_2_program_keeps_tf2_behaviour():
-    """tf.compat.v1 graph code in a program naming nothing TensorFlow 2 lacks was written for TensorFlow 2."""
+def test_tf2_names_for_graph_code_with_no_graph_of_its_own_ran_on_tensorflow_1():
+    """tf.compat.v1 graph code (as tf_upgrade_v2 leaves it) run in no graph the program builds: on TensorFlow 2 it
+    stops at its first placeholder, so the program ran on 1.x, in graph mode."""
     source = GRAPH_PROGRAM.replace("tf.placeholder", "tf.compat.v1.placeholder").replace(
         "tf.Session", "tf.compat.v1.Session").replace("tf.app.run()", "main(None)")
+    code = migrate_source(source).code
+    assert f'if __name__ == "__main__":\n{SWITCH}    main(None)' in code
+    assert migrate_source(code).code == code
+
+
+def test_a_tensorflow_2_program_building_its_own_graph_keeps_tf2_behaviour():
+    """The same code run in a graph the program builds (`with tf.Graph().as_default():`) runs on TensorFlow 2."""
+    source = GRAPH_PROGRAM.replace("tf.placeholder", "tf.compat.v1.placeholder").replace(
+        "tf.Session", "tf.compat.v1.Session").replace("tf.app.run()", "with tf.Graph().as_default():\n        main(None)")
+    assert "with tf.Graph().as_default():\n        main(None)" in source
     assert "run_as_tf1" not in migrate_source(source).code
 
 
