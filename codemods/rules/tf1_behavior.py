@@ -59,13 +59,27 @@ _GRAPH_OF_ITS_OWN = m.Call(func=m.Attribute(attr=m.Name("as_default") | m.Name("
 _GRAPH_MODE_COMPAT = {"tf1_programs", "graph_sessions"}
 
 
+# Graph code TensorFlow 2 cannot run eagerly at all (a bare `tf.compat.v1.Session(config=...)` it can: TF2 Keras
+# scripts made one for `keras.backend.set_session`; a Saver given its variables saves eagerly too)
+_GRAPH_MODE_ONLY = ("placeholder", "placeholder_with_default", "train.MonitoredTrainingSession",
+                    "train.MonitoredSession", "train.SingularMonitoredSession")
+
+
 def _graph_code_without_a_graph(ctx) -> bool:
-    """Whether the module keeps graph code (sessions, placeholders, a Saver) and builds no graph of its own to run
-    it in (`with tf.Graph().as_default():`, `wrap_function`): spelled with TensorFlow 2's names
-    (`tf.compat.v1.placeholder`, as tf_upgrade_v2 leaves them), it ran only on TensorFlow 1.x, in graph mode.
-    Not a module an earlier rewrite migrated to the eager runtime (its TODO says where the graph code stops)."""
-    return (ctx.facts.graph_code and not m.findall(ctx.module, _GRAPH_OF_ITS_OWN)
-            and not _uses_eager_compat(ctx.module))
+    """Whether the module keeps graph code only graph mode runs (placeholders, monitored sessions) and builds no
+    graph of its own to run it in (`with tf.Graph().as_default():`, `wrap_function`): spelled with TensorFlow 2's
+    names (`tf.compat.v1.placeholder`, as tf_upgrade_v2 leaves them), it ran only on TensorFlow 1.x, in graph
+    mode. Not a module an earlier rewrite migrated to the eager runtime (its TODO says where the graph code stops)."""
+    facts = ctx.facts
+    if not facts.graph_code or m.findall(ctx.module, _GRAPH_OF_ITS_OWN) or _uses_eager_compat(ctx.module):
+        return False
+    receivers = {id(call) for function in facts.receiver_functions for call in m.findall(function, m.Call())}
+    for call in m.findall(ctx.module, m.Call()):
+        api = ctx.resolver.call_api(call)
+        if api is not None and api.is_one_of(*_GRAPH_MODE_ONLY) and id(call) not in facts.serving_placeholders \
+                and id(call) not in receivers:
+            return True
+    return False
 
 
 def _uses_eager_compat(module: cst.Module) -> bool:

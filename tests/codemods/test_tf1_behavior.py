@@ -86,3 +86,24 @@ def test_no_switch_without_kept_graph_code():
         """)
     code = migrate_source(source).code
     assert "tf.compat.v1.logging.info" in code and "run_as_tf1" not in code
+
+
+def test_a_tensorflow_2_keras_script_making_a_session_for_keras_keeps_tf2_behaviour():
+    """A session TF2 makes eagerly (for `set_session`), in a script with no placeholder: written for TensorFlow 2."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+
+
+        def main():
+            config = tf.compat.v1.ConfigProto()
+            config.gpu_options.allow_growth = True
+            tf.compat.v1.keras.backend.set_session(tf.compat.v1.Session(config=config))
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("sgd", "mse")
+            model.fit([[1.0]], [[2.0]], epochs=1)
+
+
+        if __name__ == "__main__":
+            main()
+        """)
+    assert "run_as_tf1" not in migrate_source(source).code
