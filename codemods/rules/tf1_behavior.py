@@ -83,6 +83,7 @@ def _graph_code_without_a_graph(ctx) -> bool:
 
 
 def _uses_eager_compat(module: cst.Module) -> bool:
+    """Whether the module imports compat modules of the migrated (eager) runtime: an earlier rewrite's output."""
     for statement in m.findall(module, m.ImportFrom()):
         if cst.helpers.get_full_name_for_node(statement.module) == "estimator_migrate.compat" \
                 and not isinstance(statement.names, cst.ImportStar) \
