@@ -1136,8 +1136,12 @@ def _train_problems(
     problems = [
         f"train({key}=...) is not migrated yet"
         for key in kwargs
-        if key not in ("input_fn", "hooks", "steps", "max_steps")
+        if key not in ("input_fn", "hooks", "steps", "max_steps", "saving_listeners")
     ]
+    if "saving_listeners" in kwargs and not is_none(kwargs["saving_listeners"]):
+        # CheckpointSaverListeners around model_dir's saves: compat.estimator_training.train calls them
+        problems.append(RunTimeChecked("saving_listeners= are called by the run-time tier (compat.estimator_training), "
+                                       "not by an inline training"))
     limits = [key for key in ("steps", "max_steps") if key in kwargs and not is_none(kwargs[key])]
     if len(limits) == 2:
         problems.append("train() with both steps= and max_steps= (Estimator refuses that)")
@@ -1360,8 +1364,9 @@ def _train_and_evaluate_problems(
     training: Training, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
     train, problems = _spread_checked_at_run_time(*call_arguments(training.train_spec, TRAIN_SPEC_PARAMS))
-    if "saving_listeners" in train:
-        problems.append("TrainSpec(saving_listeners=...) is not migrated yet")
+    if "saving_listeners" in train:  # (passed through to train)
+        problems.append(RunTimeChecked("TrainSpec(saving_listeners=...) are called by the run-time tier "
+                                       "(compat.estimator_training), not by an inline training"))
         del train["saving_listeners"]
     train.setdefault("max_steps", cst.Name("None"))  # TrainSpec's default: train until stopped
     problems += _train_problems(train, estimator, facts, resolver)

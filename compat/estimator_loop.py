@@ -2,8 +2,10 @@
 settings travel with it (`compat.estimator_training.configure`).
 
 The same contract as the fit version: resume from model_dir, save at the start (as the Estimator re-saved
-the restored step), at the RunConfig's cadence (`CheckpointManager(checkpoint_interval=N)`, or on the
-wall clock checked after each step) and at the end; the loss to TensorBoard every `save_summary_steps`;
+the restored step), at the RunConfig's cadence (every N steps since the last save, or on the wall clock checked
+after each step) and at the end, with the train call's saving_listeners around each save (as Estimator's
+CheckpointSaverHook called them: compat.kept_checkpoints.SavingListeners); the loss to TensorBoard every
+`save_summary_steps`;
 the hooks (Keras callbacks) driven through a `CallbackList`; `max_steps` a total across restarts, `steps`
 counted from the restored step, as in Estimator. The step is `optimizer.iterations`, so either target resumes
 from the other's checkpoint.
@@ -24,12 +26,12 @@ from .estimator_training import (
     TrainSpec,
     callbacks_of,
     check_limits,
-    check_no_listeners,
     config_of,
     input_dataset,
     made_from_input,
     manager_for,
     periodic_evaluation,
+    saving_listeners_of,
 )
 
 log = logging.getLogger(__name__)
@@ -63,19 +65,17 @@ def _train_step(model):
 def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
     """`estimator.train(input_fn, hooks, steps, max_steps)` as a checkpointed custom loop; returns the model."""
     steps, max_steps = check_limits(steps, max_steps)
-    check_no_listeners(saving_listeners)
     config = config_of(model)
     made = made_from_input(model, input_fn, TRAIN)
     callbacks = tf_keras.callbacks.CallbackList(callbacks_of(hooks, "train", model), model=model)
     step = model.optimizer.iterations
     kind, every = config.cadence
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
-    interval = {"checkpoint_interval": every} if kind == "steps" else {}
-    manager = manager_for(checkpoint, config, step_counter=step, **interval)
+    manager = manager_for(checkpoint, config, step_counter=step)
 
-    def save(**kwargs):
+    def save():
         with root_logging.untouched():
-            manager.save(checkpoint_number=step, **kwargs)
+            manager.save(checkpoint_number=step, check_interval=False)
     resume.restore_latest(checkpoint, manager)
     last_step = max_steps if max_steps is not None else int(step) + steps if steps is not None else None
     if last_step is not None and int(step) >= last_step:
@@ -88,7 +88,12 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     # a wrapped model_fn writing Estimator's summaries itself writes the loss among them, at Estimator's steps
     writes_loss_summary = getattr(model, "writes_summaries", False)
     train_step = _train_step(model)
-    save()
+    # Estimator's CheckpointSaverHook: a save at the first step, then every `every` steps (or seconds) since the
+    # last one, and at the end unless that step was just saved; its listeners around each save
+    listeners = saving_listeners_of(model, saving_listeners)
+    listeners.begin()
+    saved_step = int(step)
+    listeners.around(save, saved_step)
     model.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
     saved_at = time.monotonic()
     callbacks.on_train_begin()
@@ -99,16 +104,20 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         if int(step) % config.save_summary_steps == 0 and not writes_loss_summary:
             with summaries.as_default():
                 tf.summary.scalar("loss", loss, step=step)
-        if kind == "steps":
-            save()  # the manager's checkpoint_interval decides
-        elif time.monotonic() - saved_at >= every:
-            save()
-            saved_at = time.monotonic()
+        due = int(step) >= saved_step + every if kind == "steps" else time.monotonic() - saved_at >= every
+        if due:
+            saved_step, saved_at = int(step), time.monotonic()
+            if listeners.around(save, saved_step):
+                model.stop_training = True
         callbacks.on_train_batch_end(number, {"loss": loss})
         estimator_hooks.check_loss(loss)  # Estimator's NanTensorHook
         if model.stop_training:
             break
-    save(check_interval=False)
+    if int(step) != saved_step:
+        listeners.around(save, int(step))
+    else:
+        save()  # (the same files again: the training's end state)
+    listeners.end(int(step))
     callbacks.on_train_end()
     return model
 
@@ -117,5 +126,6 @@ def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec):
     """`tf.estimator.train_and_evaluate` (local mode) as a custom loop; returns what it returned."""
     evaluation = periodic_evaluation(model, train_spec, eval_spec)
     hooks = [evaluation, *train_spec.hooks]
-    train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps)
+    train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps,
+          saving_listeners=train_spec.saving_listeners)
     return evaluation.result

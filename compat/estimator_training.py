@@ -47,7 +47,7 @@ from . import (
     step_backup,
 )
 from .exact import ExactBackupAndRestore, random_generators
-from .kept_checkpoints import KeptCheckpoints, call_start
+from .kept_checkpoints import KeptCheckpoints, SavingListeners, call_start
 from .timed_backup import TimedBackupAndRestore
 
 log = logging.getLogger(__name__)
@@ -452,9 +452,11 @@ def check_limits(steps, max_steps) -> tuple[int | None, int | None]:
     return tuple(None if limit is None else math.ceil(limit) for limit in (steps, max_steps))
 
 
-def check_no_listeners(saving_listeners) -> None:
-    if saving_listeners:
-        raise ValueError("saving_listeners are not migrated: run the listener's code from a Keras callback")
+def saving_listeners_of(model, saving_listeners) -> SavingListeners:
+    """`train(saving_listeners=...)` around model_dir's saves, given the session of a wrapped model_fn's graph
+    (compat.wrapped_hooks.HookSession) where the model has one."""
+    session_of = getattr(model, "listener_session", None)
+    return SavingListeners(saving_listeners, session_of() if saving_listeners and session_of else None)
 
 
 def manager_for(checkpoint: tf.train.Checkpoint, config: TrainingConfig, **kwargs) -> tf.train.CheckpointManager:
@@ -479,7 +481,6 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     random numbers, and ends with the weights of an uninterrupted call.
     """
     steps, max_steps = check_limits(steps, max_steps)
-    check_no_listeners(saving_listeners)
     config = config_of(model)
     dataset = None
     if exact and config.tf_random_seed is None:
@@ -505,7 +506,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         backup = step_backup.BackupAndRestore(backup_dir, save_freq=every)
     else:
         backup = TimedBackupAndRestore(backup_dir, save_secs=every)
-    kept = KeptCheckpoints(manager, **{f"save_{kind}": every})
+    kept = KeptCheckpoints(manager, **{f"save_{kind}": every}, listeners=saving_listeners_of(model, saving_listeners))
     eagerly = model.run_eagerly
     if steps_eagerly(callbacks):
         model.run_eagerly, model.train_function = True, None
@@ -549,7 +550,6 @@ def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> es
     if not isinstance(train_spec, TrainSpec) or not isinstance(eval_spec, EvalSpec):
         raise TypeError("train_and_evaluate needs a compat.estimator_training.TrainSpec and EvalSpec")
     check_evaluation_hooks(model, eval_spec.hooks, "EvalSpec")
-    check_no_listeners(train_spec.saving_listeners)
     config = config_of(model, "train_and_evaluate")
     kind, every = config.cadence
     exporters = eval_spec.exporters
@@ -576,7 +576,8 @@ def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec, *, exa
     last evaluation, or (None, None) when max_steps was already reached. `exact`: as in `train`."""
     evaluation = periodic_evaluation(model, train_spec, eval_spec)
     hooks = [evaluation, *train_spec.hooks]
-    train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps, exact=exact)
+    train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps,
+          saving_listeners=train_spec.saving_listeners, exact=exact)
     return evaluation.result
 
 

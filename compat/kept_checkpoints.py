@@ -56,17 +56,61 @@ def _holds_backup(backup_dir: str) -> bool:
     return any(tf.io.gfile.glob(os.path.join(backup_dir, pattern)) for pattern in ("*.index", "chief/*.index"))
 
 
+class _NoSession:
+    """The `session` a saving listener gets beside a model with no TF1 graph: any use of it is one error."""
+
+    def __getattr__(self, name):
+        raise RuntimeError(
+            f"a saving listener used the session it was given (session.{name}): the migrated model has no TF1 "
+            "session; read what the listener needs from the model (its weights, optimizer.iterations) instead")
+
+
+class SavingListeners:
+    """`train(saving_listeners=...)`: CheckpointSaverListeners around model_dir's saves, as Estimator's
+    CheckpointSaverHook called them: `begin()` before the training, `before_save(session, step)` and
+    `after_save(session, step)` around each save (one returning True asks the training to stop, except at its
+    first save, whose answer Estimator ignored), `end(session, step)` after its last. `session` is the TF1
+    session-like object of a wrapped model_fn's graph (compat.wrapped_hooks.HookSession: begin() then runs with
+    that graph as the default one), or None (a stand-in refusing any use)."""
+
+    def __init__(self, listeners=(), session=None):
+        listeners = list(listeners or ())
+        for listener in listeners:
+            if not isinstance(listener, tf.compat.v1.train.CheckpointSaverListener):
+                raise TypeError(f"saving_listeners must be a list of CheckpointSaverListener, given {listener!r}")
+        self._in_graph = session.as_default if session is not None else contextlib.nullcontext
+        self._listeners, self._session = listeners, session if session is not None else _NoSession()
+
+    def begin(self) -> None:
+        with self._in_graph():
+            for listener in self._listeners:
+                listener.begin()
+
+    def around(self, save, step: int) -> bool:
+        """`save()` between the listeners' before_save and after_save at `step`; whether one asked to stop."""
+        for listener in self._listeners:
+            listener.before_save(self._session, step)
+        save()
+        return any([bool(listener.after_save(self._session, step)) for listener in self._listeners])
+
+    def end(self, step: int) -> None:
+        for listener in self._listeners:
+            listener.end(self._session, step)
+
+
 class KeptCheckpoints(tf_keras.callbacks.Callback):
     """Saves with `manager` (of model_dir) at the training's first step, then once `save_steps` steps or
-    `save_secs` seconds have passed since the last save, and at its end, as Estimator's CheckpointSaverHook.
+    `save_secs` seconds have passed since the last save, and at its end, as Estimator's CheckpointSaverHook, with
+    its `listeners` (a `SavingListeners`) around each save but an end-of-training one of the step just saved.
     Put it after the BackupAndRestore callback: a restarted call's first save is then of the restored state."""
 
     def __init__(self, manager: tf.train.CheckpointManager, *, save_steps: int | None = None,
-                 save_secs: float | None = None):
+                 save_secs: float | None = None, listeners: SavingListeners | None = None):
         super().__init__()
         if (save_steps is None) == (save_secs is None):
             raise ValueError(f"KeptCheckpoints: give save_steps or save_secs, not {save_steps=}, {save_secs=}")
         self._manager, self._steps, self._secs = manager, save_steps, save_secs
+        self._listeners = listeners if listeners is not None else SavingListeners()
         self._last_step = -1
         self._saved_at = 0.0
 
@@ -81,7 +125,9 @@ class KeptCheckpoints(tf_keras.callbacks.Callback):
         self._last_step, self._saved_at = step, time.monotonic()
 
     def on_train_begin(self, logs=None):
-        self._save(self._step())
+        self._listeners.begin()
+        step = self._step()
+        self._listeners.around(lambda: self._save(step), step)
 
     def on_train_batch_end(self, batch, logs=None):
         step = self._step()
@@ -89,12 +135,18 @@ class KeptCheckpoints(tf_keras.callbacks.Callback):
             due = step >= self._last_step + self._steps
         else:
             due = time.monotonic() - self._saved_at >= self._secs
-        if due and step != self._last_step:
-            self._save(step)
+        if due and step != self._last_step and self._listeners.around(lambda: self._save(step), step):
+            self.model.stop_training = True
 
     def on_train_end(self, logs=None):
-        # (again when the cadence has just saved this step: the same files, and engines hear of the end state)
-        self._save(self._step(), final=True)
+        # (again when the cadence has just saved this step: the same files, and engines hear of the end state;
+        # the listeners only of a step not saved yet, as Estimator saved it)
+        step = self._step()
+        if step != self._last_step:
+            self._listeners.around(lambda: self._save(step, final=True), step)
+        else:
+            self._save(step, final=True)
+        self._listeners.end(step)
         record = os.path.join(_backup_dir(self._manager), _CALL_RECORD)  # the call ended: nothing left to resume
         if tf.io.gfile.exists(record):
             tf.io.gfile.remove(record)

@@ -122,6 +122,10 @@ class HookSession(SessionInterface):
     def sess_str(self):
         return ""
 
+    def as_default(self):
+        """The graph as the default one, with its collections (as a listener's begin() ran under Estimator)."""
+        return self._graph.as_default()
+
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         graphs = {getattr(fetch, "graph", None) for fetch in tf.nest.flatten(fetches)}
         input_session = graph_input.input_session(graphs.pop()) if len(graphs) == 1 else None

@@ -610,6 +610,11 @@ class WrappedModelFn(tf_keras.Model):
         return bool(self._train_graph is not None and self._train_graph.summaries and config is not None
                     and config.save_summary_steps)
 
+    def listener_session(self) -> HookSession:
+        """The session saving listeners are given (compat.kept_checkpoints.SavingListeners): it runs fetches in the
+        TRAIN graph, made with the variables, as a hook's session does."""
+        return HookSession(self._train_graph)
+
     def training_callbacks(self, hooks) -> list[tf_keras.callbacks.Callback]:
         """The callbacks of a training (its variables made with `make_variables`): one that begins it as a new
         session began (`_NewSession`), the TRAIN spec's training hooks that are Keras callbacks (built-in hooks the

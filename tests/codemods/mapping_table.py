@@ -618,12 +618,25 @@ ROWS = [
          "max_steps=500,"),
     ),
     Row(
-        "`train_and_evaluate` with exporters made by a function, a canned estimator's eval hooks, or saving listeners",
+        "`train_and_evaluate` with exporters made by a function, or a canned estimator's eval hooks",
         "kept, with a `TODO(migrate)` naming the reason",
         "same",
         "todo_train_and_evaluate_unfaithful",
-        ("BestExporter(...) assigned once and used only there", "TrainSpec(saving_listeners=...) is not migrated yet"),
-        ("BestExporter(...) assigned once and used only there", "TrainSpec(saving_listeners=...) is not migrated yet"),
+        ("BestExporter(...) assigned once and used only there",),
+        ("BestExporter(...) assigned once and used only there",),
+    ),
+    Row(
+        "`train(saving_listeners=[...])`, `TrainSpec(saving_listeners=[...])`: CheckpointSaverListeners",
+        "the run-time tier's `estimator_training.train` calls them around model_dir's saves as Estimator's "
+        "CheckpointSaverHook did (begin, before_save/after_save at the call's first step, the cadence and its end, "
+        "after_save's True stopping the training, end); a wrapped model_fn's listener gets a session of its graph",
+        "same (`estimator_loop.train`)",
+        "saving_listeners",
+        ("estimator_training.train(estimator, input_fn, max_steps=25, saving_listeners=[SaveLogger()])",
+         "TrainSpec(input_fn, max_steps=20, saving_listeners=[SaveLogger()])",
+         "class SaveLogger(tf.compat.v1.train.CheckpointSaverListener)"),
+        ("estimator_loop.train(estimator, input_fn, max_steps=25, saving_listeners=[SaveLogger()])",
+         "class SaveLogger(tf.compat.v1.train.CheckpointSaverListener)"),
     ),
     Row(
         "`RunConfig(**settings)` (settings read from a file or flags) where the run-time tier builds the estimator",
