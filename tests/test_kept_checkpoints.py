@@ -4,7 +4,7 @@ tests/legacy/checkpoint_sweep_program.py (a canned estimator built by a factory:
 checkpoint every 10 steps and `keep_checkpoint_max=3`, then evaluates each checkpoint model_dir still lists. From the
 Estimator's model.ckpt-0, the migrated program (both targets) keeps the checkpoints of the same steps (40, 50, 60)
 and evaluates each as the Estimator did (its metrics within 1e-5); killed after a kept checkpoint and run again, it
-keeps the same steps."""
+keeps the last three steps of its run (300 steps there: room for the kill to land mid-run)."""
 
 from __future__ import annotations
 
@@ -56,10 +56,11 @@ def test_the_migrated_training_keeps_and_evaluates_the_estimators_checkpoints(ta
         assert migrated["evaluated"][step] == pytest.approx(metrics, rel=1e-5), step
     assert migrated["best"] == expected["best"]
 
+    # (300 steps: the kill must land between two saves of a small model's fast steps, on a loaded machine too)
     killed = tmp_path / "killed"
     shutil.copytree(start, killed)
-    command = [MODERN_PYTHON, program, "--model_dir", killed, "--results", tmp_path / "killed.json"]
-    assert sigkill_after_save(command, killed, at_least=20) < 60
+    command = [MODERN_PYTHON, program, "--model_dir", killed, "--results", tmp_path / "killed.json", "--max_steps", 300]
+    assert sigkill_after_save(command, killed, at_least=20) < 300
     run(command)
-    assert set(json.loads((tmp_path / "killed.json").read_text())["evaluated"]) == {"40", "50", "60"}
-    assert listed_checkpoint_steps(killed) == [40, 50, 60]
+    assert set(json.loads((tmp_path / "killed.json").read_text())["evaluated"]) == {"280", "290", "300"}
+    assert listed_checkpoint_steps(killed) == [280, 290, 300]
