@@ -766,8 +766,12 @@ def _discount_receiver_graph_code(facts: ProgramFacts) -> None:
     compat.estimator_export's): no graph code that needs TF2 behaviour switched off."""
     if not facts.graph_code or not facts.receiver_functions:
         return
-    inside = {id(call) for function in facts.receiver_functions for call in m.findall(function, m.Call())}
-    facts.graph_code = _has_graph_code(facts, inside)
+    facts.graph_code = _has_graph_code(facts, receiver_function_calls(facts))
+
+
+def receiver_function_calls(facts: ProgramFacts) -> set[int]:
+    """The ids of the calls in the module's serving input receiver functions (run in an export's graph)."""
+    return {id(call) for function in facts.receiver_functions for call in m.findall(function, m.Call())}
 
 
 def _has_graph_code(facts: ProgramFacts, discounted: set[int] = frozenset()) -> bool:

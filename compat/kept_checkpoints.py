@@ -91,6 +91,7 @@ class SavingListeners:
         for listener in self._listeners:
             listener.before_save(self._session, step)
         save()
+        # every listener hears of the save, whatever the others answer (a list, not any()'s short circuit)
         return any([bool(listener.after_save(self._session, step)) for listener in self._listeners])
 
     def end(self, step: int) -> None:

@@ -16,6 +16,7 @@ model_fns and input_fns), which the eager migrated training runs with.
 import libcst as cst
 import libcst.matchers as m
 
+from codemods.facts import receiver_function_calls
 from codemods.registry import Rule, register
 
 _MAIN_TEST = m.Comparison(
@@ -73,7 +74,7 @@ def _graph_code_without_a_graph(ctx) -> bool:
     facts = ctx.facts
     if not facts.graph_code or m.findall(ctx.module, _GRAPH_OF_ITS_OWN) or _uses_eager_compat(ctx.module):
         return False
-    receivers = {id(call) for function in facts.receiver_functions for call in m.findall(function, m.Call())}
+    receivers = receiver_function_calls(facts)
     for call in m.findall(ctx.module, m.Call()):
         api = ctx.resolver.call_api(call)
         if api is not None and api.is_one_of(*_GRAPH_MODE_ONLY) and id(call) not in facts.serving_placeholders \
