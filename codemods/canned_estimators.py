@@ -79,7 +79,8 @@ MOVED_TO_CHECKPOINTING = ("model_dir", "config")
 # Partitioners split variables across parameter servers; the model computes the same without them (TF2's
 # counterpart is a ParameterServerStrategy's variable_partitioner): dropped. Only v1 estimators take them.
 DROPPED = ("partitioner", "input_layer_partitioner")
-# Given as a literal None they are their default (no warm start): dropped; any other value keeps the estimator.
+# Given as a literal None they are their default (no warm start): dropped; any other value goes, with model_dir
+# and config, to the run-time tier's `configure` (compat.warm_start), which tier 1's code has no place for.
 DROPPED_WHEN_NONE = ("warm_start_from",)
 
 

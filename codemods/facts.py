@@ -19,6 +19,7 @@ import libcst.matchers as m
 from codemods.api import Api, ApiResolver
 from codemods.canned_estimators import (
     CANNED,
+    DROPPED_WHEN_NONE,
     MOVED_TO_CHECKPOINTING,
     accepted,
     head_api,
@@ -936,7 +937,10 @@ def _check_canned_estimator(estimator: EstimatorFacts, resolver: ApiResolver) ->
 
     spec = CANNED[estimator.api.path]
     for key in estimator.kwargs:
-        if not accepted(key, spec, estimator.api.v1, estimator.kwargs[key]):
+        if key in DROPPED_WHEN_NONE and not accepted(key, spec, estimator.api.v1, estimator.kwargs[key]):
+            estimator.problems.append(RunTimeChecked(f"{estimator.api.path}({key}=...) is warm-started when the "
+                                                     "program runs (compat.warm_start)"))
+        elif not accepted(key, spec, estimator.api.v1, estimator.kwargs[key]):
             estimator.problems.append(f"{estimator.api.path}({key}=...) is not migrated yet")
     for required in spec.required:
         if required not in estimator.kwargs:

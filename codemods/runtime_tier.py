@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.api import ApiResolver
-from codemods.canned_estimators import CANNED, accepted, loss_reduction_problem
+from codemods.canned_estimators import CANNED, DROPPED_WHEN_NONE, accepted, loss_reduction_problem
 from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
 from codemods.guidance import RUN_WITH_WRAPPED
 from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts, estimator_factories
@@ -203,7 +203,7 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
     name = path.rsplit(".", 1)[1]
     v1 = resolver.call_api(call).v1
     problems += [f"{name}({key}=...) is not migrated yet" for key in kwargs
-                 if not accepted(key, spec, v1, kwargs[key])]
+                 if not accepted(key, spec, v1, kwargs[key]) and key not in DROPPED_WHEN_NONE]
     problems += [f"{name}: {key}= must be given" for key in spec.required if key not in kwargs]
     if "loss_reduction" in kwargs:
         problem = loss_reduction_problem(kwargs["loss_reduction"], resolver, v1)

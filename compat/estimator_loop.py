@@ -32,6 +32,7 @@ from .estimator_training import (
     manager_for,
     periodic_evaluation,
     saving_listeners_of,
+    warm_start_afresh,
 )
 
 log = logging.getLogger(__name__)
@@ -76,7 +77,8 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     def save():
         with root_logging.untouched():
             manager.save(checkpoint_number=step, check_interval=False)
-    resume.restore_latest(checkpoint, manager)
+    if resume.restore_latest(checkpoint, manager) is None:
+        warm_start_afresh(model)
     last_step = max_steps if max_steps is not None else int(step) + steps if steps is not None else None
     if last_step is not None and int(step) >= last_step:
         log.info("Skipping training since max_steps has already saved.")

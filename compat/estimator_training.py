@@ -45,10 +45,12 @@ from . import (
     resume,
     seeding,
     step_backup,
+    warm_start,
 )
 from .exact import ExactBackupAndRestore, random_generators
 from .kept_checkpoints import KeptCheckpoints, SavingListeners, call_start
 from .timed_backup import TimedBackupAndRestore
+from .warm_start import WarmStartSettings  # noqa: F401  (tf.estimator.WarmStartSettings, where programs name it)
 
 log = logging.getLogger(__name__)
 SessionRunHook = tf.compat.v1.train.SessionRunHook
@@ -217,18 +219,10 @@ class EvalSpec(NamedTuple):
     throttle_secs: float = 600
 
 
-class WarmStartSettings(NamedTuple):
-    """`tf.estimator.WarmStartSettings`: the same fields, positions and defaults (what
-    `tf.compat.v1.train.warm_start` takes)."""
-
-    ckpt_to_initialize_from: str
-    vars_to_warm_start: Any = ".*"
-    var_name_to_vocab_info: dict | None = None
-    var_name_to_prev_var_name: dict | None = None
-
-
-def configure(model: tf_keras.Model, model_dir=None, config: TrainingConfig | None = None) -> tf_keras.Model:
-    """Attach an Estimator's `model_dir` and `config` to a `compat.canned` model; returns the model.
+def configure(model: tf_keras.Model, model_dir=None, config: TrainingConfig | None = None,
+              warm_start_from=None) -> tf_keras.Model:
+    """Attach an Estimator's `model_dir`, `config` and `warm_start_from` to a `compat.canned` model; returns the
+    model.
 
     As Estimator's constructor: `model_dir` and `config.model_dir`, when both given, must agree; when neither
     is, a new temporary directory is used (and logged).
@@ -247,6 +241,8 @@ def configure(model: tf_keras.Model, model_dir=None, config: TrainingConfig | No
         model_dir = tempfile.mkdtemp()
         log.warning("Using temporary folder as model directory: %s", model_dir)
     model.estimator_config = config.replace(model_dir=model_dir)
+    if warm_start_from is not None:  # (a wrapped model_fn was given its own)
+        model.warm_start_settings = warm_start.settings_of(warm_start_from)
     # The Estimator's own attributes, where a program reads them from the estimator it was handed (Keras has
     # none of these names)
     model.model_dir = model_dir
@@ -491,7 +487,8 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     callbacks = callbacks_of(hooks, "train", model)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
     manager = manager_for(checkpoint, config)
-    resume.restore_latest(checkpoint, manager)
+    if resume.restore_latest(checkpoint, manager) is None:
+        warm_start_afresh(model)
     done = int(model.optimizer.iterations)
     if max_steps is not None and done >= max_steps:
         log.info("Skipping training since max_steps has already saved.")
@@ -531,6 +528,16 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         if model.run_eagerly != eagerly:
             model.run_eagerly, model.train_function = eagerly, None
     return model
+
+
+def warm_start_afresh(model) -> None:
+    """At a train call that found no checkpoint in model_dir: a canned model given `warm_start_from` takes its
+    selected weights from there, as Estimator warm-started (a wrapped model_fn's variables were, when made)."""
+    from .canned import CannedModel
+
+    settings = getattr(model, "warm_start_settings", None)
+    if settings is not None and isinstance(model, CannedModel):
+        warm_start.warm_start_canned(model, settings)
 
 
 def check_exact(model) -> None:

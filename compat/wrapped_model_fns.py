@@ -46,10 +46,10 @@ from tensorflow.python.training import (
     training_util,  # the global step read the built-in hooks fetch
 )
 
-from . import added_metrics
+from . import added_metrics, warm_start
 from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
-from .estimator_training import ModeKeys, WarmStartSettings, configure
+from .estimator_training import ModeKeys, configure
 from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from .tf1_programs import keep_tf_slim_working, use_tf_keras
 from .wrapped_hooks import HookSession, ModeGraph, SessionHooks, SummarySaver
@@ -371,7 +371,7 @@ class WrappedModelFn(tf_keras.Model):
             raise TypeError(f"model_fn must be callable, got {type(model_fn).__name__}")
         self.model_fn = model_fn
         self.model_fn_params = copy.deepcopy(params or {})  # as Estimator's constructor: later changes are not seen
-        self.warm_start_settings = _warm_start_settings(warm_start_from)
+        self.warm_start_settings = warm_start.settings_of(warm_start_from)
         self.tf1_variables = {}  # TF1 name -> variable: tracked, so checkpoints hold them
         self.trained_graph = True  # False when only a PREDICT graph made the variables (no optimizer's)
         self.stateful_random_ops = []  # the op types of the TRAIN graph drawing from the global RNG
@@ -687,21 +687,6 @@ class Estimator(WrappedModelFn):
     def params(self) -> dict:
         """A copy of the params, as Estimator's `params` property."""
         return copy.deepcopy(self.model_fn_params)
-
-
-def _warm_start_settings(warm_start_from) -> WarmStartSettings | None:
-    """Estimator's `_get_default_warm_start_settings`: a checkpoint (or a SavedModel directory: its variables),
-    or WarmStartSettings as given."""
-    if warm_start_from is None:
-        return None
-    if isinstance(warm_start_from, str | bytes | os.PathLike):
-        path = os.fsdecode(warm_start_from)
-        if tf.io.gfile.exists(os.path.join(path, "variables", "variables.index")):
-            return WarmStartSettings(os.path.join(path, "variables", "variables"))
-        return WarmStartSettings(path)
-    if isinstance(warm_start_from, WarmStartSettings):
-        return warm_start_from
-    raise ValueError(f"warm_start_from must be a string or a WarmStartSettings, instead got {type(warm_start_from)}")
 
 
 @functools.cache

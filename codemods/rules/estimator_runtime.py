@@ -26,11 +26,11 @@ an estimator TF1: a RunConfig or train call might be its) leave the constructs w
 
 import libcst as cst
 
-from codemods.canned_estimators import CANNED, MOVED_TO_CHECKPOINTING, head_api
+from codemods.canned_estimators import CANNED, DROPPED_WHEN_NONE, MOVED_TO_CHECKPOINTING, head_api
 from codemods.registry import Rule, register
 from codemods.rules.canned_estimator import canned_builder_call
 from codemods.runtime_tier import CUSTOM, RUNCONFIG_PARAMS, SPECS, wrapped_arguments
-from codemods.syntax import call_arguments, with_keywords
+from codemods.syntax import call_arguments, is_none, with_keywords
 from codemods.templates import source
 
 _LOOP_METHODS = ("train", "train_and_evaluate")
@@ -139,7 +139,7 @@ class EstimatorRuntimeRule(Rule):
         arguments = call_arguments(original, spec.positional)[0]
         api = head_api(api, arguments, ctx.resolver)
         moved = [f"{key}={source(value)}" for key, value in call_arguments(updated, spec.positional)[0].items()
-                 if key in MOVED_TO_CHECKPOINTING]
+                 if key in MOVED_TO_CHECKPOINTING or (key in DROPPED_WHEN_NONE and not is_none(value))]
         built = canned_builder_call(original, updated, ctx, api, arguments)
         head = "v1 head: loss summed over the batch" if api.v1 else "v2 head: loss averaged"
         ctx.record(

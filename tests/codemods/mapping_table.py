@@ -302,6 +302,18 @@ ROWS = [
         ("proximal_adagrad.ProximalAdagrad(learning_rate=0.1, l1_regularization_strength=0.001",),
     ),
     Row(
+        "A canned estimator's `warm_start_from=` (a model_dir, a SavedModel, `WarmStartSettings`)",
+        "moved to `estimator_training.configure(..., warm_start_from=...)`; a train call finding no checkpoint in "
+        "model_dir gives the selected weights the values of the Estimator's (or a migrated run's) checkpoint, by the "
+        "Estimator's names (`compat.warm_start`); `var_name_to_vocab_info`, and a list selecting the step or "
+        "optimizer slots, are one error when the program runs",
+        "same",
+        "canned_warm_start",
+        ("configure(config=config, warm_start_from=warm_start_from, model=canned.dnn_linear_combined_classifier(",
+         "estimator_training.WarmStartSettings(ckpt_to_initialize_from=base_model"),
+        ("configure(model_dir=output_dir + \"/r\", warm_start_from=settings, model=canned.dnn_regressor(",),
+    ),
+    Row(
         "`optimizer=<a variable, parameter or function call>` (the source does not show which)",
         "passed as written; the `compat.canned` builder resolves it when the program runs, as the Estimator did: a "
         "name (that family's learning rate), a function (called), a tf_keras optimizer, a TF1 optimizer (its twin); "
