@@ -9,6 +9,7 @@ for imports (added afterwards by codemods.imports, whatever the module's existin
 from __future__ import annotations
 
 import ast
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -315,22 +316,51 @@ def migrate_source(
         pruned = remove_unused_imports(module, new_module, source, used_after)
         if pruned is not new_module or used_after is None:
             code = pruned.code
-            _check_parses(code)
+            _check_parses(code, source)
         if pruned is not new_module:
             transformer.ctx.forget_removed_imports(imported_names(pruned))
         if transformer.ctx.migrated_something:
             switched = set_before_tensorflow(pruned, source)
-            code = switched.code if switched is not pruned else code
+            if switched is not pruned:
+                code = switched.code
+                _check_parses(code, source)
     return MigrationResult(code, transformer.ctx.findings(module), changed=code != source)
 
 
-def _check_parses(code: str) -> None:
+def _check_parses(code: str, source: str) -> None:
     """Never hand back code that does not parse. Python's own parser is the judge (and ten times faster than
     LibCST's); code in syntax newer than this Python's goes to LibCST's grammar, which read the input."""
     try:
-        compile(code, "<migrated>", "exec", ast.PyCF_ONLY_AST)
+        tree = compile(code, "<migrated>", "exec", ast.PyCF_ONLY_AST)
     except SyntaxError:
         cst.parse_module(code)
+        return
+    # The parser lets a `from __future__` import pass anywhere, the compiler only first: the rewrite must not move
+    # one down (a notebook's joined cells, checked cell by cell, have theirs further down already)
+    if "__future__" in code and _misplaced_future_import(tree) and not _misplaced_future_import(_parsed(source)):
+        raise SyntaxError("from __future__ imports must occur at the beginning of the file (in the migrated code)")
+
+
+def _parsed(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None  # (syntax only LibCST reads: not judged)
+
+
+def _misplaced_future_import(tree: ast.Module | None) -> bool:
+    if tree is None:
+        return True
+    body = tree.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]  # the docstring
+    leading = len(list(itertools.takewhile(_is_future_import, body)))
+    return any(_is_future_import(statement) for statement in body[leading:])
+
+
+def _is_future_import(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
 
 
 def _clashing_names(module: cst.Module, bindings: ModuleBindings, imported: dict[str, str]) -> list[Finding]:

@@ -56,6 +56,7 @@ def migrate_notebook(text: str, target: str, exact: bool = False) -> NotebookRes
         return NotebookResult(text, findings, False)
     for index, lines in _split(result.code, magics).items():
         if lines != _trimmed(_source_lines(cells[index])):
+            _check_migrated_syntax(index, lines)
             cells[index]["source"] = _as_source(lines)
     return NotebookResult(_dump(notebook, text), findings, True)
 
@@ -119,6 +120,17 @@ def _check_syntax(index: int, code: str) -> None:
         raise NotebookError(f"cell {index + 1}, line {error.lineno}: not valid Python 3: {error.msg}") from error
 
 
+def _check_migrated_syntax(index: int, lines: list[str]) -> None:
+    """A migrated cell runs by itself in IPython: it must compile alone (a `from __future__` import first)."""
+    placeheld = [line[: len(line) - len(line.lstrip())] + "pass" if _IPYTHON_LINE.match(line) else line for line in lines]
+    try:
+        # compiled to bytecode: the parser alone (PyCF_ONLY_AST) lets a misplaced `from __future__` import pass
+        compile("\n".join(placeheld), f"cell {index + 1}", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError as error:
+        raise NotebookError(f"cell {index + 1}, line {error.lineno}: the migrated cell would not be valid Python "
+                            f"({error.msg}); the notebook is left as it was") from error
+
+
 def _split(code: str, magics: list[str]) -> dict[int, list[str]]:
     """Cell index -> its lines, from the migrated module. Lines before the first marker are imports the
     rewrite added (LibCST puts them at the top of the module, before the first cell's marker)."""
@@ -145,7 +157,29 @@ def _place_imports(cells: dict[int, list[str]], imports: list[str]) -> None:
         return
     importing = [i for i, lines in sorted(cells.items()) if any(_is_import(line) for line in lines)]
     target = importing[0] if importing else min(cells)
-    cells[target] = [*imports, *([""] if cells[target] and not _is_import(cells[target][0]) else []), *cells[target]]
+    lines = cells[target]
+    at = _after_future_imports(lines)
+    rest = lines[at:]
+    before = [""] if at and rest and not rest[0].strip() else []  # the blank line after the future imports
+    cells[target] = [*lines[:at], *before, *imports,
+                     *([""] if rest and rest[0].strip() and not _is_import(rest[0]) else []), *rest]
+
+
+def _after_future_imports(lines: list[str]) -> int:
+    """The index of the line after a cell's `from __future__` imports (0 without): they must open the cell."""
+    end = 0
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("from __future__ import"):
+            if "(" in line:  # a parenthesized list runs to its closing line
+                while ")" not in lines[index] and index + 1 < len(lines):
+                    index += 1
+            end = index + 1
+        elif line.strip() and not line.lstrip().startswith("#") and end:
+            break
+        index += 1
+    return end
 
 
 def _is_import(line: str) -> bool:

@@ -121,6 +121,22 @@ def test_a_second_run_changes_nothing(migrated):
     assert migrate_notebook(text, "keras").changed is False
 
 
+def test_the_added_imports_come_after_a_cells_future_imports():
+    """A first cell opening with comments and a `from __future__` import (Python 2-era notebooks): IPython
+    compiles each cell alone, so the switch and imports the rewrite adds go after it, and every cell compiles."""
+    cells = copy.deepcopy(CELLS)
+    cells[2] = _cell("code", "# To support both python 2 and python 3\nfrom __future__ import (division,\n"
+                     "    print_function)\n\n" + code(CELLS[2]))
+    result = migrate_notebook(notebook_text(cells), "keras")
+    first = json.loads(result.code)["cells"][2]
+    assert code(first).startswith("# To support both python 2 and python 3\nfrom __future__ import (division,\n"
+                                  "    print_function)\n\nimport os\nos.environ.setdefault(")
+    for cell in json.loads(result.code)["cells"]:
+        if cell["cell_type"] == "code" and not code(cell).startswith("%%"):
+            compile("".join("pass\n" if line.startswith(("%", "!")) else line for line in cell["source"]),
+                    "cell", "exec")
+
+
 def test_bad_notebooks_get_one_line_errors():
     with pytest.raises(NotebookError, match="invalid JSON"):
         migrate_notebook("{not json", "keras")
