@@ -38,11 +38,7 @@ def add_imports(module: cst.Module, needed: list[NeededImport]) -> cst.Module:
     import block holding its TensorFlow import when code runs before that (the runtime imports TensorFlow: a
     program setting TensorFlow's environment variables first keeps them in effect)."""
     start = 1 if module.body and is_docstring_or_strict(module.body[0]) else 0
-    end = _block_end(module.body, start)
-    if not any(_imports_tensorflow(statement) for statement in module.body[start:end]):
-        later = next((i for i in range(end, len(module.body)) if _imports_tensorflow(module.body[i])), None)
-        if later is not None:
-            end = _block_end(module.body, later)
+    end = import_block_end(module)
     block = [statement.body[0] for statement in module.body[start:end] if is_single_import(statement)]
     plain, aliased, from_names = _missing(needed, block)
     if not (plain or aliased or from_names):
@@ -110,6 +106,18 @@ def _missing(
             if not from_names[name]:
                 del from_names[name]
     return plain, aliased, from_names
+
+
+def import_block_end(module: cst.Module) -> int:
+    """The index after the import block the added imports go to: the leading one (after a docstring), or the
+    one holding the module's TensorFlow import when code runs before that."""
+    start = 1 if module.body and is_docstring_or_strict(module.body[0]) else 0
+    end = _block_end(module.body, start)
+    if not any(_imports_tensorflow(statement) for statement in module.body[start:end]):
+        later = next((i for i in range(end, len(module.body)) if _imports_tensorflow(module.body[i])), None)
+        if later is not None:
+            end = _block_end(module.body, later)
+    return end
 
 
 def _block_end(body: list[cst.BaseStatement], start: int) -> int:

@@ -17,6 +17,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.facts import receiver_function_calls
+from codemods.imports import _imports_tensorflow, import_block_end
 from codemods.registry import Rule, register
 
 _MAIN_TEST = m.Comparison(
@@ -53,6 +54,44 @@ class Tf1BehaviorRule(Rule):
                    "behaviour it ran with (graph mode, TF1 variables, Keras 2 tf.layers: tf.compat.v1.disable_v2_behavior)")
         call = cst.parse_statement("tf1_programs.run_as_tf1()  # TensorFlow 1.x's behaviour: graph mode, TF1 variables\n")
         return updated.with_changes(body=updated.body.with_changes(body=[call, *updated.body.body]))
+
+
+@register
+class Tf1ScriptBehaviorRule(Rule):
+    """The same for a TF1 graph script with no entry block (a tutorial's script, a notebook's cells): its graph
+    code runs at module level, so `run_as_tf1()` goes right after the import block of its TensorFlow import."""
+
+    rule_id = "tf1-behavior"
+    node_types = (cst.Module,)
+
+    def leave(self, original: cst.Module, updated: cst.Module, ctx):
+        if any(isinstance(s, cst.If) and m.matches(s.test, _MAIN_TEST) for s in original.body):
+            return updated  # Tf1BehaviorRule's
+        if not (ctx.tf1_names or ctx.resolver.tf1_program or _graph_code_without_a_graph(ctx)):
+            return updated
+        facts = ctx.facts
+        if not facts.graph_code or facts.graph_mode_switches or _runs_migrated_training(facts) \
+                or facts.estimators or not _graph_code_at_module_level(original, facts):
+            return updated
+        if any(m.matches(statement, _RUN_AS_TF1) for statement in updated.body):
+            return updated  # (a second rewrite)
+        at = import_block_end(updated)
+        if at == 0 or not any(_imports_tensorflow(statement) for statement in updated.body[:at]):
+            return updated  # (TensorFlow imported elsewhere: no place known to come before its graph code)
+        ctx.need_compat("tf1_programs")
+        ctx.record(original.body[at] if at < len(original.body) else original.body[-1], self.rule_id, True,
+                   "TensorFlow 1.x graph script kept as written: compat.tf1_programs.run_as_tf1() after its imports, "
+                   "the behaviour it ran with (graph mode, TF1 variables, Keras 2 tf.layers: "
+                   "tf.compat.v1.disable_v2_behavior)")
+        call = cst.parse_statement("tf1_programs.run_as_tf1()  # TensorFlow 1.x's behaviour: graph mode, TF1 variables\n")
+        return updated.with_changes(body=[*updated.body[:at], call, *updated.body[at:]])
+
+
+def _graph_code_at_module_level(module: cst.Module, facts) -> bool:
+    """Whether graph code runs when the module does (a call outside its functions and classes)."""
+    inside = {id(call) for definition in m.findall(module, m.FunctionDef() | m.ClassDef() | m.Lambda())
+              for call in m.findall(definition, m.Call())}
+    return any(call not in inside for call in facts._graph_code_calls)
 
 
 _GRAPH_OF_ITS_OWN = m.Call(func=m.Attribute(attr=m.Name("as_default") | m.Name("wrap_function")))

@@ -225,6 +225,16 @@ ROWS = [
         ("    tf1_programs.run_as_tf1()",),
     ),
     Row(
+        "A TensorFlow 1.x graph script with no entry block (its graph built and trained at module level: a tutorial's, "
+        "a notebook's cells), kept as written",
+        "`tf1_programs.run_as_tf1()` right after the import block of its TensorFlow import, as the program ran; not a "
+        "module whose graph code is only in functions (a library: its importer's entry point decides)",
+        "same",
+        "tf1_graph_script_kept",
+        ("from estimator_migrate.compat import tf1_programs\n\ntf1_programs.run_as_tf1()",),
+        ("from estimator_migrate.compat import tf1_programs\n\ntf1_programs.run_as_tf1()",),
+    ),
+    Row(
         "The entry point (`if __name__ == \"__main__\":`) of a program written for TensorFlow 1.x whose estimators "
         "migrate (either tier)",
         "`tf.compat.v1.disable_v2_tensorshape()` first: the TensorShape it ran with (a model_fn's "

@@ -107,3 +107,45 @@ def test_a_tensorflow_2_keras_script_making_a_session_for_keras_keeps_tf2_behavi
             main()
         """)
     assert "run_as_tf1" not in migrate_source(source).code
+
+
+SCRIPT = textwrap.dedent("""\
+    \"\"\"A TF1 tutorial script: its graph runs at module level, no entry block.\"\"\"
+    import numpy as np
+    import tensorflow as tf
+
+    data = np.ones([8, 4], np.float32)
+    x = tf.placeholder(tf.float32, [None, 4])
+    total = tf.reduce_sum(x)
+    with tf.Session() as sess:
+        print(sess.run(total, feed_dict={x: data}))
+    """)
+
+
+def test_a_tf1_graph_script_switches_after_its_imports():
+    migrated = migrate_source(SCRIPT)
+    code = migrated.code
+    assert ("import tensorflow as tf\nfrom estimator_migrate.compat import tf1_programs\n\n"
+            "tf1_programs.run_as_tf1()  # TensorFlow 1.x's behaviour: graph mode, TF1 variables\n\n"
+            "data = np.ones") in code
+    assert [f.migrated for f in migrated.findings if f.rule == "tf1-behavior"] == [True]
+    again = migrate_source(code)
+    assert again.code == code and not [f for f in again.findings if f.migrated]
+
+
+def test_a_module_whose_graph_code_is_only_in_functions_does_not_switch_when_imported():
+    """A library module (its functions build graphs for whoever calls them): switching TF1 behaviour on at its
+    import would change its importer's program; the importer's entry block decides."""
+    library = SCRIPT.replace("x = tf.placeholder", "def build():\n    x = tf.placeholder").replace(
+        "total = tf.reduce_sum(x)\nwith tf.Session() as sess:\n    print(sess.run(total, feed_dict={x: data}))",
+        "    return tf.reduce_sum(x)")
+    assert "def build():\n    x = tf.placeholder" in library
+    assert "run_as_tf1" not in migrate_source(library).code
+
+
+def test_a_graph_script_that_switches_itself_or_builds_its_own_graph_is_left_alone():
+    switching = SCRIPT.replace("data = np.ones", "tf.disable_v2_behavior()\ndata = np.ones")
+    assert "run_as_tf1" not in migrate_source(switching).code
+    own_graph = SCRIPT.replace("tf.placeholder", "tf.compat.v1.placeholder").replace(
+        "tf.Session", "tf.compat.v1.Session").replace("x = tf.compat", "graph = tf.Graph()\ngraph.as_default().__enter__()\nx = tf.compat")
+    assert "run_as_tf1" not in migrate_source(own_graph).code
