@@ -87,10 +87,53 @@ class Tf1ScriptBehaviorRule(Rule):
         return updated.with_changes(body=[*updated.body[:at], call, *updated.body[at:]])
 
 
+@register
+class EagerModuleGraphCodeRule(Rule):
+    """Graph code only graph mode runs (a placeholder, a monitored session) at module level of a module whose
+    training the rewrite made eager (a notebook running an estimator, then a graph of its own): no switch can
+    serve both, and TensorFlow 2 stops there; a TODO on the first says what to do."""
+
+    rule_id = "tf1-behavior"
+    node_types = (cst.Call,)
+
+    def leave(self, original: cst.Call, updated: cst.Call, ctx):
+        if id(original) != _first_eager_graph_call(ctx):
+            return updated
+        ctx.todo(original, self.rule_id,
+                 "graph code at module level, where this module's migrated training runs eagerly: a placeholder or "
+                 "monitored session has no eager meaning and TensorFlow 2 stops here; build this graph in a "
+                 "`with tf.Graph().as_default():` block (its session given that graph), or move it to a program of "
+                 "its own (whose rewrite switches TensorFlow 1.x's behaviour on)")
+        return updated
+
+
+def _first_eager_graph_call(ctx) -> int | None:
+    """The id of the first module-level call only graph mode runs, in a module running migrated (eager)
+    training with no switch and no graph of its own (computed once per module)."""
+    if not hasattr(ctx, "first_eager_graph_call"):
+        ctx.first_eager_graph_call = None
+        facts = ctx.facts
+        if _runs_migrated_training(facts) and not facts.graph_mode_switches \
+                and not m.findall(ctx.module, _GRAPH_OF_ITS_OWN):
+            inside = _calls_in_definitions(ctx.module)
+            receivers = receiver_function_calls(facts)
+            for call in m.findall(ctx.module, m.Call()):
+                api = ctx.resolver.call_api(call)
+                if api is not None and api.is_one_of(*_GRAPH_MODE_ONLY) and id(call) not in inside \
+                        and id(call) not in facts.serving_placeholders and id(call) not in receivers:
+                    ctx.first_eager_graph_call = id(call)
+                    break
+    return ctx.first_eager_graph_call
+
+
+def _calls_in_definitions(module: cst.Module) -> set[int]:
+    return {id(call) for definition in m.findall(module, m.FunctionDef() | m.ClassDef() | m.Lambda())
+            for call in m.findall(definition, m.Call())}
+
+
 def _graph_code_at_module_level(module: cst.Module, facts) -> bool:
     """Whether graph code runs when the module does (a call outside its functions and classes)."""
-    inside = {id(call) for definition in m.findall(module, m.FunctionDef() | m.ClassDef() | m.Lambda())
-              for call in m.findall(definition, m.Call())}
+    inside = _calls_in_definitions(module)
     return any(call not in inside for call in facts._graph_code_calls)
 
 

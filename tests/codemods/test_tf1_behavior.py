@@ -149,3 +149,27 @@ def test_a_graph_script_that_switches_itself_or_builds_its_own_graph_is_left_alo
     own_graph = SCRIPT.replace("tf.placeholder", "tf.compat.v1.placeholder").replace(
         "tf.Session", "tf.compat.v1.Session").replace("x = tf.compat", "graph = tf.Graph()\ngraph.as_default().__enter__()\nx = tf.compat")
     assert "run_as_tf1" not in migrate_source(own_graph).code
+
+
+def test_graph_code_at_module_level_of_a_module_whose_training_migrates_gets_one_todo():
+    """A notebook's shape: an estimator trained (migrated: eager), then a graph of its own at module level, which
+    TensorFlow 2 stops at; no switch serves both, so the first placeholder says what to do, and no switch is added."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+
+        columns = [tf.feature_column.numeric_column("x", shape=[4])]
+        classifier = tf.estimator.DNNClassifier(hidden_units=[8], feature_columns=columns, model_dir="/tmp/dnn")
+        classifier.train(input_fn=lambda: tf.data.Dataset.from_tensors(({"x": [[1.0] * 4]}, [0])), max_steps=10)
+
+        tf.reset_default_graph()
+        X = tf.placeholder(tf.float32, shape=(None, 4), name="X")
+        y = tf.placeholder(tf.int32, shape=(None), name="y")
+        with tf.Session() as sess:
+            print(sess.run(tf.reduce_sum(X), feed_dict={X: [[1, 2, 3, 4]]}))
+        """)
+    migrated = migrate_source(source)
+    todos = [f for f in migrated.findings if f.rule == "tf1-behavior"]
+    assert len(todos) == 1 and not todos[0].migrated and "graph code at module level" in todos[0].message
+    assert "# TODO(migrate): tf1-behavior: graph code at module level" in migrated.code.split("X = tf.compat.v1.placeholder")[0]
+    assert "run_as_tf1" not in migrated.code
+    assert migrate_source(migrated.code).code == migrated.code
