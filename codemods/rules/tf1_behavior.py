@@ -145,7 +145,8 @@ _GRAPH_MODE_COMPAT = {"tf1_programs", "graph_sessions"}
 # Graph code TensorFlow 2 cannot run eagerly at all (a bare `tf.compat.v1.Session(config=...)` it can: TF2 Keras
 # scripts made one for `keras.backend.set_session`; a Saver given its variables saves eagerly too)
 _GRAPH_MODE_ONLY = ("placeholder", "placeholder_with_default", "train.MonitoredTrainingSession",
-                    "train.MonitoredSession", "train.SingularMonitoredSession")
+                    "train.MonitoredSession", "train.SingularMonitoredSession", "train.Supervisor",
+                    "train.start_queue_runners")
 
 
 def _graph_code_without_a_graph(ctx) -> bool:

@@ -173,3 +173,28 @@ def test_graph_code_at_module_level_of_a_module_whose_training_migrates_gets_one
     assert "# TODO(migrate): tf1-behavior: graph code at module level" in migrated.code.split("X = tf.compat.v1.placeholder")[0]
     assert "run_as_tf1" not in migrated.code
     assert migrate_source(migrated.code).code == migrated.code
+
+
+def test_a_supervisor_program_gets_tf1_behaviour():
+    """`tf.train.Supervisor` (TF1's fault tolerance before MonitoredTrainingSession: saves every save_model_secs,
+    restores from logdir) refuses eager execution; a program using it, even in TensorFlow 2's names with no
+    placeholder, ran on 1.x in graph mode."""
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+
+
+        def main():
+            loss = tf.reduce_sum(tf.compat.v1.get_variable("w", [3]) ** 2)
+            step = tf.compat.v1.train.get_or_create_global_step()
+            train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+            supervisor = tf.compat.v1.train.Supervisor(logdir="/tmp/sv", save_model_secs=60)
+            with supervisor.managed_session() as sess:
+                while not supervisor.should_stop():
+                    sess.run(train_op)
+
+
+        if __name__ == "__main__":
+            main()
+        """)
+    code = migrate_source(source).code
+    assert f'if __name__ == "__main__":\n{SWITCH}    main()' in code
