@@ -1,0 +1,69 @@
+"""A `tf.train.Supervisor` program (TensorFlow 1.x's checkpointing before MonitoredTrainingSession) runs on
+TensorFlow 2.21 as it ran on 1.x.
+
+tests/legacy/supervisor_program.py (ptb_word_lm.py's shape) is kept as written, its entry block switching TensorFlow
+1.x's behaviour on (codemods/rules/tf1_behavior.py: a Supervisor refuses eager execution). The reference runs under
+TensorFlow 2.15 with 1.x's API and behaviour (tests/legacy/run_as_tf1.py), seeded as the program seeds itself:
+the migrated program prints the same losses at the same steps and saves the same variables within 1e-5.
+SIGKILLed after one of the Supervisor's timed saves and started again, it restores that step and ends where the
+uninterrupted run ended, with its variables.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tests.conftest import MODERN_PYTHON, ROOT, latest_saved_step, migrate_file, run, sigkill_after_save
+
+pytestmark = [pytest.mark.slow, pytest.mark.legacy]
+PROGRAM = ROOT / "tests" / "legacy" / "supervisor_program.py"
+AS_TF1 = ROOT / "tests" / "legacy" / "run_as_tf1.py"
+STEPS = 40
+PRINTED = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
+ATOL = 1e-5  # TensorFlow 2.15 and 2.21 kernels round apart in the last float32 bits
+
+
+def variables(prefix) -> dict:
+    reader = tf.train.load_checkpoint(str(prefix))
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
+
+
+def assert_same_variables(got, expected, atol: float = ATOL) -> None:
+    got, expected = variables(got), variables(expected)
+    assert set(got) == set(expected) and "model/hidden/kernel" in got
+    for name, value in expected.items():
+        np.testing.assert_allclose(got[name], value, rtol=0, atol=atol, err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory):
+    return migrate_file(PROGRAM, tmp_path_factory.mktemp("migrated"), "keras")
+
+
+def test_the_migrated_program_trains_as_the_tf1_one(legacy_python, migrated, tmp_path):
+    assert 'if __name__ == "__main__":\n    tf1_programs.run_as_tf1()' in migrated.read_text()
+    reference, model = tmp_path / "reference", tmp_path / "migrated"
+    printed = PRINTED.findall(run([legacy_python, AS_TF1, PROGRAM, "--save_path", reference,
+                                   "--max_steps", STEPS]).stdout)
+    got = PRINTED.findall(run([MODERN_PYTHON, migrated, "--save_path", model, "--max_steps", STEPS]).stdout)
+    assert [step for step, _ in got] == [step for step, _ in printed] == [str(s) for s in range(5, STEPS + 1, 5)]
+    assert [float(loss) for _, loss in got] == pytest.approx([float(loss) for _, loss in printed], rel=0, abs=ATOL)
+    assert latest_saved_step(model) == latest_saved_step(reference) == STEPS
+    assert_same_variables(tf.train.latest_checkpoint(str(model)), tf.train.latest_checkpoint(str(reference)))
+
+
+def test_killed_after_a_timed_save_it_restores_that_step_and_ends_as_the_uninterrupted_run(migrated, tmp_path):
+    steps = 30000
+    uninterrupted, killed = tmp_path / "uninterrupted", tmp_path / "killed"
+    command = [MODERN_PYTHON, migrated, "--max_steps", steps, "--save_model_secs", 1, "--log_every", steps]
+    run([*command, "--save_path", uninterrupted])
+    killed_at = sigkill_after_save([*command, "--save_path", killed], killed, at_least=1)
+    assert 0 < killed_at < steps, "the kill did not interrupt the training"
+    run([*command, "--save_path", killed])
+    assert latest_saved_step(killed) == steps
+    assert_same_variables(tf.train.latest_checkpoint(str(killed)), tf.train.latest_checkpoint(str(uninterrupted)),
+                          atol=0)
