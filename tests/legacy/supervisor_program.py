@@ -46,9 +46,9 @@ def main(_):
                 feed = {x: images[start:start + BATCH_SIZE], y: labels[start:start + BATCH_SIZE]}
                 loss_value, _, step = session.run([loss, train_op, global_step], feed_dict=feed)
                 if step % FLAGS.log_every == 0:
-                    print("step %d loss %.6f" % (step, loss_value))
+                    print(f"step {step} loss {loss_value:.6f}")
             if FLAGS.save_path:
-                print("Saving model to %s." % FLAGS.save_path)
+                print(f"Saving model to {FLAGS.save_path}.")
                 sv.saver.save(session, FLAGS.save_path + "/model.ckpt", global_step=sv.global_step)
 
 
