@@ -138,6 +138,9 @@ def serving_feature_placeholders(module: cst.Module, resolver: ApiResolver) -> d
     for builder in builders:
         features = call_arguments(builder, SERVING_INPUT_BUILDERS[RAW_BUILDER])[0].get("features")
         values = _dict_values(features) if not isinstance(features, cst.Name) else _variable_values(module, features)
+        scope = _enclosing_function(module, builder)
+        values = [value for value in (_value_of(scope, v) if isinstance(v, cst.Name) else v for v in values)
+                  if value is not None]
         for value in values:
             if (_api_path(value, resolver) == PLACEHOLDER and _rooted_in_a_name(value.func)
                     and not any(arg.star for arg in value.args)):
@@ -181,6 +184,26 @@ def _dict_values(node: cst.BaseExpression | None) -> list[cst.BaseExpression]:
     if isinstance(node, cst.DictComp):
         return [node.value]
     return []
+
+
+def _enclosing_function(module: cst.Module, call: cst.Call) -> cst.CSTNode:
+    """The innermost function whose body holds `call` (the module when none does)."""
+    enclosing = module
+    for function in m.findall(module, m.FunctionDef()):
+        if any(found is call for found in m.findall(function, m.Call())):
+            enclosing = function  # (findall lists outer functions before the ones nested in them)
+    return enclosing
+
+
+def _value_of(scope: cst.CSTNode, variable: cst.Name) -> cst.BaseExpression | None:
+    """What a feature variable holds (`image = tf.placeholder(...)`; `{"image": image}`): the value assigned to it
+    once in `scope`, where it is used only there; None otherwise."""
+    name = variable.value
+    assigned = [assignment[1] for statement in m.findall(scope, m.SimpleStatementLine())
+                if (assignment := single_assignment(statement)) is not None and assignment[0] == name]
+    if len(assigned) != 1 or len(m.findall(scope, m.Name(name))) != 2:
+        return None
+    return assigned[0]
 
 
 def _variable_values(module: cst.Module, variable: cst.Name) -> list[cst.BaseExpression]:

@@ -194,6 +194,14 @@ class Tf1Graph:
         self.collections = self.graph._collections = {}  # noqa: SLF001  (kept: the mode's hooks run in them)
         self._exit.callback(setattr, self.graph, "_collections", saved)
         self._exit.enter_context(tf.variable_creator_scope(self._variable))
+        # tf_keras asks whether it runs eagerly outside functions to choose between TF1's graph Keras (its layers,
+        # Input placeholders) and TF2's (KerasTensors); inside this wrapped function it would get its layers from
+        # the first and its Inputs from the second (a `Sequential([..., input_shape=...])` in a model_fn then
+        # recurses for ever). The answer Estimator's graph gave, for Keras's own questions only:
+        keras_tf1 = tf.compat.v2.compat.v1  # (tf_keras reaches TensorFlow as tensorflow.compat.v2)
+        outside = keras_tf1.executing_eagerly_outside_functions
+        keras_tf1.executing_eagerly_outside_functions = lambda: False
+        self._exit.callback(setattr, keras_tf1, "executing_eagerly_outside_functions", outside)
         # TF1 summary ops stay TF1's, as in Estimator's graph (SummarySaver writes what they make): TF2 turns them
         # into writes to a default TF2 writer when there is one (Keras's TensorBoard callback pushes its own), which
         # no fetch would run, and warns when there is none
@@ -246,8 +254,8 @@ class Tf1Graph:
             initial_value = kwargs.get("initial_value")
             if tf.is_symbolic_tensor(initial_value):  # tf.Variable(tf.zeros(...)), get_variable(initializer=<tensor>)
                 kwargs["initial_value"] = self._computed_once(name, initial_value)
-            with tf.init_scope():
-                variable = next_creator(**{**kwargs, "name": name})
+            with tf.init_scope():  # (which keeps the graph's name scope: the name given ends in "/", taken whole)
+                variable = next_creator(**{**kwargs, "name": name + "/"})
             store[name] = variable
             self._created.add(id(variable))
         for key in collections_:  # (wrap_function also files the variables it is told of: once each)

@@ -746,14 +746,16 @@ ROWS = [
     Row(
         "`build_raw_serving_input_receiver_fn(features)` of a migrated export, the features `tf.placeholder(dtype, "
         "shape, name)`s built outside any graph (in `main`, as CTR projects wrote it): a dict inline, a dict "
-        "variable used only there, or one filled by key",
+        "variable used only there, or one filled by key; a dict value that is a variable of the function used only "
+        "there (`image = tf.placeholder(...)`; `{\"image\": image}`: official MNIST's)",
         "each such placeholder -> `tf.TensorSpec(shape=..., dtype=..., name=...)` (the builder read only dtype and "
         "shape; a migrated program runs there eagerly, where a placeholder cannot be made); a dict used elsewhere "
         "keeps its placeholders",
         "same",
         "serving_feature_placeholders",
         ('"feat_ids": tf.TensorSpec(shape=[None, FIELDS], dtype=tf.int64, name="feat_ids")',
-         'by_key["feat_vals"] = tf.TensorSpec(shape=[None, FIELDS], dtype=tf.float32)'),
+         'by_key["feat_vals"] = tf.TensorSpec(shape=[None, FIELDS], dtype=tf.float32)',
+         "image = tf.TensorSpec(shape=[None, image_size], dtype=tf.float32)"),
         ('"feat_ids": tf.TensorSpec(shape=[None, FIELDS], dtype=tf.int64, name="feat_ids")',
          'by_key["feat_vals"] = tf.TensorSpec(shape=[None, FIELDS], dtype=tf.float32)'),
     ),
