@@ -185,7 +185,8 @@ def run_time_optimizer(node: cst.BaseExpression, resolver: ApiResolver) -> bool:
     function of the program's own): the compat.canned builder resolves it when the program runs, as the
     Estimator did: a name, a function returning an optimizer, a tf_keras or TF1 optimizer; else one error)."""
     if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
-        return resolver.api(node) is None
+        api = resolver.api(node)  # (a variable holding an optimizer made elsewhere resolves to that optimizer's class)
+        return api is None or api.path in _OPTIMIZERS
     return isinstance(node, cst.Call) and resolver.call_api(node) is None
 
 

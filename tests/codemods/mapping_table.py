@@ -324,6 +324,16 @@ ROWS = [
         ("configure(model_dir=output_dir + \"/r\", warm_start_from=settings, model=canned.dnn_regressor(",),
     ),
     Row(
+        "`my_optimizer = tf.train.GradientDescentOptimizer(...)` then `optimizer=my_optimizer` (Machine Learning "
+        "Crash Course's form; a Keras optimizer in a variable alike)",
+        "the variable keeps its optimizer and goes to the builder as written, which makes a TF1 optimizer its twin "
+        "when the program runs",
+        "same",
+        "canned_optimizer_variable",
+        ("feature_columns=feature_columns, optimizer=my_optimizer, loss_reduction=\"sum\"))",),
+        ("feature_columns=feature_columns, optimizer=my_optimizer, loss_reduction=\"sum\"))",),
+    ),
+    Row(
         "`optimizer=<a variable, parameter or function call>` (the source does not show which)",
         "passed as written; the `compat.canned` builder resolves it when the program runs, as the Estimator did: a "
         "name (that family's learning rate), a function (called), a tf_keras optimizer, a TF1 optimizer (its twin); "
