@@ -869,7 +869,7 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         estimator.problems.append(RunTimeChecked(f"`{estimator.variable}` is assigned more than once"))
     config = estimator.config
     if config is not None:
-        estimator.problems.extend(config.problems)
+        estimator.problems.extend(_spread_checked_at_run_time({}, config.problems)[1])  # (TrainingConfig(**settings))
         if config.variable and (config.variable in misused or assigned[config.variable] != 1):
             estimator.problems.append(RunTimeChecked(f"RunConfig `{config.variable}` is used or assigned elsewhere"))
     if estimator.model_dir is None:

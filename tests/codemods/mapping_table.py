@@ -671,6 +671,16 @@ ROWS = [
          "class SaveLogger(tf.compat.v1.train.CheckpointSaverListener)"),
     ),
     Row(
+        "`config = RunConfig(**settings)` given to the estimator it configures (canned or custom)",
+        "`estimator_training.TrainingConfig(**settings)` and the estimator in the run-time tier (its settings' names "
+        "checked when the program runs), where tier 1 cannot read them",
+        "same",
+        "runconfig_settings_spread",
+        ("config = estimator_training.TrainingConfig(**settings)\n    classifier = estimator_training.configure("
+         "config=config, model=canned.dnn_classifier(",),
+        ("custom = estimator_training.configure(wrapped_model_fns.WrappedModelFn(model_fn), config=custom_config)",),
+    ),
+    Row(
         "`RunConfig(**settings)` (settings read from a file or flags) where the run-time tier builds the estimator",
         "`estimator_training.TrainingConfig(**settings)`: a setting it does not carry over (`device_fn`, a "
         "cluster's) is one TypeError naming it when the program runs; reading a RunConfig property it does not hold "
