@@ -158,6 +158,7 @@ class HookFacts:
     node: cst.ClassDef
     problems: list[str]
     step_attributes: frozenset[str] = frozenset()  # hook_facts.HookAnalysis
+    fetches_step: bool = False  # hook_facts.HookAnalysis
 
 
 @dataclass
@@ -488,7 +489,7 @@ class _Collector(cst.CSTVisitor):
         ):
             analysis = analyze_hook(node, self.resolver)
             self.facts.hooks[node.name.value] = HookFacts(
-                node.name.value, node, analysis.problems, analysis.step_attributes
+                node.name.value, node, analysis.problems, analysis.step_attributes, analysis.fetches_step
             )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:

@@ -60,6 +60,7 @@ class HookAnalysis:
 
     problems: list[str]
     step_attributes: frozenset[str] = frozenset()
+    fetches_step: bool = False  # its fetches name the step themselves (`SessionRunArgs(tf.train.get_global_step())`)
 
 
 def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
@@ -96,7 +97,9 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
     if problems:  # kept as a hook already: how it uses the global step does not matter
         return HookAnalysis(problems)
     problems = reader.other_step_uses(node)
-    return HookAnalysis(problems, frozenset(steps) if not problems else frozenset())
+    if problems:
+        return HookAnalysis(problems)
+    return HookAnalysis(problems, frozenset(steps), reader.step_calls_fetched)
 
 
 def _global_step_attributes(node: cst.ClassDef, assigned: dict, resolver) -> set[str]:
@@ -122,18 +125,21 @@ def _self_attribute(node) -> str | None:
     return None
 
 
-def _step_fetch(node, steps) -> bool:
-    """Whether `node` fetches only global-step attributes: `self.<step>`, or a dict/list/tuple of such."""
+def _step_fetch(node, steps, resolver) -> bool:
+    """Whether `node` fetches only the global step: `self.<step>`, `get_global_step()` itself (in TF1 the graph's
+    step tensor, made already), or a dict/list/tuple of such."""
     if _self_attribute(node) is not None:
         return _self_attribute(node) in steps
+    if isinstance(node, cst.Call):
+        return _is_step_call(node, resolver)
     if isinstance(node, cst.Dict):
         return bool(node.elements) and all(
-            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and _step_fetch(e.value, steps)
-            for e in node.elements
+            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+            and _step_fetch(e.value, steps, resolver) for e in node.elements
         )
     if isinstance(node, cst.List | cst.Tuple):
         return bool(node.elements) and all(
-            isinstance(e, cst.Element) and _step_fetch(e.value, steps) for e in node.elements
+            isinstance(e, cst.Element) and _step_fetch(e.value, steps, resolver) for e in node.elements
         )
     return False
 
@@ -153,13 +159,15 @@ class _StepFetches:
         self.steps, self.resolver = steps, resolver
         self.fetching: set[int] = set()  # ids of the self.<step> nodes inside carried-over fetches
         self.before_run_fetches = False  # before_run returns SessionRunArgs of the global step
+        self.step_calls_fetched = False  # some fetch calls get_global_step() itself
 
     def fetches(self, node) -> bool:
         """Whether `node` fetches only the global step; its attributes are then carried-over uses."""
-        if not self.steps or not _step_fetch(node, self.steps):
+        if not _step_fetch(node, self.steps, self.resolver):
             return False
         for found in _attributes_in(node):
             self.fetching.add(id(found))
+        self.step_calls_fetched |= bool(m.findall(node, m.Call()))
         return True
 
     def session_run_args(self, value) -> bool:

@@ -12,7 +12,8 @@ value before or after the step: measured, it stopped at 9 in three runs out of f
 once under load (each of its three checks may see the step before or after).
 
 The program's own StepReport hook fetches the global step with each step (SessionRunArgs) and at each call's
-end (session.run); migrated, it becomes a callback reading the step counter before the step. The Estimator's
+end (session.run), StepEcho the same by `get_global_step()` itself; migrated, each becomes a callback reading the
+step counter before the step. The Estimator's
 reads race the step's increment the same way: measured, most see the value before the step, some the one
 after (0, 2, 2, 3, ...). The migrated callback sees the value before the step, every time, and the same end
 values."""
@@ -45,9 +46,10 @@ def estimator_dir(legacy_python, tmp_path_factory):
         {0, EARLY_STOP - 1}, {0, EARLY_STOP}, {0, EARLY_STOP + 1}
     )
     assert_steps_counted(model_dir / "step_counter")
-    fetched, ends = fetched_steps(model_dir)
-    assert ends == [12, 15]
-    assert len(fetched) == len(FETCHED) and all(seen in (before, before + 1) for seen, before in zip(fetched, FETCHED))
+    for hook in ("StepReport", "StepEcho"):
+        fetched, ends = fetched_steps(model_dir, hook)
+        assert ends == [12, 15]
+        assert len(fetched) == len(FETCHED) and all(seen in (before, before + 1) for seen, before in zip(fetched, FETCHED))
     return model_dir
 
 
@@ -55,10 +57,11 @@ def estimator_dir(legacy_python, tmp_path_factory):
 FETCHED = [*range(12), *range(12, 15)]
 
 
-def fetched_steps(model_dir) -> tuple[list[int], list[int]]:
-    """The steps StepReport wrote: fetched with each step, and at each call's end."""
+def fetched_steps(model_dir, hook: str = "StepReport") -> tuple[list[int], list[int]]:
+    """The steps StepReport (or StepEcho) wrote: fetched with each step, and at each call's end."""
+    fetched, end = ("fetched", "end") if hook == "StepReport" else ("echo", "echo_end")
     lines = [line.split() for line in (model_dir / "fetched_steps.txt").read_text().splitlines()]
-    return [int(n) for what, n in lines if what == "fetched"], [int(n) for what, n in lines if what == "end"]
+    return [int(n) for what, n in lines if what == fetched], [int(n) for what, n in lines if what == end]
 
 
 def assert_steps_counted(output_dir) -> None:
@@ -79,6 +82,8 @@ def test_train_calls_stop_where_the_estimators_did(target, estimator_dir, tmp_pa
     assert_steps_counted(model_dir / "step_counter")
     assert "class StepReport(tf_keras.callbacks.Callback)" in migrated.read_text()
     assert fetched_steps(model_dir) == (FETCHED, [12, 15])
+    assert "class StepEcho(tf_keras.callbacks.Callback)" in migrated.read_text()
+    assert fetched_steps(model_dir, "StepEcho") == (FETCHED, [12, 15])  # get_global_step() fetched itself
     triggered = [int(line.split()[1]) for line in (model_dir / "fetched_steps.txt").read_text().splitlines()
                  if line.startswith("triggered")]
     assert triggered == [0, 5, 10]  # SecondOrStepTimer(every_steps=5) on the fetched values, as in TF1

@@ -95,14 +95,15 @@ class SessionRunHookRule(Rule):
                 base = base.with_changes(value=cst.parse_expression("tf_keras.callbacks.Callback"))
             bases.append(base)
         ctx.need_import("tf_keras")
-        if hook.step_attributes:
+        fetches_step = bool(hook.step_attributes) or hook.fetches_step
+        if fetches_step:
             ctx.need_compat("estimator_hooks")
-        body = [self._method(statement, hook.step_attributes) for statement in updated.body.body]
+        body = [self._method(statement, hook.step_attributes, fetches_step) for statement in updated.body.body]
         ctx.record(original, self.rule_id, True, f"SessionRunHook {hook.name} -> tf_keras.callbacks.Callback")
         return updated.with_changes(bases=bases, body=updated.body.with_changes(body=body))
 
     @staticmethod
-    def _method(statement, steps: frozenset[str]):
+    def _method(statement, steps: frozenset[str], fetches_step: bool):
         if not isinstance(statement, cst.FunctionDef) or statement.name.value not in HOOK_METHODS:
             return statement
         keras_method, _ = HOOK_METHODS[statement.name.value]
@@ -110,7 +111,7 @@ class SessionRunHookRule(Rule):
         body = statement.body.visit(_WithoutParameterDeletes(hook_params))
         if statement.name.value in ("before_run", "after_run"):
             body = body.visit(_RequestStop(hook_params[0]))
-        if steps:
+        if fetches_step:
             body = body.visit(_GlobalStepFetches(statement.name.value, hook_params, steps))
             if statement.name.value == "before_run":
                 body = _fetches_kept_on_every_path(body)
@@ -168,7 +169,13 @@ class _GlobalStepFetches(cst.CSTTransformer):
         if (self.method == "end" and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.value.value == self.params[0] and func.attr.value == "run"):
             return _fetched(updated.args[0].value)
+        if self.method in ("before_run", "end") and not updated.args and isinstance(func, cst.Attribute) \
+                and func.attr.value in _STEP_READERS:
+            return cst.parse_expression("self.model.optimizer.iterations")  # a fetch of the step (hook_facts)
         return updated
+
+
+_STEP_READERS = ("get_global_step", "get_or_create_global_step")
 
 
 def _fetched(fetches: cst.BaseExpression) -> cst.Call:

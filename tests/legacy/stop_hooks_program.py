@@ -4,7 +4,8 @@ tests/test_stop_hooks.py. Both the input of `migrate rewrite` and, unchanged, th
 Three calls: max_steps=20 cut at step 12 by StopAtStepHook(last_step=12), with a StepCounterHook counting
 every 5 steps into model_dir/step_counter; steps=10 cut after 3 steps by
 StopAtStepHook(num_steps=3) given through a list variable (step 15), a hook of the program's own in both writing
-the global step it fetched with each step, every 5 steps and at each call's end; no limit over an input of one epoch, 18 batches
+the global step it fetched with each step, every 5 steps and at each call's end (and a second, StepEcho, fetching
+`get_global_step()` itself); no limit over an input of one epoch, 18 batches
 (step 33); no limit over the endless input, cut after 4 steps by StopAtStepHook(num_steps=4) (step 37). A second estimator, in model_dir/early_stopped, trains to max_steps=60 with
 make_early_stopping_hook(run_every_steps=4) whose should_stop_fn says yes the third time it is asked. (It has
 its own directory because Estimator's early-stopping hook adds a variable to the graph: restoring a checkpoint
@@ -51,6 +52,25 @@ class StepReport(tf1.train.SessionRunHook):
             log.write(f"{what} {int(step)}\n")
 
 
+class StepEcho(tf1.train.SessionRunHook):
+    """Fetches the global step without keeping a tensor of it: `SessionRunArgs(get_global_step())` with each step,
+    `session.run(get_global_step())` at each call's end, as short hooks did."""
+
+    def __init__(self, path):
+        self._path = path
+
+    def before_run(self, run_context):
+        return tf1.train.SessionRunArgs(tf1.train.get_global_step())
+
+    def after_run(self, run_context, run_values):
+        with open(self._path, "a") as log:
+            log.write(f"echo {int(run_values.results)}\n")
+
+    def end(self, session):
+        with open(self._path, "a") as log:
+            log.write(f"echo_end {int(session.run(tf1.train.get_global_step()))}\n")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model_dir", required=True)
@@ -76,12 +96,13 @@ def main():
     )
     step_counter = tf1.train.StepCounterHook(every_n_steps=5, output_dir=os.path.join(args.model_dir, "step_counter"))
     step_report = StepReport(os.path.join(args.model_dir, "fetched_steps.txt"), every_n_steps=5)
+    step_echo = StepEcho(os.path.join(args.model_dir, "fetched_steps.txt"))
     classifier.train(
         input_fn=endless_input_fn,
         max_steps=20,
-        hooks=[tf1.train.StopAtStepHook(last_step=12), step_counter, step_report],
+        hooks=[tf1.train.StopAtStepHook(last_step=12), step_counter, step_report, step_echo],
     )
-    stop_hooks = [tf1.train.StopAtStepHook(num_steps=3), step_report]
+    stop_hooks = [tf1.train.StopAtStepHook(num_steps=3), step_report, step_echo]
     classifier.train(input_fn=endless_input_fn, steps=10, hooks=stop_hooks)
     classifier.train(input_fn=one_epoch_input_fn)
     classifier.train(input_fn=endless_input_fn, hooks=[tf1.train.StopAtStepHook(num_steps=4)])
