@@ -156,7 +156,7 @@ def wrapped_arguments(call: cst.Call, name: str = "Estimator") -> dict[str, cst.
     return {**dict(zip(WRAPPED_CLASSES[name], positional)), **named}
 
 
-def _tier1_only(problem: str) -> bool:
+def tier1_only(problem: str) -> bool:
     """A reason tier 1 keeps a custom estimator that wrapping its model_fn resolves: the model_fn's shape,
     where it is defined, and the arguments `wrapped_problems` checks again."""
     return problem.startswith(("model_fn", "the module already uses the name", "Estimator("))
@@ -327,7 +327,7 @@ def analyze(
             else canned_problems(call, api.path, resolver)
         if unit is not None:  # tier 1's reasons that this tier does not resolve keep the unit as it is
             problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems
-                         and not (wrapped and _tier1_only(p))]
+                         and not (wrapped and tier1_only(p))]
         if problems:
             tier.constructor_problems[id(call)] = problems
             continue

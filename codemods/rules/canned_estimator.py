@@ -21,6 +21,7 @@ from codemods.canned_estimators import (
 )
 from codemods.optimizers import keras_optimizer, keras_optimizer_by_name, need_optimizer_module
 from codemods.registry import Rule, register
+from codemods.runtime_tier import RunTimeChecked, tier1_only
 
 
 @register
@@ -35,9 +36,15 @@ class CannedEstimatorRule(Rule):
         if estimator.runtime:
             return updated  # codemods/rules/estimator_runtime.py
         if not estimator.migratable:
+            rule = "custom-estimator" if estimator.custom else self.rule_id
             for problem in estimator.problems:
-                rule = "custom-estimator" if estimator.custom else self.rule_id
                 ctx.todo(original, rule, f"{estimator.variable}: {problem}")
+            blocked = ctx.facts.runtime.blocked_by
+            if blocked and all(isinstance(p, RunTimeChecked) or (estimator.custom and tier1_only(p))
+                               for p in estimator.problems):
+                ctx.todo(original, rule, f"{estimator.variable}: the run-time tier would migrate it (it checks the "
+                         "reasons above when the program runs), but it is off while the project keeps an estimator "
+                         f"that stays TF1 ({'; '.join(blocked)}): migrate or remove that one, then run migrate again")
             return updated
         if estimator.custom:
             return updated  # codemods/rules/custom_estimator.py

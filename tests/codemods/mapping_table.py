@@ -683,6 +683,17 @@ ROWS = [
         ("custom = estimator_training.configure(wrapped_model_fns.WrappedModelFn(model_fn), config=custom_config)",),
     ),
     Row(
+        "A canned or custom estimator the run-time tier would take, in a project keeping an estimator with no "
+        "TensorFlow 2 counterpart (TF2's boosted-trees tutorial: a LinearClassifier, then BoostedTreesClassifier)",
+        "kept, its constructor's TODOs adding that the tier is off while that estimator stays TF1 (named); with it "
+        "replaced, `migrate rewrite` takes the rest",
+        "same",
+        "todo_runtime_tier_blocked",
+        ("the run-time tier would migrate it (it checks the reasons above when the program runs), but it is off "
+         "while the project keeps an estimator that stays TF1 (BoostedTreesClassifier in this module)",),
+        ("the run-time tier would migrate it",),
+    ),
+    Row(
         "`RunConfig(**settings)` (settings read from a file or flags) where the run-time tier builds the estimator",
         "`estimator_training.TrainingConfig(**settings)`: a setting it does not carry over (`device_fn`, a "
         "cluster's) is one TypeError naming it when the program runs; reading a RunConfig property it does not hold "
