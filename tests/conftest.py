@@ -87,6 +87,21 @@ def assert_matches_estimator_checkpoint(model_dir: Path, estimator_dir: Path, st
         np.testing.assert_allclose(variable.numpy(), expected, rtol=0, atol=atol, err_msg=str(names))
 
 
+def assert_same_checkpoint_tensors(got, expected, atol: float) -> set[str]:
+    """The checkpoints at prefixes `got` and `expected` (name-based ones: a TF1 Saver's, an Estimator's) hold the
+    same tensor names, each within `atol`; returns those names."""
+    import numpy as np
+    import tensorflow as tf
+
+    readers = [tf.train.load_checkpoint(str(prefix)) for prefix in (got, expected)]
+    names = [set(reader.get_variable_to_shape_map()) for reader in readers]
+    assert names[0] == names[1]
+    for name in names[1]:
+        np.testing.assert_allclose(readers[0].get_tensor(name), readers[1].get_tensor(name), rtol=0, atol=atol,
+                                   err_msg=name)
+    return names[0]
+
+
 def assert_canned_model_holds_estimator_weights(model, model_dir: Path, estimator_dir: Path, step: int) -> None:
     """The latest TF2 checkpoint in model_dir, restored into `model` (a `compat.canned` model built as the
     migrated program builds it), is at `step` and holds the Estimator's model.ckpt-<step> within 1e-5, every

@@ -13,11 +13,18 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 import tensorflow as tf
 
-from tests.conftest import MODERN_PYTHON, ROOT, latest_saved_step, migrate_file, run, sigkill_after_save
+from tests.conftest import (
+    MODERN_PYTHON,
+    ROOT,
+    assert_same_checkpoint_tensors,
+    latest_saved_step,
+    migrate_file,
+    run,
+    sigkill_after_save,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "supervisor_program.py"
@@ -27,16 +34,8 @@ PRINTED = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 ATOL = 1e-5  # TensorFlow 2.15 and 2.21 kernels round apart in the last float32 bits
 
 
-def variables(prefix) -> dict:
-    reader = tf.train.load_checkpoint(str(prefix))
-    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
-
-
 def assert_same_variables(got, expected, atol: float = ATOL) -> None:
-    got, expected = variables(got), variables(expected)
-    assert set(got) == set(expected) and "model/hidden/kernel" in got
-    for name, value in expected.items():
-        np.testing.assert_allclose(got[name], value, rtol=0, atol=atol, err_msg=name)
+    assert "model/hidden/kernel" in assert_same_checkpoint_tensors(got, expected, atol)
 
 
 @pytest.fixture(scope="module")

@@ -16,14 +16,13 @@ from __future__ import annotations
 import re
 import shutil
 
-import numpy as np
 import pytest
-import tensorflow as tf
 
 from compat.preemption import PREEMPTED_EXIT_CODE
 from tests.conftest import (
     MODERN_PYTHON,
     ROOT,
+    assert_same_checkpoint_tensors,
     latest_saved_step,
     migrate_file,
     run,
@@ -38,18 +37,6 @@ ITERATIONS = 30
 LOGGED = re.compile(r"^INFO:tensorflow:(\d+): Avg training loss (\S+)\.$", re.MULTILINE)
 # TensorFlow 2.15 and 2.21 kernels round apart in the last float32 bits (threaded reductions): the same steps within this
 ATOL = 1e-5
-
-
-def variables(prefix: str) -> dict:
-    reader = tf.train.load_checkpoint(prefix)
-    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
-
-
-def assert_same_variables(got: str, expected: str, atol: float) -> None:
-    got, expected = variables(got), variables(expected)
-    assert set(got) == set(expected)
-    for name, value in expected.items():
-        np.testing.assert_allclose(got[name], value, rtol=0, atol=atol, err_msg=name)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +72,7 @@ def test_the_migrated_program_trains_as_the_tf1_one(runs, migrated, tmp_path):
     assert [iteration for iteration, _ in logged] == [iteration for iteration, _ in got] == ["4", "9", "14", "19", "24", "29"]
     assert [float(loss) for _, loss in got] == pytest.approx([float(loss) for _, loss in logged], rel=0, abs=ATOL)
     assert latest_saved_step(checkpoint_dir) == ITERATIONS
-    assert_same_variables(str(checkpoint_dir / f"model.ckpt-{ITERATIONS}"), str(reference / f"model.ckpt-{ITERATIONS}"),
+    assert_same_checkpoint_tensors(str(checkpoint_dir / f"model.ckpt-{ITERATIONS}"), str(reference / f"model.ckpt-{ITERATIONS}"),
                           atol=ATOL)
 
 
@@ -115,7 +102,7 @@ def test_as_tf_upgrade_v2_left_it_the_program_gets_tf1_behaviour_and_trains_as_t
     completed = run([MODERN_PYTHON, rewritten, "--checkpoint_dir", checkpoint_dir, "--num_training_iterations", ITERATIONS])
     got = LOGGED.findall(completed.stderr)
     assert [float(loss) for _, loss in got] == pytest.approx([float(loss) for _, loss in logged], rel=0, abs=ATOL)
-    assert_same_variables(str(checkpoint_dir / f"model.ckpt-{ITERATIONS}"), str(reference / f"model.ckpt-{ITERATIONS}"),
+    assert_same_checkpoint_tensors(str(checkpoint_dir / f"model.ckpt-{ITERATIONS}"), str(reference / f"model.ckpt-{ITERATIONS}"),
                           atol=ATOL)
 
 
@@ -138,7 +125,7 @@ def test_killed_after_a_save_it_resumes_to_the_uninterrupted_weights(runs, migra
     assert 5 <= killed_at < iterations, "the kill did not interrupt the training"
     run([*command, "--checkpoint_dir", directories["killed"]])
     assert latest_saved_step(directories["killed"]) == iterations
-    assert_same_variables(str(directories["killed"] / f"model.ckpt-{iterations}"),
+    assert_same_checkpoint_tensors(str(directories["killed"] / f"model.ckpt-{iterations}"),
                           str(directories["uninterrupted"] / f"model.ckpt-{iterations}"), atol=ATOL)
 
 
@@ -158,5 +145,5 @@ def test_sigterm_saves_the_finished_iteration_exits_75_and_the_rerun_ends_as_the
     assert 0 < saved < iterations and saved % 1000 != 0, saved  # saved at the signal, not on the cadence
     run([*command, "--checkpoint_dir", directories["interrupted"]])
     assert latest_saved_step(directories["interrupted"]) == iterations
-    assert_same_variables(str(directories["interrupted"] / f"model.ckpt-{iterations}"),
+    assert_same_checkpoint_tensors(str(directories["interrupted"] / f"model.ckpt-{iterations}"),
                           str(directories["uninterrupted"] / f"model.ckpt-{iterations}"), atol=0)

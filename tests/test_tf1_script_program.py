@@ -17,11 +17,9 @@ import signal
 import subprocess
 import time
 
-import numpy as np
 import pytest
-import tensorflow as tf
 
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, migrate_file, run
+from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, assert_same_checkpoint_tensors, migrate_file, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 PROGRAM = ROOT / "tests" / "legacy" / "tf1_script_program.py"
@@ -31,16 +29,9 @@ PRINTED = re.compile(r"^Epoch: (\d+) \tLoss: (\S+)$", re.MULTILINE)
 ATOL = 1e-5  # TensorFlow 2.15 and 2.21 kernels round apart in the last float32 bits
 
 
-def variables(prefix) -> dict:
-    reader = tf.train.load_checkpoint(str(prefix))
-    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
-
-
 def assert_same_variables(got, expected) -> None:
-    got, expected = variables(got), variables(expected)
-    assert set(got) == set(expected) and "dnn/hidden1/kernel" not in got  # (tf.layers names its own scope)
-    for name, value in expected.items():
-        np.testing.assert_allclose(got[name], value, rtol=0, atol=ATOL, err_msg=name)
+    names = assert_same_checkpoint_tensors(got, expected, ATOL)
+    assert "dnn/hidden1/kernel" not in names  # (tf.layers names its own scope)
 
 
 @pytest.fixture(scope="module")
