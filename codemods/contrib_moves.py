@@ -7,7 +7,9 @@ tf.compat.v1; its layers on tf_keras's legacy layers); tf.contrib.tpu's optimize
 tf.contrib.cluster_resolver's resolvers were tensorflow.python.tpu's and tensorflow.python.distribute's by TensorFlow
 1.15, which TensorFlow 2 keeps under tf.compat.v1; tf.contrib.data's transformations were deprecated aliases of
 tf.data.experimental's, with the same parameters; tf.contrib.training's HParams has no twin in TensorFlow 2, and
-compat.tf1_hparams gives TF 1.x's back. codemods/rules/contrib_modules.py renames references by these tables;
+compat.tf1_hparams gives TF 1.x's back; contrib.framework's nest was tf.nest's code, contrib.lookup core's tables
+(compat.contrib_lookup: its functions took `mapping=`), contrib.distribute's MirroredStrategy core's with its own
+device choice (compat.contrib_distribute). codemods/rules/contrib_modules.py renames references by these tables;
 what they lack keeps its TODO (codemods/rules/contrib_names.py).
 """
 
@@ -74,6 +76,23 @@ MOVED = {
 _HPARAMS = "estimator_migrate.compat.tf1_hparams"
 MOVED["training"] = (_HPARAMS, frozenset({"HParams"}))
 MOVED["training.python.training.hparam"] = (_HPARAMS, frozenset({"HParams", "parse_values"}))
+# tf.contrib.framework.nest was tensorflow.python.util.nest, whose public functions are tf.nest's (its others, the
+# `_up_to` and path variants, are not: a module using one keeps its TODO)
+MOVED["framework.nest"] = ("tensorflow.nest", frozenset({
+    "assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as",
+}))
+# tf.contrib.lookup: core's tables under TF 1.x's names, and functions taking `mapping=` (compat.contrib_lookup)
+MOVED["lookup"] = ("estimator_migrate.compat.contrib_lookup", frozenset({
+    "FastHashSpec", "HashTable", "HasherSpec", "IdTableWithHashBuckets", "InitializableLookupTableBase",
+    "KeyValueTensorInitializer", "LookupInterface", "MutableDenseHashTable", "MutableHashTable", "StrongHashSpec",
+    "TableInitializerBase", "TextFileIdTableInitializer", "TextFileIndex", "TextFileInitializer",
+    "TextFileStringTableInitializer", "index_table_from_file", "index_table_from_tensor", "index_to_string",
+    "index_to_string_table_from_file", "index_to_string_table_from_tensor", "string_to_index",
+    "string_to_index_table_from_file", "string_to_index_table_from_tensor",
+}))
+# tf.contrib.distribute's single-machine strategies (compat.contrib_distribute: one replica, as TF 1.x chose devices)
+MOVED["distribute"] = ("estimator_migrate.compat.contrib_distribute", frozenset({"MirroredStrategy",
+                                                                               "OneDeviceStrategy"}))
 # tf.contrib.estimator's optimizer wrapper: compat.contrib_estimator holds TF 1.x's (its other names: other rules)
 MOVED["estimator"] = ("estimator_migrate.compat.contrib_estimator", frozenset({"clip_gradients_by_norm"}))
 # Modules whose target TensorFlow loads lazily, deciding then between Keras 3 and tf_keras: their references are

@@ -1,5 +1,7 @@
 """tf.contrib modules whose code TensorFlow 2 kept, migrated (codemods/rules/contrib_modules.py): tf.contrib.data
-(and compat/contrib_data.py), tf.contrib.tpu and tf.contrib.cluster_resolver. The fixture
+(and compat/contrib_data.py), tf.contrib.tpu and tf.contrib.cluster_resolver, tf.contrib.lookup
+(compat/contrib_lookup.py), tf.contrib.framework.nest and tf.contrib.distribute's MirroredStrategy
+(compat/contrib_distribute.py). The fixture
 tests/codemods/fixtures/contrib_data_to_experimental, rewritten, builds the batches TensorFlow 1.x's
 transformations made (written out here from their documented behaviour: interleaving blocks of 3 from two shards,
 mapping and batching by 4 with the remainder dropped, batching and padded batching with the remainder dropped),
@@ -49,3 +51,52 @@ def test_a_tpu_program_importing_tf_contrib_starts_and_trains_without_a_tpu(targ
     assert program.TPUClusterResolver is tf.distribute.cluster_resolver.TPUClusterResolver
     program.main(str(tmp_path / "model"))
     assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-20")
+
+
+LOOKUP_FIXTURE = FIXTURES / "contrib_lookup_nest_distribute"
+
+
+def _softmax_regression_by_hand(steps: int) -> np.ndarray:
+    """The fixture's model_fn, trained as TF 1.x did, in numpy: softmax regression from zeros on (age, hours)
+    doubled (its nest.map_structure), labels by their index in LABELS (its lookup table), GradientDescent(0.1) on the
+    batch-mean cross entropy, batches of 4 of the 8 rows in order, repeated."""
+    rows = np.arange(16, dtype=np.float64).reshape(8, 2) / 16.0 * 2.0
+    labels = np.arange(8) % 2
+    kernel, bias = np.zeros((2, 2)), np.zeros(2)
+    for step in range(steps):
+        x, y = rows[(step % 2) * 4:(step % 2) * 4 + 4], labels[(step % 2) * 4:(step % 2) * 4 + 4]
+        logits = x @ kernel + bias
+        probabilities = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        gradient = (probabilities - np.eye(2)[y]) / len(y)
+        kernel -= 0.1 * x.T @ gradient
+        bias -= 0.1 * gradient.sum(axis=0)
+    return kernel
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_contrib_lookup_nest_and_mirrored_strategy_run_as_tf1_had_them(target, tmp_path):
+    """tests/codemods/fixtures/contrib_lookup_nest_distribute, migrated: no tf.contrib is left; its lookup tables
+    give what TensorFlow 1.x's tf.contrib.lookup documented (index_table_from_tensor's example with one OOV bucket:
+    [0, 1, 3, 2]), and the estimator, given RunConfig(train_distribute=tf.contrib.distribute.MirroredStrategy()) on
+    this machine (no GPU: one replica, the CPU), trains to the weights TF 1.x's softmax regression reaches."""
+    source = (LOOKUP_FIXTURE / f"{target}.py").read_text().split('"""', 2)[2]
+    assert "tensorflow.contrib" not in source and "tf.contrib" not in source
+    program = import_program(LOOKUP_FIXTURE / f"{target}.py")
+    assert program.oov_ids(tf.constant(["emerson", "lake", "and", "palmer"])).numpy().tolist() == [0, 1, 3, 2]
+    assert program.label_ids(tf.constant([">50K", "<=50K", "?"])).numpy().tolist() == [1, 0, -1]
+    estimator = program.main(str(tmp_path / "model"))
+    assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-10")
+    expected = _softmax_regression_by_hand(10)
+    assert np.abs(expected).min() > 1e-3  # (every weight moved)
+    np.testing.assert_allclose(np.asarray(estimator.tf1_variables["dense/kernel"]), expected, atol=1e-6)
+
+
+def test_a_contrib_mirrored_strategy_over_several_devices_is_one_error():
+    """contrib's MirroredStrategy gave each replica a whole batch, TensorFlow 2's splits it: over several devices
+    the migrated training would take other steps, so it says so instead of training."""
+    from compat import contrib_distribute
+
+    with pytest.raises(ValueError, match="over 4 devices .* multiply the input_fn's batch size by 4"):
+        contrib_distribute.MirroredStrategy(num_gpus=4)
+    assert contrib_distribute.MirroredStrategy(num_gpus=0).num_replicas_in_sync == 1

@@ -78,6 +78,37 @@ def moved_aliases(ctx) -> dict[str, str]:
     return ctx.contrib_moved_aliases
 
 
+class _ModuleAssignments(cst.CSTVisitor):
+    """`name = <attribute chain>` statements: (the chain, the name it is assigned to)."""
+
+    def __init__(self):
+        self.targets: list[tuple[cst.Attribute, str]] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and isinstance(node.value, cst.Attribute):
+            self.targets.append((node.value, node.targets[0].target.value))
+
+
+def assigned_moved_modules(ctx) -> dict[int, str]:
+    """The chains naming a moved tf.contrib module assigned to a name (`nest = tf.contrib.framework.nest`) that the
+    module binds once and uses only for names the module kept where it went: id of the chain -> the contrib module."""
+    if ctx.contrib_assigned_modules is None:
+        ctx.contrib_assigned_modules = {}
+        if ctx.mentions("contrib"):
+            assignments, uses = _ModuleAssignments(), _Uses()
+            fast_visit(ctx.module, assignments)
+            fast_visit(ctx.module, uses)
+            for chain, name in assignments.targets:
+                api = ctx.resolver.api(chain)
+                module = api.path.removeprefix("contrib.") if api is not None and api.path.startswith("contrib.") \
+                    else None
+                if module in MOVED and len(ctx.bindings.by_name.get(name, ())) == 1 \
+                        and uses.attributes.get(name, set()) <= MOVED[module][1]:
+                    ctx.contrib_assigned_modules[id(chain)] = module
+    return ctx.contrib_assigned_modules
+
+
 def _message(module: str) -> str:
     target = MOVED[module][0]
     where = "tf_slim, the same code (`pip install tf-slim`; its layers run on tf_keras's legacy layers)" \
@@ -104,11 +135,13 @@ class ContribModulesRule(Rule):
         if api is None or not api.path.startswith("contrib."):
             return updated
         parts = api.path.split(".")[1:]
-        if parts == ["slim"] and id(original) not in self._attribute_values(ctx):  # `slim = tf.contrib.slim`
+        if parts == ["slim"] and id(original) not in self.attribute_values(ctx):  # `slim = tf.contrib.slim`
             return self._moved(original, ctx, "slim", "")
-        if len(parts) != 2 or parts[0] not in MOVED:
+        if assigned_moved_modules(ctx).get(id(original)) == ".".join(parts):  # `nest = tf.contrib.framework.nest`
+            return self._moved(original, ctx, ".".join(parts), "")
+        module, name = ".".join(parts[:-1]), parts[-1]
+        if len(parts) < 2 or module not in MOVED:
             return updated
-        module, name = parts
         if module == "data" and name in CONTRIB_DATA:
             ctx.need_compat("contrib_data")
             ctx.record_once(original, self.rule_id, True, f"tf.contrib.data (removed in TensorFlow 2.0): {name} -> "
@@ -174,7 +207,7 @@ class ContribModulesRule(Rule):
         return updated
 
     @staticmethod
-    def _attribute_values(ctx) -> set[int]:
+    def attribute_values(ctx) -> set[int]:
         """Ids of the module's nodes that are the value of an attribute (`tf.contrib.slim` in `tf.contrib.slim.x`)."""
         if ctx.contrib_attribute_values is None:
             ctx.contrib_attribute_values = field_ids(ctx.module, cst.Attribute, "value")

@@ -9,9 +9,10 @@ that rule's, what moved (to tf-slim, tf.compat.v1) is rewritten (codemods/rules/
 import libcst as cst
 
 from codemods.api import dotted_name
+from codemods.contrib_moves import MOVED
 from codemods.guidance import GUIDANCE
 from codemods.registry import Rule, register
-from codemods.rules.contrib_modules import moved_aliases, spells_contrib
+from codemods.rules.contrib_modules import ContribModulesRule, moved_aliases, spells_contrib
 from codemods.syntax import field_ids
 
 # Where a tf.contrib module's code went (the contrib sunset: tensorflow/community RFC 20180907)
@@ -33,6 +34,9 @@ SUCCESSORS = {
                 "the rest: tf.data and tf.compat.v1.train",
     "metrics": "tf.compat.v1.metrics (streaming_<name> -> <name>, labels first)",
     "lookup": "tf.lookup",
+    "distribute": "tf.distribute (MirroredStrategy and OneDeviceStrategy of one device are rewritten where the "
+                  "rewrite reaches them; TensorFlow 2's MirroredStrategy splits each batch across its replicas, "
+                  "contrib's did not)",
     "tpu": "tf.compat.v1.tpu, or tf.distribute.TPUStrategy",
     "cluster_resolver": "tf.distribute.cluster_resolver",
     "staging": "tf.data prefetching (Dataset.prefetch, tf.data.experimental.prefetch_to_device)",
@@ -89,7 +93,17 @@ class ContribNamesRule(Rule):
     def _flag(self, node: cst.Attribute, ctx) -> None:
         """A TODO for `tf.contrib.<module>.<name>` (the first name below the module speaks for a longer chain)."""
         api = ctx.resolver.api(node)
-        if api is None or not api.path.startswith("contrib.") or api.path.count(".") != 2 or _said_elsewhere(api.path):
+        if api is None or not api.path.startswith("contrib.") or _said_elsewhere(api.path):
+            return
+        within = api.path.removeprefix("contrib.").rsplit(".", 1)[0]
+        if "." in within and within in MOVED:  # a name of a moved module's module (tf.contrib.framework.nest.x)
+            self._todo(node, ctx, within.split(".")[0])
+            return
+        if api.path.removeprefix("contrib.") in MOVED:  # that module (its names speak for it where it is their value)
+            if id(node) not in ContribModulesRule.attribute_values(ctx):
+                self._todo(node, ctx, api.path.split(".")[1])
+            return
+        if api.path.count(".") != 2:
             return
         inner = ctx.resolver.api(node.value)
         if inner is not None and inner.path.count(".") == 1:

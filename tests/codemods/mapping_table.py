@@ -1106,15 +1106,28 @@ ROWS = [
         ("# TODO(migrate): contrib-api: tf.contrib.rnn",),
     ),
     Row(
-        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.rnn`'s fused cells, `lookup`'s tables, contrib.layers' "
+        "`tf.contrib.lookup.<name>` (`index_table_from_tensor(mapping, ...)`, `HashTable`, ...), "
+        "`tf.contrib.framework.nest` (`nest = tf.contrib.framework.nest`; `from tensorflow.contrib.framework import "
+        "nest`), `tf.contrib.distribute.MirroredStrategy(...)` / `OneDeviceStrategy`",
+        "`contrib_lookup.<name>` (compat: core's tables, contrib's functions taking `mapping=`); `tf.nest` when every "
+        "use is a name tf.nest has; `contrib_distribute.MirroredStrategy(...)` (compat: TF 1.x's device choice, one "
+        "replica; several: one error, contrib's batches were per replica; `codemods/rules/contrib_modules.py`)",
+        "same",
+        "contrib_lookup_nest_distribute",
+        ("contrib_lookup.index_table_from_tensor(tf.compat.v1.constant(LABELS))", "nest = tf.nest",
+         "train_distribute=contrib_distribute.MirroredStrategy()"),
+        ("contrib_lookup.index_table_from_tensor(tf.compat.v1.constant(LABELS))", "nest = tf.nest"),
+    ),
+    Row(
+        "Any other `tf.contrib.<module>.<name>` (`tf.contrib.rnn`'s fused cells, `staging`'s areas, contrib.layers' "
         "feature columns, ...) and `from tensorflow.contrib... import ...`",
         "kept (removed in TensorFlow 2.0, never in `tf.compat.v1`), with a `TODO(migrate)` naming where the "
         "module's code went (`tf.compat.v1.nn.rnn_cell`, `Dataset.batch(n, drop_remainder=True)`, ...: "
         "`codemods/rules/contrib_names.py`)",
         "same",
         "todo_contrib_successors",
-        ("# TODO(migrate): contrib-api: tf.contrib.lookup", "hparams = tf1_hparams.HParams(learning_rate=0.01"),
-        ("# TODO(migrate): contrib-api: tf.contrib.lookup",),
+        ("# TODO(migrate): contrib-api: tf.contrib.staging", "hparams = tf1_hparams.HParams(learning_rate=0.01"),
+        ("# TODO(migrate): contrib-api: tf.contrib.staging",),
     ),
     Row(
         "`tf.contrib.data.<name>` that was tf.data.experimental's (`map_and_batch`, `parallel_interleave`, "
