@@ -1,8 +1,8 @@
 """Where the code of tf.contrib's modules went, for the names TensorFlow 1.x programs reach them by.
 
 tf.contrib went with TensorFlow 2.0 and was never in tf.compat.v1. Part of it moved, as the same code: contrib.layers'
-layers, initializers, regularizers, `optimize_loss` and summaries, contrib.framework's arg scopes and variable helpers
-and all of contrib.slim into the tf-slim package (`pip install tf-slim`, `import tf_slim`, which runs on TensorFlow 2's
+layers, initializers, regularizers, `optimize_loss` and summaries, contrib.framework's arg scopes and variable helpers,
+contrib.metrics' streaming metrics and all of contrib.slim into the tf-slim package (`pip install tf-slim`, `import tf_slim`, which runs on TensorFlow 2's
 tf.compat.v1; its layers on tf_keras's legacy layers); tf.contrib.tpu's optimizer, scopes and graph functions and
 tf.contrib.cluster_resolver's resolvers were tensorflow.python.tpu's and tensorflow.python.distribute's by TensorFlow
 1.15, which TensorFlow 2 keeps under tf.compat.v1; tf.contrib.data's transformations were deprecated aliases of
@@ -37,6 +37,25 @@ FRAMEWORK = frozenset({
     "get_variables", "get_variables_by_name", "get_variables_by_suffix", "get_variables_to_restore",
     "global_variable", "has_arg_scope", "local_variable", "model_variable", "variable",
 })
+# tf.contrib.metrics' code: tf_slim.metrics (the streaming_* metrics taking predictions first, f1_score, ...)
+METRICS = frozenset({
+    "accuracy", "aggregate_metric_map", "aggregate_metrics", "auc_using_histogram", "auc_with_confidence_intervals",
+    "cohen_kappa", "count", "f1_score", "precision_at_recall", "precision_recall_at_equal_thresholds",
+    "recall_at_precision", "sparse_recall_at_top_k", "streaming_accuracy", "streaming_auc", "streaming_concat",
+    "streaming_covariance", "streaming_curve_points", "streaming_dynamic_auc", "streaming_false_negative_rate",
+    "streaming_false_negative_rate_at_thresholds", "streaming_false_negatives", "streaming_false_negatives_at_thresholds",
+    "streaming_false_positive_rate", "streaming_false_positive_rate_at_thresholds", "streaming_false_positives",
+    "streaming_false_positives_at_thresholds", "streaming_mean", "streaming_mean_absolute_error",
+    "streaming_mean_cosine_distance", "streaming_mean_iou", "streaming_mean_relative_error",
+    "streaming_mean_squared_error", "streaming_mean_tensor", "streaming_pearson_correlation",
+    "streaming_percentage_less", "streaming_precision", "streaming_precision_at_thresholds", "streaming_recall",
+    "streaming_recall_at_k", "streaming_recall_at_thresholds", "streaming_root_mean_squared_error",
+    "streaming_sensitivity_at_specificity", "streaming_sparse_average_precision_at_k",
+    "streaming_sparse_average_precision_at_top_k", "streaming_sparse_precision_at_k",
+    "streaming_sparse_precision_at_top_k", "streaming_sparse_recall_at_k", "streaming_specificity_at_sensitivity",
+    "streaming_true_negatives", "streaming_true_negatives_at_thresholds", "streaming_true_positives",
+    "streaming_true_positives_at_thresholds",
+})
 SLIM = LAYERS | FRAMEWORK | frozenset({
     "arg_scope_lib", "bucketization_op", "data", "data_decoder", "data_provider", "dataset", "dataset_data_provider",
     "evaluation", "initializers", "layers", "learning", "losses", "metrics", "model_analyzer", "normalization",
@@ -50,6 +69,7 @@ MOVED = {
     "layers": ("tf_slim", LAYERS),
     "framework": ("tf_slim", FRAMEWORK),
     "slim": ("tf_slim", SLIM),
+    "metrics": ("tf_slim.metrics", METRICS),
     "tpu": ("tensorflow.compat.v1.tpu", frozenset({
         "CrossShardOptimizer", "batch_parallel", "bfloat16_scope", "core", "cross_replica_sum", "initialize_system",
         "outside_compilation", "replicate", "rewrite", "shard", "shutdown_system",

@@ -100,3 +100,35 @@ def test_a_contrib_mirrored_strategy_over_several_devices_is_one_error():
     with pytest.raises(ValueError, match="over 4 devices .* multiply the input_fn's batch size by 4"):
         contrib_distribute.MirroredStrategy(num_gpus=4)
     assert contrib_distribute.MirroredStrategy(num_gpus=0).num_replicas_in_sync == 1
+
+
+METRICS_FIXTURE = FIXTURES / "contrib_metrics_to_tf_slim"
+
+
+def _logistic_regression_by_hand(features, labels, steps: int):
+    """The fixture's model_fn trained as TF 1.x did, in numpy: GradientDescent(0.1) on the batch-mean sigmoid cross
+    entropy, batches of 4 in order, from its constant initial weights."""
+    kernel, bias = np.array([[0.5], [-1.5]]), 0.25
+    for step in range(steps):
+        x, y = features[step * 4:step * 4 + 4].astype(np.float64), labels[step * 4:step * 4 + 4]
+        gradient = (1.0 / (1.0 + np.exp(-(x @ kernel + bias))) - y) / len(y)
+        kernel, bias = kernel - 0.1 * x.T @ gradient, bias - 0.1 * gradient.sum()
+    return 1.0 / (1.0 + np.exp(-(features @ kernel + bias)))
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_contrib_streaming_metrics_evaluate_as_tf1s_did(target, tmp_path):
+    """tests/codemods/fixtures/contrib_metrics_to_tf_slim, migrated: tf.contrib.metrics' streaming metrics, in its
+    three spellings, are tf_slim.metrics' (the same code); evaluated over three batches after three training steps,
+    they are the accuracy, RMSE and Pearson correlation of the trained model's probabilities on all twelve rows
+    (computed here in numpy; contrib's Pearson is the unbiased covariance over the standard deviations)."""
+    source = (METRICS_FIXTURE / f"{target}.py").read_text().split('"""', 2)[2]
+    assert "tensorflow.contrib" not in source and "tf.contrib" not in source
+    program = import_program(METRICS_FIXTURE / f"{target}.py")
+    results = program.main(str(tmp_path / "model"))
+    probabilities = _logistic_regression_by_hand(program.FEATURES, program.LABELS, 3)
+    assert results["global_step"] == 3
+    assert results["accuracy"] == pytest.approx(np.mean(np.round(probabilities) == program.LABELS), abs=1e-6)
+    assert results["rmse"] == pytest.approx(np.sqrt(np.mean((probabilities - program.LABELS) ** 2)), abs=1e-5)
+    assert results["pearson"] == pytest.approx(np.corrcoef(probabilities[:, 0], program.LABELS[:, 0])[0, 1],
+                                               abs=1e-5)

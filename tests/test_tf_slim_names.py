@@ -10,7 +10,7 @@ import sys
 
 import tf_slim
 
-from codemods.contrib_moves import FRAMEWORK, LAYERS, SLIM
+from codemods.contrib_moves import FRAMEWORK, LAYERS, METRICS, SLIM
 
 
 def _public(module, modules: bool = False) -> set[str]:
@@ -32,5 +32,6 @@ def test_the_tables_are_the_installed_tf_slims_names():
     layers = sys.modules["tf_slim.layers"]  # (the package attribute `layers` is shadowed by a star import)
     assert _public(layers) == LAYERS
     assert _public(sys.modules["tf_slim.ops.variables"]) | _public(sys.modules["tf_slim.ops.arg_scope"]) == FRAMEWORK
+    assert _public(sys.modules["tf_slim.metrics"]) == METRICS
     assert _public(tf_slim, modules=True) == SLIM
     assert all(hasattr(tf_slim, name) for name in SLIM)  # what the rewrite writes, `tf_slim.<name>`, exists

@@ -111,8 +111,8 @@ def assigned_moved_modules(ctx) -> dict[int, str]:
 
 def _message(module: str) -> str:
     target = MOVED[module][0]
-    where = "tf_slim, the same code (`pip install tf-slim`; its layers run on tf_keras's legacy layers)" \
-        if target == "tf_slim" else f"compat.{target.rsplit('.', 1)[1]}, TF 1.x's code written again" \
+    where = f"{target}, the same code (`pip install tf-slim`; its layers run on tf_keras's legacy layers)" \
+        if target.split(".")[0] == "tf_slim" else f"compat.{target.rsplit('.', 1)[1]}, TF 1.x's code written again" \
         if target.startswith(RUNTIME_PACKAGE) else f"{target}, the same objects"
     return f"tf.contrib.{module.split('.')[0]} (removed in TensorFlow 2.0) -> {where}"
 
@@ -153,8 +153,8 @@ class ContribModulesRule(Rule):
 
     def _moved(self, original, ctx, module: str, name: str, target: str | None = None):
         target = target or MOVED[module][0]
-        if target == "tf_slim":
-            ctx.need_import("tf_slim")
+        if target.split(".")[0] == "tf_slim":
+            ctx.need_import(target)
         elif target.startswith(RUNTIME_PACKAGE):
             target = target.rsplit(".", 1)[1]
             ctx.need_compat(target)
@@ -170,10 +170,11 @@ class ContribModulesRule(Rule):
             return updated
         (alias,) = original.names
         module = dotted_name(alias.name).removeprefix("tensorflow.contrib.")
-        if MOVED.get(module, ("",))[0] != "tf_slim" or moved_aliases(ctx).get(alias.asname.name.value) != module:
+        target = MOVED.get(module, ("",))[0]
+        if target.split(".")[0] != "tf_slim" or moved_aliases(ctx).get(alias.asname.name.value) != module:
             return updated
         ctx.record(original, self.rule_id, True, _message(module))
-        return updated.with_changes(names=[alias.with_changes(name=cst.Name("tf_slim"))])
+        return updated.with_changes(names=[alias.with_changes(name=cst.parse_expression(target))])
 
     def _import_from(self, original: cst.ImportFrom, updated, ctx):
         """`from tensorflow.contrib import tpu as contrib_tpu` (every use moved) -> `from tensorflow.compat.v1 import

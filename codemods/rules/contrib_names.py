@@ -32,7 +32,8 @@ SUCCESSORS = {
             "make_csv_dataset: tf.data.experimental's, whose prefetch and parallel-read defaults moved)",
     "training": "compat.tf1_hparams.HParams for HParams (TF 1.x's; the rewrite renames the references it can reach); "
                 "the rest: tf.data and tf.compat.v1.train",
-    "metrics": "tf.compat.v1.metrics (streaming_<name> -> <name>, labels first)",
+    "metrics": "tf_slim.metrics, the same code, for its names (the rewrite renames the references it can reach); "
+               "tf.compat.v1.metrics (streaming_<name> -> <name>, labels first)",
     "lookup": "tf.lookup",
     "distribute": "tf.distribute (MirroredStrategy and OneDeviceStrategy of one device are rewritten where the "
                   "rewrite reaches them; TensorFlow 2's MirroredStrategy splits each batch across its replicas, "

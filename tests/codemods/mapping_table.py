@@ -1106,6 +1106,17 @@ ROWS = [
         ("# TODO(migrate): contrib-api: tf.contrib.rnn",),
     ),
     Row(
+        "`tf.contrib.metrics.streaming_<name>(predictions, labels, ...)` (`f1_score`, `aggregate_metric_map`, ...), "
+        "`import tensorflow.contrib.metrics as m`, `from tensorflow.contrib.metrics import <name>`",
+        "`tf_slim.metrics.<name>` (the same code; `codemods/rules/contrib_modules.py`); the imports -> `import "
+        "tf_slim.metrics as m`, `from tf_slim.metrics import <name>`",
+        "same",
+        "contrib_metrics_to_tf_slim",
+        ("tf_slim.metrics.streaming_accuracy(tf.round(probabilities), labels)", "import tf_slim.metrics as tfmetrics",
+         "from tf_slim.metrics import streaming_pearson_correlation"),
+        ("tf_slim.metrics.streaming_accuracy(tf.round(probabilities), labels)",),
+    ),
+    Row(
         "`tf.contrib.lookup.<name>` (`index_table_from_tensor(mapping, ...)`, `HashTable`, ...), "
         "`tf.contrib.framework.nest` (`nest = tf.contrib.framework.nest`; `from tensorflow.contrib.framework import "
         "nest`), `tf.contrib.distribute.MirroredStrategy(...)` / `OneDeviceStrategy`",
