@@ -1266,16 +1266,15 @@ def model_method_call(call: cst.Call) -> str | None:
     return None
 
 
-def model_call_arguments(call: cst.Call, custom: bool = False) -> tuple[dict[str, cst.BaseExpression], list[str]]:
-    """A model method call's arguments by parameter name, and problems (arguments not carried over among them);
-    `custom`: the estimator is a custom `Estimator(model_fn=...)`."""
+def model_call_arguments(call: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[str]]:
+    """A model method call's arguments by parameter name, and problems (arguments not carried over among them)."""
     method = call.func.attr.value
     parameters, carried_over = MODEL_METHODS[method]
     arguments, problems = _spread_checked_at_run_time(*call_arguments(call, parameters))
     for key in arguments:
         if key not in carried_over:
             problem = f"{method}({key}=...) is not migrated yet"
-            carried = _runtime_carries(method, key, arguments[key], custom)
+            carried = _runtime_carries(method, key, arguments[key])
             problems.append(RunTimeChecked(problem) if carried else problem)
     return arguments, problems
 
@@ -1286,13 +1285,12 @@ def _spread_checked_at_run_time(arguments: dict, problems: list[str]) -> tuple[d
     return arguments, [RunTimeChecked(p) if p.startswith("*/** arguments") else p for p in problems]
 
 
-def _runtime_carries(method: str, key: str, value: cst.BaseExpression, custom: bool) -> bool:
+def _runtime_carries(method: str, key: str, value: cst.BaseExpression) -> bool:
     """Whether the run-time tier's compat function does what Estimator did with this argument (evaluate's
     `name`, any method's `checkpoint_path`, no hooks; an evaluation's SessionRunHooks for a custom model_fn,
-    which runs as written), so it need not keep the estimator."""
-    if key == "checkpoint_path" or (method == "evaluate" and key == "name"):
-        return True
-    if key == "hooks" and method == "evaluate" and custom:
+    which runs as written, and for any estimator the hooks acting on an input's session only, checked when the
+    program runs: compat.estimator_training.session_only_hooks), so it need not keep the estimator."""
+    if key == "checkpoint_path" or (method == "evaluate" and key in ("name", "hooks")):
         return True
     return key == "hooks" and (is_none(value) or isinstance(value, cst.List) and not value.elements)
 
@@ -1300,7 +1298,7 @@ def _runtime_carries(method: str, key: str, value: cst.BaseExpression, custom: b
 def _model_call_problems(
     call: cst.Call, estimator: EstimatorFacts, facts: ProgramFacts, resolver: ApiResolver
 ) -> list[str]:
-    arguments, problems = model_call_arguments(call, custom=estimator.custom)
+    arguments, problems = model_call_arguments(call)
     if call.func.attr.value in EXPORT_METHODS:
         return problems + _serving_input_problems(arguments.get("serving_input_receiver_fn"), estimator, facts, resolver)
     return problems + _input_fn_problems(arguments.get("input_fn"), estimator, facts, resolver)
@@ -1380,11 +1378,10 @@ def _train_and_evaluate_problems(
     train.setdefault("max_steps", cst.Name("None"))  # TrainSpec's default: train until stopped
     problems += _train_problems(train, estimator, facts, resolver)
     evaluation, eval_problems = _spread_checked_at_run_time(*call_arguments(training.eval_spec, EVAL_SPEC_PARAMS))
-    # the run-time tier names the evaluation's directory, and runs a custom model_fn's evaluation hooks
+    # the run-time tier names the evaluation's directory, and runs a custom model_fn's evaluation hooks and, for
+    # any estimator, the hooks acting on an input's session only (compat.estimator_training.session_only_hooks)
     problems += eval_problems + [
-        RunTimeChecked(f"EvalSpec({key}=...) is not migrated yet") if key == "name" or estimator.custom
-        else f"EvalSpec({key}=...) is not migrated yet"
-        for key in ("name", "hooks") if key in evaluation
+        RunTimeChecked(f"EvalSpec({key}=...) is not migrated yet") for key in ("name", "hooks") if key in evaluation
     ]
     if "exporters" in evaluation:
         problems += _exporter_problems(evaluation["exporters"], estimator, facts, resolver)

@@ -32,6 +32,7 @@ from .estimator_training import (
     manager_for,
     periodic_evaluation,
     saving_listeners_of,
+    session_only_hooks,
     warm_start_afresh,
 )
 
@@ -68,6 +69,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     steps, max_steps = check_limits(steps, max_steps)
     config = config_of(model)
     made = made_from_input(model, input_fn, TRAIN)
+    input_hooks, hooks = session_only_hooks(model, hooks)
     callbacks = tf_keras.callbacks.CallbackList(callbacks_of(hooks, "train", model), model=model)
     step = model.optimizer.iterations
     kind, every = config.cadence
@@ -83,7 +85,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     if last_step is not None and int(step) >= last_step:
         log.info("Skipping training since max_steps has already saved.")
         return model
-    dataset = made if made is not None else input_dataset(input_fn, TRAIN, model)
+    dataset = made if made is not None else input_dataset(input_fn, TRAIN, model, session_hooks=input_hooks)
     if last_step is not None:
         dataset = dataset.take(last_step - int(step))
     summaries = tf.summary.create_file_writer(config.model_dir)

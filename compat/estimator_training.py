@@ -352,12 +352,13 @@ def _canned_variable_value(model, name: str):
     return weights[name].numpy()
 
 
-def input_dataset(input_fn, mode: str, model, exact: bool = False) -> tf.data.Dataset:
+def input_dataset(input_fn, mode: str, model, exact: bool = False, session_hooks: Sequence = ()) -> tf.data.Dataset:
     """Call `input_fn` as the Estimator did (with `mode`, `params`, `config` when it takes them): the
     tf.data.Dataset it returns, or the batches of the tensors it returns (an iterator's get_next(), which eager
     TF2 runs once; or an input made from placeholders, which eager TF2 cannot make) read in a graph
     (compat.graph_input), but not for an `exact` training (no checkpoint can hold a session's position); anything
-    else is one error."""
+    else is one error. `session_hooks` (SessionRunHooks acting on sessions only: `session_only_hooks`) run on the
+    input's graph and sessions, which only an input read in a graph has: otherwise they are one error."""
     if not callable(input_fn):
         raise TypeError(f"input_fn must be callable, got {type(input_fn).__name__}")
     parameters = _parameters(input_fn)
@@ -378,7 +379,16 @@ def input_dataset(input_fn, mode: str, model, exact: bool = False) -> tf.data.Da
         if exact:
             raise ValueError(f"exact resume: input_fn `{_name(input_fn)}` returns tensors (an iterator's get_next()), "
                              "whose position no checkpoint can hold; return the tf.data.Dataset itself")
-        return graph_input.graph_input_dataset(input_fn, arguments, _name(input_fn), config_of(model).tf_random_seed)
+        return graph_input.graph_input_dataset(input_fn, arguments, _name(input_fn), config_of(model).tf_random_seed,
+                                               session_hooks)
+    acting = [type(hook).__name__ for hook in session_hooks if _overrides(hook, "begin", "after_create_session", "end")]
+    if acting:
+        raise ValueError(
+            f"hook {', '.join(acting)} acts on the Estimator's TF1 graph and session (begin, after_create_session, "
+            f"end): a migrated estimator has them only for an input_fn read as a TF1 graph, and input_fn "
+            f"`{_name(input_fn)}` returned a tf.data.Dataset; do what the hook did in the input_fn, or write a "
+            "tf_keras.callbacks.Callback"
+        )
     if not isinstance(dataset, tf.data.Dataset):
         raise TypeError(
             f"input_fn `{_name(input_fn)}` returned {type(dataset).__name__}; the migrated training needs a "
@@ -411,6 +421,22 @@ def _name(function) -> str:
     while isinstance(function, functools.partial):
         function = function.func
     return getattr(function, "__qualname__", repr(function))
+
+
+def _overrides(hook, *methods: str) -> bool:
+    return any(getattr(type(hook), method) is not getattr(SessionRunHook, method) for method in methods)
+
+
+def session_only_hooks(model, hooks) -> tuple[list, list]:
+    """(the SessionRunHooks among `hooks` that act on sessions only, the others) for a model with no TF1 graph (a
+    canned or Keras-class estimator); ([], hooks) for a wrapped model_fn, whose graph runs every SessionRunHook.
+    The first run on an input read as a TF1 graph (`input_dataset`): an iterator initialized with fed placeholders
+    in after_create_session, as TF 1.x's IteratorInitializerHook did."""
+    hooks = list(hooks or ())
+    if hasattr(model, "make_variables"):
+        return [], hooks
+    on_sessions = [hook for hook in hooks if graph_input.acts_on_sessions_only(hook)]
+    return on_sessions, [hook for hook in hooks if not any(hook is on_session for on_session in on_sessions)]
 
 
 def callbacks_of(hooks, what: str, model=None) -> list[tf_keras.callbacks.Callback]:
@@ -479,10 +505,11 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     steps, max_steps = check_limits(steps, max_steps)
     config = config_of(model)
     dataset = None
+    input_hooks, hooks = session_only_hooks(model, hooks)
     if exact and config.tf_random_seed is None:
         # the input's shuffles draw from a seed kept in model_dir, so the epochs after a resume are the same
         with seeding.input_seeded(config.model_dir):
-            dataset = input_dataset(input_fn, TRAIN, model, exact)
+            dataset = input_dataset(input_fn, TRAIN, model, exact, input_hooks)
     dataset = made_from_input(model, input_fn, TRAIN, dataset, exact)
     callbacks = callbacks_of(hooks, "train", model)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
@@ -508,7 +535,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     if steps_eagerly(callbacks):
         model.run_eagerly, model.train_function = True, None
     if dataset is None:
-        dataset = input_dataset(input_fn, TRAIN, model, exact)
+        dataset = input_dataset(input_fn, TRAIN, model, exact, input_hooks)
     if steps is None and max_steps is None and not exact:  # (exact resume needs a length: its own error says so)
         dataset = estimator_hooks.until_stopped(dataset)
     try:
@@ -556,7 +583,8 @@ def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> es
     throttle_secs) and at the end, metrics to model_dir/eval, exporters under model_dir/export."""
     if not isinstance(train_spec, TrainSpec) or not isinstance(eval_spec, EvalSpec):
         raise TypeError("train_and_evaluate needs a compat.estimator_training.TrainSpec and EvalSpec")
-    check_evaluation_hooks(model, eval_spec.hooks, "EvalSpec")
+    input_hooks, eval_hooks = session_only_hooks(model, eval_spec.hooks)
+    check_evaluation_hooks(model, eval_hooks, "EvalSpec")
     config = config_of(model, "train_and_evaluate")
     kind, every = config.cadence
     exporters = eval_spec.exporters
@@ -565,7 +593,7 @@ def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> es
     elif not isinstance(exporters, list | tuple):  # EvalSpec took one exporter as well as a list
         exporters = (exporters,)
     return estimator_evaluation.PeriodicEvaluation(
-        lambda: input_dataset(eval_spec.input_fn, EVAL, model),
+        lambda: input_dataset(eval_spec.input_fn, EVAL, model, session_hooks=input_hooks),
         steps=eval_spec.steps,
         throttle_secs=eval_spec.throttle_secs,
         summary_dir=eval_dir(model, eval_spec.name),
@@ -574,7 +602,7 @@ def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> es
         exporters=exporters,
         export_dir_base=os.path.join(config.model_dir, "export"),
         max_steps=train_spec.max_steps,
-        hooks=eval_spec.hooks,
+        hooks=eval_hooks,
     )
 
 
@@ -653,12 +681,13 @@ def _restore_for_inference(model, checkpoint_path, what: str, required: bool = F
 def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None) -> dict[str, float]:
     """`estimator.evaluate(...)`: the canned head's metrics (same keys) on the latest checkpoint, written to
     model_dir/eval (eval_<name> with a name), with `global_step`."""
+    input_hooks, hooks = session_only_hooks(model, hooks)
     check_evaluation_hooks(model, hooks, "evaluate")
     dataset = made_from_input(model, input_fn, EVAL)
     _restore_for_inference(model, checkpoint_path, "evaluate")
     if dataset is None:
-        dataset = input_dataset(input_fn, EVAL, model)
-    return estimator_evaluation.evaluate_model(model, dataset, steps, eval_dir(model, name), hooks or ())
+        dataset = input_dataset(input_fn, EVAL, model, session_hooks=input_hooks)
+    return estimator_evaluation.evaluate_model(model, dataset, steps, eval_dir(model, name), hooks)
 
 
 class InMemoryEvaluator(tf_keras.callbacks.Callback):

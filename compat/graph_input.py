@@ -15,13 +15,17 @@ An input_fn that feeds its dataset from placeholders (`tf.compat.v1.placeholder`
 and an initializable iterator, initialized by a hook's `after_create_session(session, coord)` with
 `session.run(iterator.initializer, feed_dict=...)` (the "IteratorInitializerHook" of TF 1.x's blog posts), is read
 the same way: the input's first session is made with the dataset, and `input_session(graph)` gives it to the
-hook's session (compat.wrapped_hooks), which runs fetches of the input's graph there, feeds included.
+hook's session (compat.wrapped_hooks), which runs fetches of the input's graph there, feeds included. A model with
+no TF1 graph (a canned or Keras-class estimator) has no such session: there the hooks that act on sessions only
+(`acts_on_sessions_only`: no before_run or after_run) are given `graph_input_dataset(..., session_hooks=...)`, which
+runs them on the input's own graph and sessions, as Estimator ran them on its graph: begin() once the input_fn
+built it, after_create_session() on each session once it is initialized, end() before it closes.
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import tensorflow as tf
 
@@ -45,8 +49,18 @@ def returns_tensors(value) -> bool:
     return bool(leaves) and all(isinstance(leaf, tf.Tensor | tf.SparseTensor) for leaf in leaves)
 
 
-def graph_input_dataset(input_fn: Callable, arguments: dict, name: str, seed: int | None = None) -> tf.data.Dataset:
-    """The batches `input_fn(**arguments)` returns as graph tensors, as a `tf.data.Dataset` (see the module)."""
+def acts_on_sessions_only(hook) -> bool:
+    """Whether `hook` is a SessionRunHook that fetches nothing around the steps (its class keeps SessionRunHook's
+    before_run and after_run): it acts on the graph in begin() and on sessions in after_create_session()/end()."""
+    session_run_hook = tf.compat.v1.train.SessionRunHook
+    return isinstance(hook, session_run_hook) and type(hook).before_run is session_run_hook.before_run \
+        and type(hook).after_run is session_run_hook.after_run
+
+
+def graph_input_dataset(input_fn: Callable, arguments: dict, name: str, seed: int | None = None,
+                        session_hooks: Sequence = ()) -> tf.data.Dataset:
+    """The batches `input_fn(**arguments)` returns as graph tensors, as a `tf.data.Dataset`; `session_hooks` run on
+    its graph and sessions (see the module)."""
     graph = tf.Graph()
     with graph.as_default():
         if seed is not None:
@@ -62,16 +76,18 @@ def graph_input_dataset(input_fn: Callable, arguments: dict, name: str, seed: in
         # what Estimator's Scaffold ran first: variables and lookup tables the input_fn made
         initialize = tf.group(tf.compat.v1.global_variables_initializer(),
                               tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer())
+        for hook in session_hooks:
+            hook.begin()
     signature = tf.nest.map_structure(_spec, outputs)
     # open now, before any batch is read: a hook's after_create_session may initialize the input through it
-    _OPEN_SESSIONS[graph] = _initialized_session(graph, initialize)
+    _OPEN_SESSIONS[graph] = _initialized_session(graph, initialize, session_hooks)
     unread = {"first session": True}
 
     def batches():
         if unread.pop("first session", False):
             session = _OPEN_SESSIONS[graph]
         else:  # the dataset iterated again: its input from the start, as a new Estimator.train call
-            session = _OPEN_SESSIONS[graph] = _initialized_session(graph, initialize)
+            session = _OPEN_SESSIONS[graph] = _initialized_session(graph, initialize, session_hooks)
         try:
             while True:
                 try:
@@ -80,6 +96,9 @@ def graph_input_dataset(input_fn: Callable, arguments: dict, name: str, seed: in
                     return
                 yield tf.nest.map_structure(_eager_value, values)
         finally:
+            with graph.as_default():
+                for hook in session_hooks:
+                    hook.end(session)
             session.close()
             if _OPEN_SESSIONS.get(graph) is session:
                 del _OPEN_SESSIONS[graph]
@@ -87,9 +106,13 @@ def graph_input_dataset(input_fn: Callable, arguments: dict, name: str, seed: in
     return tf.data.Dataset.from_generator(batches, output_signature=signature)
 
 
-def _initialized_session(graph: tf.Graph, initialize) -> tf.compat.v1.Session:
+def _initialized_session(graph: tf.Graph, initialize, session_hooks: Sequence = ()) -> tf.compat.v1.Session:
     session = tf.compat.v1.Session(graph=graph)  # not as a context: that would make `graph` the default
     session.run(initialize)
+    with graph.as_default():
+        coordinator = tf.train.Coordinator()
+        for hook in session_hooks:
+            hook.after_create_session(session, coordinator)
     return session
 
 

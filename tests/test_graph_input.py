@@ -221,3 +221,26 @@ def test_placeholder_input_initialized_by_a_hook_takes_the_estimators_steps(targ
     assert got.keys() == expected.keys()
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, rel=1e-5), key
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_a_canned_estimators_placeholder_input_initialized_by_a_hook_takes_the_estimators_steps(
+        target, legacy_python, tmp_path):
+    """iterator_hook_program.py --canned: a DNNClassifier fed by the IteratorInitializerHook pattern. Its Keras
+    model has no TF1 session; the hook, acting on sessions only, runs on the input's graph session (compat.graph_input),
+    in training and in the evaluation: from the Estimator's model.ckpt-0, 60 steps end with its model.ckpt-60 (1e-5)
+    and its evaluation."""
+    estimator_dir, metrics = tmp_path / "estimator", tmp_path / "estimator.json"
+    run([legacy_python, AS_TF1, ITERATOR_HOOK_PROGRAM, "--model_dir", estimator_dir, "--metrics_out", metrics,
+         "--canned"])
+    migrated_metrics = tmp_path / "migrated.json"
+    migrated, model_dir = run_migrated_from_estimator_start(ITERATOR_HOOK_PROGRAM, estimator_dir, target, tmp_path,
+                                                            "--metrics_out", migrated_metrics, "--canned")
+    assert "canned.dnn_classifier(" in migrated.read_text()
+    assert_matches_estimator_checkpoint(model_dir, estimator_dir, 60)
+    expected, got = json.loads(metrics.read_text()), json.loads(migrated_metrics.read_text())
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, rel=1e-5), key

@@ -62,6 +62,20 @@ KEPT_HOOK_RUNS = (
     "a MonitoredSession of TF1 graph code kept as written; with a canned or class-migrated estimator it is one "
     "error when the program runs"
 )
+KEPT_SESSION_HOOK_RUNS = (
+    "kept as a SessionRunHook: it runs as it is with a model_fn kept as written (compat.wrapped_hooks) and in a "
+    "MonitoredSession of TF1 graph code kept as written; with a canned or class-migrated estimator, having no "
+    "before_run or after_run, it runs on the input's graph and session when the input_fn is read as a TF1 graph "
+    "(placeholders, an iterator's get_next(): compat.graph_input), and is one error when the program runs otherwise"
+)
+
+
+def _acts_on_sessions_only(hook: cst.ClassDef, ctx) -> bool:
+    """The class derives from SessionRunHook alone and defines neither before_run nor after_run."""
+    bases = [ctx.resolver.api(base.value) for base in hook.bases]
+    defined = {statement.name.value for statement in hook.body.body if isinstance(statement, cst.FunctionDef)}
+    return len(bases) == 1 and bases[0] is not None and bases[0].is_one_of(*HOOK_BASE_APIS) \
+        and not defined & {"before_run", "after_run"}
 
 
 @register
@@ -76,7 +90,8 @@ class SessionRunHookRule(Rule):
         if hook.problems:
             for problem in hook.problems:
                 ctx.todo(original, self.rule_id, problem, statement=original)
-            ctx.todo(original, self.rule_id, KEPT_HOOK_RUNS, statement=original)
+            kept = KEPT_SESSION_HOOK_RUNS if _acts_on_sessions_only(original, ctx) else KEPT_HOOK_RUNS
+            ctx.todo(original, self.rule_id, kept, statement=original)
             return updated  # its tf.train / tf.estimator names: rules/session_run_names.py
         blocked = ctx.facts.hook_blocked_by(hook.name)
         if blocked:

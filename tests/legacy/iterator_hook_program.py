@@ -5,7 +5,8 @@ the hook calls it in `after_create_session`. TensorFlow 1.x names throughout (ru
 tests/legacy/run_as_tf1.py; migrated by `migrate rewrite`: tests/test_graph_input.py).
 
 Fixed batch order, a seeded graph (tf_random_seed); checkpoints at step 0 and every 20 steps; 60 steps; then an
-evaluation of 5 batches fed by a hook of its own; metrics to --metrics_out.
+evaluation of 5 batches fed by a hook of its own; metrics to --metrics_out. With --canned the estimator is a
+DNNClassifier fed the same way (its features a dict).
 """
 
 import argparse
@@ -28,7 +29,7 @@ class IteratorInitializerHook(tf.train.SessionRunHook):
         self.iterator_initializer_func(session)
 
 
-def get_inputs(batch_size, images, labels, repeat):
+def get_inputs(batch_size, images, labels, repeat, as_dict=False):
     iterator_initializer_hook = IteratorInitializerHook()
 
     def inputs():
@@ -44,7 +45,7 @@ def get_inputs(batch_size, images, labels, repeat):
             iterator_initializer_hook.iterator_initializer_func = \
                 lambda sess: sess.run(iterator.initializer,
                                       feed_dict={images_placeholder: images, labels_placeholder: labels})
-            return next_example, next_label
+            return ({"x": next_example} if as_dict else next_example), next_label
 
     return inputs, iterator_initializer_hook
 
@@ -62,16 +63,22 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--metrics_out", required=True)
+    parser.add_argument("--canned", action="store_true")
     args = parser.parse_args()
 
     digits = load_digits()
     images = (digits.data / 16.0).astype(np.float32)
     labels = digits.target.astype(np.int32)
-    estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir,
-                                       config=tf.estimator.RunConfig(save_checkpoints_steps=20, tf_random_seed=1))
-    train_input_fn, train_input_hook = get_inputs(64, images, labels, repeat=True)
+    config = tf.estimator.RunConfig(save_checkpoints_steps=20, tf_random_seed=1)
+    if args.canned:
+        estimator = tf.estimator.DNNClassifier(
+            hidden_units=[16], feature_columns=[tf.feature_column.numeric_column("x", shape=[64])], n_classes=10,
+            optimizer=tf.train.GradientDescentOptimizer(0.5), model_dir=args.model_dir, config=config)
+    else:
+        estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=config)
+    train_input_fn, train_input_hook = get_inputs(64, images, labels, repeat=True, as_dict=args.canned)
     estimator.train(input_fn=train_input_fn, max_steps=60, hooks=[train_input_hook])
-    eval_input_fn, eval_input_hook = get_inputs(200, images, labels, repeat=False)
+    eval_input_fn, eval_input_hook = get_inputs(200, images, labels, repeat=False, as_dict=args.canned)
     metrics = estimator.evaluate(input_fn=eval_input_fn, steps=5, hooks=[eval_input_hook])
     with open(args.metrics_out, "w") as out:
         json.dump({key: float(value) for key, value in metrics.items()}, out)
