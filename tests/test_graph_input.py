@@ -244,3 +244,29 @@ def test_a_canned_estimators_placeholder_input_initialized_by_a_hook_takes_the_e
     assert got.keys() == expected.keys()
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, rel=1e-5), key
+
+
+class _InitializingHook(tf.compat.v1.train.SessionRunHook):
+    def after_create_session(self, session, coord):
+        self.initialized = True
+
+
+def test_a_canned_models_session_hook_needs_an_input_read_as_a_graph(tmp_path):
+    """A hook acting on sessions only has none to act on when the input_fn returns a dataset (a canned model has
+    no TF1 graph): one error naming it, nothing trained. A hook fetching around the steps stays one error too."""
+    model = estimator_training.configure(canned.linear_classifier([tf.feature_column.numeric_column("x")]),
+                                         model_dir=str(tmp_path))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": [[1.0], [2.0]]}, [0, 1])).batch(1)
+
+    with pytest.raises(ValueError, match="hook _InitializingHook acts on the Estimator's TF1 graph and session"):
+        estimator_training.train(model, input_fn, hooks=[_InitializingHook()], steps=1)
+    assert tf.train.latest_checkpoint(str(tmp_path)) is None
+
+    class Fetching(tf.compat.v1.train.SessionRunHook):
+        def before_run(self, run_context):
+            return None
+
+    with pytest.raises(TypeError, match="hook Fetching is not a Keras callback"):
+        estimator_training.train(model, input_fn, hooks=[Fetching()], steps=1)
