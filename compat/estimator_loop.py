@@ -33,6 +33,7 @@ from .estimator_training import (
     periodic_evaluation,
     saving_listeners_of,
     session_only_hooks,
+    trains,
     warm_start_afresh,
 )
 
@@ -100,23 +101,24 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     listeners.around(save, saved_step)
     model.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
     saved_at = time.monotonic()
-    callbacks.on_train_begin()
-    for batch in dataset:
-        number = int(step)
-        callbacks.on_train_batch_begin(number)
-        loss = train_step(batch)
-        if int(step) % config.save_summary_steps == 0 and not writes_loss_summary:
-            with summaries.as_default():
-                tf.summary.scalar("loss", loss, step=step)
-        due = int(step) >= saved_step + every if kind == "steps" else time.monotonic() - saved_at >= every
-        if due:
-            saved_step, saved_at = int(step), time.monotonic()
-            if listeners.around(save, saved_step):
-                model.stop_training = True
-        callbacks.on_train_batch_end(number, {"loss": loss})
-        estimator_hooks.check_loss(loss)  # Estimator's NanTensorHook
-        if model.stop_training:
-            break
+    with trains(model):
+        callbacks.on_train_begin()
+        for batch in dataset:
+            number = int(step)
+            callbacks.on_train_batch_begin(number)
+            loss = train_step(batch)
+            if int(step) % config.save_summary_steps == 0 and not writes_loss_summary:
+                with summaries.as_default():
+                    tf.summary.scalar("loss", loss, step=step)
+            due = int(step) >= saved_step + every if kind == "steps" else time.monotonic() - saved_at >= every
+            if due:
+                saved_step, saved_at = int(step), time.monotonic()
+                if listeners.around(save, saved_step):
+                    model.stop_training = True
+            callbacks.on_train_batch_end(number, {"loss": loss})
+            estimator_hooks.check_loss(loss)  # Estimator's NanTensorHook
+            if model.stop_training:
+                break
     if int(step) != saved_step:
         listeners.around(save, int(step))
     else:

@@ -21,6 +21,7 @@ graph: compat.graph_input), each hook is a Keras callback.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -35,6 +36,7 @@ from typing import Any, NamedTuple
 
 import tensorflow as tf
 import tf_keras
+from tensorflow.python.eager import context
 
 from . import (
     estimator_evaluation,
@@ -343,13 +345,14 @@ def get_variable_value(model, name: str):
 def _canned_variable_value(model, name: str):
     from .canned_checkpoint import estimator_weights
 
-    if not _restored_latest(model, "get_variable_value"):
-        raise ValueError(f"Couldn't find a checkpoint in {model_dir_of(model)}")
-    weights = estimator_weights(model)
-    if name not in weights:
-        raise ValueError(f"{name} is not a weight of the migrated canned estimator (its weights: "
-                         f"{', '.join(sorted(weights))}; optimizer slots are not read by name)")
-    return weights[name].numpy()
+    with training_kept(model, "get_variable_value"):
+        if not _restored_latest(model, "get_variable_value"):
+            raise ValueError(f"Couldn't find a checkpoint in {model_dir_of(model)}")
+        weights = estimator_weights(model)
+        if name not in weights:
+            raise ValueError(f"{name} is not a weight of the migrated canned estimator (its weights: "
+                             f"{', '.join(sorted(weights))}; optimizer slots are not read by name)")
+        return weights[name].numpy()
 
 
 def input_dataset(input_fn, mode: str, model, exact: bool = False, session_hooks: Sequence = ()) -> tf.data.Dataset:
@@ -539,18 +542,20 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     if steps is None and max_steps is None and not exact:  # (exact resume needs a length: its own error says so)
         dataset = estimator_hooks.until_stopped(dataset)
     try:
-        model.fit(
-            dataset,
-            epochs=1,
-            steps_per_epoch=max_steps - call_start(manager, done, max_steps=max_steps) if max_steps is not None else steps,
-            callbacks=[
-                estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
-                backup,  # before the user's hooks: Estimator saved before they ran
-                kept,  # model_dir's checkpoints at Estimator's steps (compat.kept_checkpoints)
-                tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
-                *callbacks,
-            ],
-        )
+        with trains(model):
+            model.fit(
+                dataset,
+                epochs=1,
+                steps_per_epoch=max_steps - call_start(manager, done, max_steps=max_steps) if max_steps is not None
+                else steps,
+                callbacks=[
+                    estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
+                    backup,  # before the user's hooks: Estimator saved before they ran
+                    kept,  # model_dir's checkpoints at Estimator's steps (compat.kept_checkpoints)
+                    tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
+                    *callbacks,
+                ],
+            )
     finally:
         if model.run_eagerly != eagerly:
             model.run_eagerly, model.train_function = eagerly, None
@@ -614,6 +619,55 @@ def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec, *, exa
     train(model, train_spec.input_fn, hooks=hooks, max_steps=train_spec.max_steps,
           saving_listeners=train_spec.saving_listeners, exact=exact)
     return evaluation.result
+
+
+@contextlib.contextmanager
+def training_kept(model, what: str):
+    """Estimator's evaluate, export and get_variable_value read a checkpoint into a graph of their own, so a hook
+    could call them while its estimator trained (an evaluation every N steps) and the training went on untouched.
+    The migrated ones restore the checkpoint into the model itself: called during a train call, they run eagerly
+    (a wrapped model_fn's hooks run with its TF1 graph the default) and the training's weights, optimizer state
+    and step are put back afterwards. predict, whose generator outlives the call, is one error then."""
+    if not getattr(model, "trains_now", False):
+        yield
+        return
+    if what == "predict":
+        raise ValueError("predict() while its estimator trains (called from a hook) is not migrated: predict after "
+                         "the train call, or evaluate")
+    with context.eager_mode():
+        state = _training_state(model)
+        values = [variable.numpy() for variable in state]
+        try:
+            yield
+        finally:
+            for variable, value in zip(state, values, strict=True):
+                variable.assign(value)
+
+
+def _training_state(model) -> list:
+    """The variables a restore of (model, optimizer) may change: the model's, its optimizers' (built first, so
+    that none is made by a deferred restore afterwards)."""
+    variables = list(model.variables)
+    for optimizer in (getattr(model, "optimizer", None), getattr(model, "linear_optimizer", None)):
+        if isinstance(optimizer, tf_keras.optimizers.Optimizer):
+            optimizer.build(model.trainable_variables if optimizer is model.optimizer
+                            else getattr(model, "linear_variables", model.trainable_variables))
+        if optimizer is not None:
+            held = optimizer.variables
+            variables += list(held() if callable(held) else held)
+    unique = {id(variable): variable for variable in variables}
+    return list(unique.values())
+
+
+@contextlib.contextmanager
+def trains(model):
+    """Marks `model` as in a train call (see `training_kept`)."""
+    before = getattr(model, "trains_now", False)
+    model.trains_now = True
+    try:
+        yield
+    finally:
+        model.trains_now = before
 
 
 def _restored_latest(model, what: str) -> bool:
@@ -683,11 +737,12 @@ def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name
     model_dir/eval (eval_<name> with a name), with `global_step`."""
     input_hooks, hooks = session_only_hooks(model, hooks)
     check_evaluation_hooks(model, hooks, "evaluate")
-    dataset = made_from_input(model, input_fn, EVAL)
-    _restore_for_inference(model, checkpoint_path, "evaluate")
-    if dataset is None:
-        dataset = input_dataset(input_fn, EVAL, model, session_hooks=input_hooks)
-    return estimator_evaluation.evaluate_model(model, dataset, steps, eval_dir(model, name), hooks)
+    with training_kept(model, "evaluate"):
+        dataset = made_from_input(model, input_fn, EVAL)
+        _restore_for_inference(model, checkpoint_path, "evaluate")
+        if dataset is None:
+            dataset = input_dataset(input_fn, EVAL, model, session_hooks=input_hooks)
+        return estimator_evaluation.evaluate_model(model, dataset, steps, eval_dir(model, name), hooks)
 
 
 class InMemoryEvaluator(tf_keras.callbacks.Callback):
@@ -744,6 +799,8 @@ def predict(model, input_fn, predict_keys=None, hooks=None, checkpoint_path=None
     """`estimator.predict(...)`: the canned head's prediction dicts from the latest checkpoint."""
     if hooks:
         raise ValueError("predict(hooks=...) is not migrated")
+    with training_kept(model, "predict"):
+        pass
     dataset = made_from_input(model, input_fn, PREDICT)
     _restore_for_inference(model, checkpoint_path, "predict")
     if dataset is None:
@@ -759,7 +816,8 @@ def export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets
     checkpoint; returns its directory (bytes)."""
     if as_text or experimental_mode != PREDICT:
         raise ValueError("export_saved_model(as_text=True or experimental_mode=...) is not migrated")
-    if hasattr(model, "serving_signatures"):  # a wrapped model_fn: its PREDICT variables, for the checkpoint
-        model.make_variables(estimator_export.receiver_features_spec(serving_input_receiver_fn), PREDICT)
-    _restore_for_inference(model, checkpoint_path, "export_saved_model", required=True)
-    return estimator_export.export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets_extra)
+    with training_kept(model, "export_saved_model"):
+        if hasattr(model, "serving_signatures"):  # a wrapped model_fn: its PREDICT variables, for the checkpoint
+            model.make_variables(estimator_export.receiver_features_spec(serving_input_receiver_fn), PREDICT)
+        _restore_for_inference(model, checkpoint_path, "export_saved_model", required=True)
+        return estimator_export.export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets_extra)

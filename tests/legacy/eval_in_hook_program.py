@@ -1,0 +1,75 @@
+"""An Estimator evaluated by one of its training hooks every 7 steps (recommenders' and tutorials' "evaluation
+hook": the hook keeps the estimator and calls its evaluate() from after_run), written as TF 1.x programs did:
+the hook fetches the global step and evaluates when it is a multiple of 7. Estimator's evaluate read the latest
+checkpoint in a graph of its own; the training went on untouched.
+
+A LinearClassifier (--canned) or a custom model_fn (a dense layer, Adam) on digits; checkpoints at step 0 and
+every 10 steps, 30 steps. --results gets each evaluation's (checkpoint step, loss) and the final weights.
+TensorFlow 1.x names throughout (run under TF 2.15 by tests/legacy/run_as_tf1.py, and migrated by tests/test_eval_in_hook.py).
+"""
+
+import argparse
+import json
+
+import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+
+class EvalHook(tf.train.SessionRunHook):
+    def __init__(self, estimator, input_fn, every_n_steps, evaluations):
+        self.estimator = estimator
+        self.input_fn = input_fn
+        self.every_n_steps = every_n_steps
+        self.evaluations = evaluations
+
+    def begin(self):
+        self._global_step = tf.train.get_or_create_global_step()
+
+    def before_run(self, run_context):
+        return tf.train.SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values):
+        if run_values.results > 0 and run_values.results % self.every_n_steps == 0:
+            metrics = self.estimator.evaluate(input_fn=self.input_fn, steps=3)
+            self.evaluations.append([int(metrics["global_step"]), float(metrics["loss"])])
+
+
+def input_fn():
+    digits = load_digits()
+    x = (digits.data[:480] / 16.0).astype(np.float32)
+    y = (digits.target[:480] % 2).astype(np.int32)
+    return tf.data.Dataset.from_tensor_slices(({"pixels": x}, y)).repeat().batch(32)
+
+
+def model_fn(features, labels, mode):
+    logits = tf.layers.dense(features["pixels"], 2, name="logits")
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = tf.train.AdamOptimizer(0.05).minimize(
+        loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--canned", action="store_true")
+    args = parser.parse_args()
+
+    config = tf.estimator.RunConfig(save_checkpoints_steps=10, tf_random_seed=1)
+    if args.canned:
+        estimator = tf.estimator.LinearClassifier(
+            feature_columns=[tf.feature_column.numeric_column("pixels", shape=[64])],
+            optimizer=tf.train.AdamOptimizer(0.05), model_dir=args.model_dir, config=config)
+    else:
+        estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=config)
+    evaluations = []
+    estimator.train(input_fn=input_fn, steps=30, hooks=[EvalHook(estimator, input_fn, 7, evaluations)])
+    weights = "linear/linear_model/pixels/weights" if args.canned else "logits/kernel"
+    with open(args.results, "w") as out:
+        json.dump({"evaluations": evaluations, "weights": estimator.get_variable_value(weights).tolist()}, out)
+
+
+if __name__ == "__main__":
+    main()
