@@ -224,10 +224,17 @@ def _plain_uses(node: cst.ClassDef) -> set[int]:
     return found
 
 
+def _is_run_context_session(func, run_context: str | None) -> bool:
+    """`func` is `<run_context>.session.<method>` (after_run's session: the train op has run)."""
+    return run_context is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute) \
+        and func.value.attr.value == "session" and isinstance(func.value.value, cst.Name) \
+        and func.value.value.value == run_context
+
+
 def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str], steps: _StepFetches) -> list[str]:
     """Uses of run_context/run_values/session that a callback cannot offer. Carried over: run_context.request_stop(),
     `del <parameter>`, and with global-step attributes, before_run's `return SessionRunArgs(<them>)`, after_run's
-    `run_values.results` and end()'s `session.run(<them>)`."""
+    `run_values.results` and `run_context.session.run(<them>)`, and end()'s `session.run(<them>)`."""
     run_context = params[0] if name in ("before_run", "after_run") else None
     problems = []
 
@@ -237,8 +244,9 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str], 
             receiver = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
             if run_context and receiver == run_context and func.attr.value == "request_stop" and not call.args:
                 return False  # -> self.model.stop_training = True
-            session_run = name == "end" and receiver == params[0] and func.attr.value == "run" \
-                and len(call.args) == 1 and not call.args[0].keyword and steps.fetches(call.args[0].value)
+            session_run = (name == "end" and receiver == params[0] or _is_run_context_session(func, run_context)) \
+                and func.attr.value == "run" and len(call.args) == 1 and not call.args[0].keyword \
+                and steps.fetches(call.args[0].value)
             return not session_run  # -> estimator_hooks.fetched(...)
 
         def visit_Del(self, node: cst.Del) -> bool:

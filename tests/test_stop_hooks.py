@@ -12,8 +12,9 @@ value before or after the step: measured, it stopped at 9 in three runs out of f
 once under load (each of its three checks may see the step before or after).
 
 The program's own StepReport hook fetches the global step with each step (SessionRunArgs) and at each call's
-end (session.run), StepEcho the same by `get_global_step()` itself; migrated, each becomes a callback reading the
-step counter before the step. The Estimator's
+end (session.run), StepEcho the same by `get_global_step()` itself, and also by `run_context.session.run` in
+after_run (once the step ran: the new value, no race); migrated, each becomes a callback reading the step counter
+before the step (after it, for after_run's session.run). The Estimator's
 reads race the step's increment the same way: measured, most see the value before the step, some the one
 after (0, 2, 2, 3, ...). The migrated callback sees the value before the step, every time, and the same end
 values."""
@@ -50,6 +51,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
         fetched, ends = fetched_steps(model_dir, hook)
         assert ends == [12, 15]
         assert len(fetched) == len(FETCHED) and all(seen in (before, before + 1) for seen, before in zip(fetched, FETCHED))
+    assert steps_after(model_dir) == [step + 1 for step in FETCHED]  # a session.run after the step: no race
     return model_dir
 
 
@@ -62,6 +64,12 @@ def fetched_steps(model_dir, hook: str = "StepReport") -> tuple[list[int], list[
     fetched, end = ("fetched", "end") if hook == "StepReport" else ("echo", "echo_end")
     lines = [line.split() for line in (model_dir / "fetched_steps.txt").read_text().splitlines()]
     return [int(n) for what, n in lines if what == fetched], [int(n) for what, n in lines if what == end]
+
+
+def steps_after(model_dir) -> list[int]:
+    """The steps StepEcho read with `run_context.session.run(get_global_step())` in after_run, once each step ran."""
+    lines = [line.split() for line in (model_dir / "fetched_steps.txt").read_text().splitlines()]
+    return [int(n) for what, n in lines if what == "echo_after"]
 
 
 def assert_steps_counted(output_dir) -> None:
@@ -84,6 +92,7 @@ def test_train_calls_stop_where_the_estimators_did(target, estimator_dir, tmp_pa
     assert fetched_steps(model_dir) == (FETCHED, [12, 15])
     assert "class StepEcho(tf_keras.callbacks.Callback)" in migrated.read_text()
     assert fetched_steps(model_dir, "StepEcho") == (FETCHED, [12, 15])  # get_global_step() fetched itself
+    assert steps_after(model_dir) == [step + 1 for step in FETCHED]
     triggered = [int(line.split()[1]) for line in (model_dir / "fetched_steps.txt").read_text().splitlines()
                  if line.startswith("triggered")]
     assert triggered == [0, 5, 10]  # SecondOrStepTimer(every_steps=5) on the fetched values, as in TF1

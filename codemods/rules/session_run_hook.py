@@ -150,7 +150,7 @@ class _WithoutParameterDeletes(cst.CSTTransformer):
 class _GlobalStepFetches(cst.CSTTransformer):
     """The global step a hook fetched (hook_facts checked every use): its attribute set to the step counter,
     before_run's SessionRunArgs kept in `self._session_run_results`, run_values.results read from there,
-    end()'s session.run evaluated as compat.estimator_hooks.fetched."""
+    after_run's `run_context.session.run` and end()'s `session.run` evaluated as compat.estimator_hooks.fetched."""
 
     def __init__(self, method: str, params: list[str], steps: frozenset[str]):
         self.method, self.params, self.steps = method, params, steps
@@ -184,7 +184,11 @@ class _GlobalStepFetches(cst.CSTTransformer):
         if (self.method == "end" and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.value.value == self.params[0] and func.attr.value == "run"):
             return _fetched(updated.args[0].value)
-        if self.method in ("before_run", "end") and not updated.args and isinstance(func, cst.Attribute) \
+        if self.method == "after_run" and isinstance(func, cst.Attribute) and func.attr.value == "run" \
+                and isinstance(func.value, cst.Attribute) and func.value.attr.value == "session" \
+                and isinstance(func.value.value, cst.Name) and func.value.value.value == self.params[0]:
+            return _fetched(updated.args[0].value)  # (read after the step: the step counter's new value)
+        if self.method in ("before_run", "after_run", "end") and not updated.args and isinstance(func, cst.Attribute) \
                 and func.attr.value in _STEP_READERS:
             return cst.parse_expression("self.model.optimizer.iterations")  # a fetch of the step (hook_facts)
         return updated

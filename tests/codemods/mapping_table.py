@@ -370,17 +370,19 @@ ROWS = [
     Row(
         "a `SessionRunHook` fetching the global step: `self.step = get_global_step()` in begin, `return "
         "SessionRunArgs(self.step)` (or a dict/list of it; or `get_global_step()` itself there), `run_values.results`, "
-        "`session.run(self.step)` in end; given inline or as a variable (`hook = MyHook(...)`, its attributes read "
-        "after training)",
+        "`run_context.session.run(self.step)` in after_run, `session.run(self.step)` in end; given inline or as a "
+        "variable (`hook = MyHook(...)`, its attributes read after training)",
         "a callback: the attribute holds `self.model.optimizer.iterations`, `on_train_batch_begin` keeps "
         "`estimator_hooks.fetched(...)` in `self._session_run_results` (the value before the step, as Estimator's "
         "hooks mostly read it: their read raced the increment), which `run_values.results` becomes; "
-        "`session.run(...)` in end -> `estimator_hooks.fetched(...)`. Other uses of the step tensor keep the hook",
+        "`session.run(...)` in after_run (the value after the step) and end -> `estimator_hooks.fetched(...)`. Other "
+        "uses of the step tensor keep the hook",
         "same",
         "hook_fetches_global_step",
         ("self._global_step_tensor = self.model.optimizer.iterations",
          'self._session_run_results = estimator_hooks.fetched({"global_step": self._global_step_tensor})',
          "uses the global step `self.step` other than by fetching it", "every_5,",
+         'self.seen.append(("now", int(estimator_hooks.fetched(self._global_step_tensor))))',
          'estimator_hooks.fetched({"step": self.model.optimizer.iterations})'),
         ("self._global_step_tensor = self.model.optimizer.iterations",
          'self._session_run_results = estimator_hooks.fetched({"global_step": self._global_step_tensor})'),

@@ -54,7 +54,8 @@ class StepReport(tf1.train.SessionRunHook):
 
 class StepEcho(tf1.train.SessionRunHook):
     """Fetches the global step without keeping a tensor of it: `SessionRunArgs(get_global_step())` with each step,
-    `session.run(get_global_step())` at each call's end, as short hooks did."""
+    `run_context.session.run(get_global_step())` after it, `session.run(get_global_step())` at each call's end,
+    as short hooks did."""
 
     def __init__(self, path):
         self._path = path
@@ -65,6 +66,7 @@ class StepEcho(tf1.train.SessionRunHook):
     def after_run(self, run_context, run_values):
         with open(self._path, "a") as log:
             log.write(f"echo {int(run_values.results)}\n")
+            log.write(f"echo_after {int(run_context.session.run(tf1.train.get_global_step()))}\n")
 
     def end(self, session):
         with open(self._path, "a") as log:
