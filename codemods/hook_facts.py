@@ -42,7 +42,12 @@ BUILTIN_HOOK_PARAMS = {
 # The hooks given the estimator they stop; the callbacks are not (the metric hooks read its eval directory).
 EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name not in ("StopAtStep", "StepCounter", "Profiler")]
 METRIC_EARLY_STOPPING_HOOKS = [name for name in EARLY_STOPPING_HOOKS if name.startswith("stop_if_")]
-BUILTIN_HOOKS.update({f"estimator.experimental.{name}": name for name in EARLY_STOPPING_HOOKS})
+# tf.contrib.estimator's were the same functions (TensorFlow 1.15 re-exported them)
+BUILTIN_HOOKS.update({f"{namespace}.{name}": name for namespace in ("estimator.experimental", "contrib.estimator")
+                      for name in EARLY_STOPPING_HOOKS})
+# The early-stopping hooks' API paths: where they are built away from the train call they go to, they become
+# compat.early_stopping's (the same signatures, the estimator checked when the program runs: codemods/runtime_tier.py)
+EARLY_STOPPING_APIS = tuple(path for path, callback in BUILTIN_HOOKS.items() if callback in EARLY_STOPPING_HOOKS)
 
 
 # Attributes a Keras callback is given by fit and the migrated loop (Callback.set_model, set_params): a hook's

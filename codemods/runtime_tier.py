@@ -39,6 +39,7 @@ from codemods.api import ApiResolver
 from codemods.canned_estimators import CANNED, DROPPED_WHEN_NONE, accepted, loss_reduction_problem
 from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
 from codemods.guidance import RUN_WITH_WRAPPED
+from codemods.hook_facts import EARLY_STOPPING_APIS
 from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts, estimator_factories
 from codemods.syntax import call_arguments, fast_visit, keyword_args
 
@@ -482,6 +483,8 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
             return "export_api"
         if api.path in RUNTIME_HOOKS:
             return "builtin_hook"
+        if api.path in EARLY_STOPPING_APIS and not facts.migrated_builtin_hook(call):
+            return "early_stopping"
         if api.path in SESSION_HOOKS:
             return "session_hook"
         if api.path in IN_MEMORY_EVALUATORS:

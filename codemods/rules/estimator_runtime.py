@@ -74,7 +74,7 @@ class EstimatorRuntimeRule(Rule):
             if id(original) in tier.kept_calls:
                 ctx.todo(original, self.rule_id, tier.kept_calls[id(original)])
             return updated
-        if kind in ("export_api", "builtin_hook", "session_hook", "model_fn_saver", "wrapped_saver"):
+        if kind in ("export_api", "builtin_hook", "early_stopping", "session_hook", "model_fn_saver", "wrapped_saver"):
             return updated  # codemods/rules/export_apis.py, builtin_hooks.py, unsupported_api.py
         if kind == "keras_estimator":
             ctx.need_compat("keras_estimators")
