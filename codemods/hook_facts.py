@@ -46,7 +46,7 @@ METRIC_EARLY_STOPPING_HOOKS = [name for name in EARLY_STOPPING_HOOKS if name.sta
 BUILTIN_HOOKS.update({f"{namespace}.{name}": name for namespace in ("estimator.experimental", "contrib.estimator")
                       for name in EARLY_STOPPING_HOOKS})
 # The early-stopping hooks' API paths: where they are built away from the train call they go to, they become
-# compat.early_stopping's (the same signatures, the estimator checked when the program runs: codemods/runtime_tier.py)
+# compat.estimator_early_stopping's (the same signatures, the estimator checked when the program runs: codemods/runtime_tier.py)
 EARLY_STOPPING_APIS = tuple(path for path, callback in BUILTIN_HOOKS.items() if callback in EARLY_STOPPING_HOOKS)
 
 

@@ -156,7 +156,7 @@ HELPER_PROGRAM = ROOT / "tests" / "legacy" / "early_stopping_helper_program.py"
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_an_early_stopping_hook_built_by_a_helper_stops_where_the_estimators_did(target, legacy_python, tmp_path):
     """early_stopping_helper_program.py: `stop_if_higher_hook(estimator=estimator, ...)` in a helper given the
-    estimator becomes compat.early_stopping's (the estimator checked when the program runs); from the Estimator's
+    estimator becomes compat.estimator_early_stopping's (the estimator checked when the program runs); from the Estimator's
     model.ckpt-0 the migrated run stops at the Estimator's step (10) with its metrics."""
     for attempt in range(REFERENCE_ATTEMPTS):  # (the Estimator's hook may stop a step late: see above)
         estimator_dir = tmp_path / f"estimator{attempt}"
@@ -166,23 +166,23 @@ def test_an_early_stopping_hook_built_by_a_helper_stops_where_the_estimators_did
     model_dir = tmp_path / "model"
     convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
     migrated = migrate_file(HELPER_PROGRAM, tmp_path / "migrated", target)
-    assert "early_stopping.stop_if_higher_hook(" in migrated.read_text()
+    assert "estimator_early_stopping.stop_if_higher_hook(" in migrated.read_text()
     got = train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "metrics.json", [])
     assert got["global_step"] == expected["global_step"] == 10
     assert_metrics_close(got, expected, "returned metrics")
 
 
 def test_compat_early_stopping_hooks_check_their_estimator(tmp_path):
-    """compat.early_stopping's hooks stop a migrated estimator's training, reading its model_dir/eval unless given
+    """compat.estimator_early_stopping's hooks stop a migrated estimator's training, reading its model_dir/eval unless given
     eval_dir; anything else is one error naming what it is."""
     import tensorflow as tf
 
-    from estimator_migrate.compat import canned, early_stopping, estimator_training
+    from estimator_migrate.compat import canned, estimator_early_stopping, estimator_training
 
     model = estimator_training.configure(canned.linear_classifier([tf.feature_column.numeric_column("x")]),
                                          model_dir=str(tmp_path))
-    hook = early_stopping.stop_if_no_decrease_hook(model, "loss", 10, run_every_secs=None, run_every_steps=1)
+    hook = estimator_early_stopping.stop_if_no_decrease_hook(model, "loss", 10, run_every_secs=None, run_every_steps=1)
     assert hook.eval_dir == str(tmp_path / "eval")
-    assert early_stopping.stop_if_lower_hook(model, "loss", 0.5, eval_dir="/elsewhere").eval_dir == "/elsewhere"
+    assert estimator_early_stopping.stop_if_lower_hook(model, "loss", 0.5, eval_dir="/elsewhere").eval_dir == "/elsewhere"
     with pytest.raises(TypeError, match="stop_if_higher_hook.*is not a migrated estimator"):
-        early_stopping.stop_if_higher_hook(object(), "accuracy", 0.9)
+        estimator_early_stopping.stop_if_higher_hook(object(), "accuracy", 0.9)

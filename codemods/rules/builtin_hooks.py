@@ -7,9 +7,9 @@
 eval directory (model_dir/eval, where evaluations write) in place of the estimator;
 `tf.estimator.experimental.make_early_stopping_hook(estimator, should_stop_fn, ...)` ->
 `estimator_hooks.make_early_stopping_hook(should_stop_fn, ...)`. Inline in hooks= or through a variable. An
-early-stopping hook built elsewhere (a helper given the estimator) -> `early_stopping.<the same name>(<the same
-arguments>)` (compat.early_stopping: the estimator checked when the program runs), unless its module keeps an
-estimator. Hooks of estimators that stay Estimators stay as they are; other built-in hooks get the
+early-stopping hook built elsewhere (a helper given the estimator) -> `estimator_early_stopping.<the same
+name>(<the same arguments>)` (compat.estimator_early_stopping: the estimator checked when the program runs), unless
+its module keeps an estimator. Hooks of estimators that stay Estimators stay as they are; other built-in hooks get the
 unsupported-api rule's TODO.
 """
 
@@ -29,10 +29,10 @@ class BuiltinHookRule(Rule):
     def leave(self, original: cst.Call, updated: cst.Call, ctx):
         if ctx.facts.runtime.kind(original) == "early_stopping":  # built away from its train call
             name = ctx.resolver.call_api(original).path.rsplit(".", 1)[1]
-            ctx.need_compat("early_stopping")
-            ctx.record(original, self.rule_id, True, f"{name} -> compat.early_stopping.{name} (the same parameters; "
-                       "its estimator checked when the program runs; a callback)")
-            return updated.with_changes(func=cst.parse_expression(f"early_stopping.{name}"))
+            ctx.need_compat("estimator_early_stopping")
+            ctx.record(original, self.rule_id, True, f"{name} -> compat.estimator_early_stopping.{name} (the same "
+                       "parameters; its estimator checked when the program runs; a callback)")
+            return updated.with_changes(func=cst.parse_expression(f"estimator_early_stopping.{name}"))
         if not ctx.facts.migrated_builtin_hook(original) and ctx.facts.runtime.kind(original) != "builtin_hook":
             return updated
         hook = ctx.resolver.call_api(original).path

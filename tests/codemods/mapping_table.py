@@ -585,13 +585,13 @@ ROWS = [
         "an early-stopping hook (`tf.estimator.experimental.stop_if_*_hook`, `make_early_stopping_hook`, "
         "`tf.contrib.estimator`'s) built apart from the train call it goes to: a helper given the estimator, a "
         "method's `self.estimator`",
-        "`compat.early_stopping.<the same name>(<the same arguments>)`: checks when the program runs that the "
+        "`compat.estimator_early_stopping.<the same name>(<the same arguments>)`: checks when the program runs that the "
         "estimator is a migrated one, reads `eval_dir` or its model_dir/eval, returns `compat.estimator_hooks`' "
         "callback (tests/legacy/early_stopping_helper_program.py stops at the Estimator's step)",
         "same",
         "todo_contrib_and_tpu",
-        ('early_stop = early_stopping.stop_if_no_decrease_hook(estimator, "loss", 1000)',),
-        ('early_stop = early_stopping.stop_if_no_decrease_hook(estimator, "loss", 1000)',),
+        ('early_stop = estimator_early_stopping.stop_if_no_decrease_hook(estimator, "loss", 1000)',),
+        ('early_stop = estimator_early_stopping.stop_if_no_decrease_hook(estimator, "loss", 1000)',),
     ),
     Row(
         "`tf.estimator.experimental.make_early_stopping_hook(est, should_stop_fn, run_every_secs, run_every_steps)` in a migrated training's hooks",
