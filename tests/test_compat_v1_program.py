@@ -4,13 +4,18 @@ steps under the real Estimator. `migrate rewrite` keeps of the switch what the p
 (`disable_v2_tensorshape()`: the migrated training runs eagerly; before, the kept switch stopped it at its first
 step), and its placeholders describing the serving features become TensorSpecs. Migrated for each target and
 started on a directory holding only the Estimator's model.ckpt-0, it ends with every variable of the Estimator's
-model.ckpt-20 within 1e-5, the same evaluation and predictions, and an export serving the Estimator's values."""
+model.ckpt-20 within 1e-5, the same evaluation and predictions, and an export serving the Estimator's values, also
+as tf.contrib.predictor served exports (compat.contrib_predictor, the Estimator's export and the migrated one)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
+from sklearn.datasets import load_digits
 
+from estimator_migrate.compat import contrib_predictor
 from tests.conftest import (
     ROOT,
     assert_wrapped_run_matches_estimator,
@@ -42,3 +47,14 @@ def test_a_program_that_switched_tf2_off_keeps_tf1_shapes_and_continues_the_esti
     assert sorted(got) == sorted(expected) == ["classes", "logits"]
     for key, value in expected.items():
         np.testing.assert_allclose(got[key], value, rtol=0, atol=1e-4, err_msg=key)
+    # tf.contrib.predictor's way of serving them (compat.contrib_predictor): the export's MetaGraph loaded into a
+    # session, fed by the signature's keys: the Estimator's export gives its predict()'s logits, the migrated one too
+    predictions = json.loads((estimator_dir / "results.json").read_text())
+    pixels = (load_digits().data[:20] / 16.0).astype(np.float32)
+    for export_base in (estimator_dir.parent / "export", tmp_path / "export"):
+        (export,) = export_base.iterdir()
+        predict_fn = contrib_predictor.from_saved_model(str(export))
+        assert sorted(predict_fn.feed_tensors) == ["pixels"]
+        served = predict_fn({"pixels": pixels})
+        np.testing.assert_allclose(served["logits"], predictions["logits"], rtol=0, atol=1e-4, err_msg=str(export))
+        assert served["classes"].tolist() == predictions["classes"]
