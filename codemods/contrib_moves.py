@@ -9,7 +9,8 @@ tf.contrib.cluster_resolver's resolvers were tensorflow.python.tpu's and tensorf
 tf.data.experimental's, with the same parameters; tf.contrib.training's HParams has no twin in TensorFlow 2, and
 compat.tf1_hparams gives TF 1.x's back; contrib.framework's nest was tf.nest's code, contrib.lookup core's tables
 (compat.contrib_lookup: its functions took `mapping=`), contrib.distribute's MirroredStrategy core's with its own
-device choice (compat.contrib_distribute). codemods/rules/contrib_modules.py renames references by these tables;
+device choice (compat.contrib_distribute), contrib.predictor a SavedModel loaded into a session
+(compat.contrib_predictor), contrib.learn's VocabularyProcessor pure Python (compat.contrib_learn). codemods/rules/contrib_modules.py renames references by these tables;
 what they lack keeps its TODO (codemods/rules/contrib_names.py).
 """
 
@@ -110,6 +111,12 @@ MOVED["lookup"] = ("estimator_migrate.compat.contrib_lookup", frozenset({
     "index_to_string_table_from_file", "index_to_string_table_from_tensor", "string_to_index",
     "string_to_index_table_from_file", "string_to_index_table_from_tensor",
 }))
+# tf.contrib.learn's text preprocessing (compat.contrib_learn: VocabularyProcessor's ids and pickles as TF 1.x's); its
+# estimators and Experiment are codemods/guidance.py's
+MOVED["learn"] = ("estimator_migrate.compat.contrib_learn", frozenset({"preprocessing"}))
+# tf.contrib.predictor: a SavedModel's signature run in a session of its own (compat.contrib_predictor: the same
+# loader; from_estimator through the migrated estimator's export)
+MOVED["predictor"] = ("estimator_migrate.compat.contrib_predictor", frozenset({"from_estimator", "from_saved_model"}))
 # tf.contrib.distribute's single-machine strategies (compat.contrib_distribute: one replica, as TF 1.x chose devices)
 MOVED["distribute"] = ("estimator_migrate.compat.contrib_distribute", frozenset({"MirroredStrategy",
                                                                                "OneDeviceStrategy"}))

@@ -132,3 +132,82 @@ def test_contrib_streaming_metrics_evaluate_as_tf1s_did(target, tmp_path):
     assert results["rmse"] == pytest.approx(np.sqrt(np.mean((probabilities - program.LABELS) ** 2)), abs=1e-5)
     assert results["pearson"] == pytest.approx(np.corrcoef(probabilities[:, 0], program.LABELS[:, 0])[0, 1],
                                                abs=1e-5)
+
+
+PREDICTOR_FIXTURE = FIXTURES / "contrib_predictor_serving"
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_contrib_predictors_serve_the_estimators_predictions(target, tmp_path):
+    """tests/codemods/fixtures/contrib_predictor_serving, migrated: tf.contrib.predictor's `from_saved_model` (the
+    export's default signature run in a session of its own, fed serialized examples) and `from_estimator` (its
+    latest checkpoint through the same receiver) give the scores the estimator's predict() gives."""
+    source = (PREDICTOR_FIXTURE / f"{target}.py").read_text().split('"""', 2)[2]
+    assert "tensorflow.contrib" not in source and "tf.contrib" not in source
+    program = import_program(PREDICTOR_FIXTURE / f"{target}.py")
+    served, from_checkpoint, predictions = program.main(str(tmp_path / "model"))
+    probabilities = np.array([prediction["probabilities"] for prediction in predictions])
+    assert np.ptp(probabilities[:, 1]) > 0.01  # (trained: not one score for all)
+    for outputs in (served, from_checkpoint):
+        assert sorted(outputs) == ["classes", "scores"]
+        np.testing.assert_allclose(outputs["scores"], probabilities, rtol=0, atol=1e-6)
+        assert outputs["classes"].tolist() == [[b"0", b"1"]] * 6
+
+
+LEARN_FIXTURE = FIXTURES / "contrib_learn_vocabulary"
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_a_contrib_learn_vocabulary_gives_tf1s_word_ids(target, tmp_path):
+    """tests/codemods/fixtures/contrib_learn_vocabulary, migrated: tf.contrib.learn's VocabularyProcessor is
+    compat.contrib_learn's. Its ids are TF 1.x's (words numbered from 1 as first met, 0 the unknown word and the
+    padding; with min_frequency, by descending count then alphabetically, capitals first), and a saved processor
+    restores to the same vocabulary; the estimator trains on the ids."""
+    source = (LEARN_FIXTURE / f"{target}.py").read_text().split('"""', 2)[2]
+    assert "tensorflow.contrib" not in source and "tf.contrib" not in source
+    program = import_program(LEARN_FIXTURE / f"{target}.py")
+    ids, served = program.main(str(tmp_path / "model"))
+    assert ids.tolist() == [[1, 2, 3, 0], [1, 2, 4, 0], [3, 3, 4, 0], [5, 6, 0, 0]]  # I like pizza it no idea
+    assert served.tolist() == [[3, 0, 4, 0], [1, 2, 0, 0]]  # "or" unknown
+    _, trimmed = program.vocabulary_ids(program.DOCUMENTS, 4, min_frequency=1)
+    assert trimmed.tolist() == [[2, 4, 1, 0], [2, 4, 3, 0], [1, 1, 3, 0], [0, 0, 0, 0]]  # pizza 3, I, it, like 2
+    # steps=3 over one batch: the input's end ends the training after a step, as the Estimator's did
+    assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-1")
+
+
+def test_a_vocabulary_tf1_pickled_restores(tmp_path):
+    """A vocabulary file TensorFlow 1.x wrote pickles its own classes (tf.contrib.learn's text and
+    categorical_vocabulary modules) and the default tokenizer function: restore reads it as compat.contrib_learn's
+    classes, the same attributes, the same ids. (The pickle is made here under those module names, as TF 1.x's
+    `save` made it: no TensorFlow has tf.contrib to run.)"""
+    import pickle
+    import sys
+    import types
+
+    from compat import contrib_learn
+
+    fitted = contrib_learn.VocabularyProcessor(3)
+    list(fitted.fit_transform(["red green", "green blue"]))
+    text, vocabulary = (types.ModuleType(name) for name in (
+        "tensorflow.contrib.learn.python.learn.preprocessing.text",
+        "tensorflow.contrib.learn.python.learn.preprocessing.categorical_vocabulary"))
+    text.VocabularyProcessor = type("VocabularyProcessor", (), {"__module__": text.__name__})
+    text.tokenizer = types.FunctionType(contrib_learn.tokenizer.__code__, {}, "tokenizer")
+    text.tokenizer.__module__, text.tokenizer.__qualname__ = text.__name__, "tokenizer"
+    vocabulary.CategoricalVocabulary = type("CategoricalVocabulary", (), {"__module__": vocabulary.__name__})
+    tf1_vocabulary = vocabulary.CategoricalVocabulary()
+    tf1_vocabulary.__dict__.update(fitted.vocabulary_.__dict__)
+    tf1_processor = text.VocabularyProcessor()
+    tf1_processor.__dict__.update({**fitted.__dict__, "vocabulary_": tf1_vocabulary, "_tokenizer": text.tokenizer})
+    sys.modules.update({text.__name__: text, vocabulary.__name__: vocabulary})
+    try:
+        (tmp_path / "vocab").write_bytes(pickle.dumps(tf1_processor))
+    finally:
+        del sys.modules[text.__name__], sys.modules[vocabulary.__name__]
+    assert b"tensorflow.contrib.learn" in (tmp_path / "vocab").read_bytes()
+
+    restored = contrib_learn.VocabularyProcessor.restore(str(tmp_path / "vocab"))
+    assert isinstance(restored, contrib_learn.VocabularyProcessor)
+    assert restored._tokenizer is contrib_learn.tokenizer
+    assert [row.tolist() for row in restored.transform(["blue red", "green"])] == [[3, 1, 0], [2, 0, 0]]
+    assert list(restored.reverse([[3, 1, 0]])) == ["blue red <UNK>"]

@@ -35,13 +35,16 @@ SUCCESSORS = {
     "metrics": "tf_slim.metrics, the same code, for its names (the rewrite renames the references it can reach); "
                "tf.compat.v1.metrics (streaming_<name> -> <name>, labels first)",
     "lookup": "tf.lookup",
+    "predictor": "tf.saved_model.load(export_dir).signatures[key] (from_saved_model and from_estimator are rewritten "
+                 "where the rewrite reaches them)",
     "distribute": "tf.distribute (MirroredStrategy and OneDeviceStrategy of one device are rewritten where the "
                   "rewrite reaches them; TensorFlow 2's MirroredStrategy splits each batch across its replicas, "
                   "contrib's did not)",
     "tpu": "tf.compat.v1.tpu, or tf.distribute.TPUStrategy",
     "cluster_resolver": "tf.distribute.cluster_resolver",
     "staging": "tf.data prefetching (Dataset.prefetch, tf.data.experimental.prefetch_to_device)",
-    "learn": "tf.estimator's counterpart (then run migrate again)",
+    "learn": "tf.estimator's counterpart (then run migrate again); learn.preprocessing's VocabularyProcessor is "
+             "compat.contrib_learn's, where the rewrite reaches it",
     "estimator": "tf.estimator / tf.compat.v1.estimator's counterpart (then run migrate again; clip_gradients_by_norm "
                  "is renamed to compat.contrib_estimator's where the rewrite reaches it)",
 }

@@ -1131,6 +1131,29 @@ ROWS = [
         ("tf_slim.metrics.streaming_accuracy(tf.round(probabilities), labels)",),
     ),
     Row(
+        "`tf.contrib.learn.preprocessing.VocabularyProcessor(max_document_length, min_frequency, ...)` (and "
+        "`.restore(path)`), `from tensorflow.contrib import learn` used only for `learn.preprocessing`",
+        "`contrib_learn.preprocessing.VocabularyProcessor(...)` (compat: TF 1.x's word ids, tokenizer and pickles, "
+        "those TF 1.x wrote restored too); `from estimator_migrate.compat import contrib_learn as learn`",
+        "same",
+        "contrib_learn_vocabulary",
+        ("from estimator_migrate.compat import canned, contrib_learn, estimator_training, contrib_learn as learn",
+         "restored = contrib_learn.preprocessing.VocabularyProcessor.restore("),
+        ("restored = contrib_learn.preprocessing.VocabularyProcessor.restore(",),
+    ),
+    Row(
+        "`tf.contrib.predictor.from_saved_model(export_dir, signature_def_key=..., ...)`, "
+        "`from_estimator(estimator, serving_input_receiver_fn, output_key=...)`, `from tensorflow.contrib import "
+        "predictor`",
+        "`contrib_predictor.<name>(...)` (compat: TF 1.x's predictor, the SavedModel's MetaGraph loaded into a session "
+        "of its own and its signature run, fed by its keys; `from_estimator` through the migrated estimator's export)",
+        "same",
+        "contrib_predictor_serving",
+        ("predict_fn = contrib_predictor.from_saved_model(export_dir.decode())",
+         "from_checkpoint = predictor.from_estimator(classifier, receiver)"),
+        ("predict_fn = contrib_predictor.from_saved_model(export_dir.decode())",),
+    ),
+    Row(
         "`tf.contrib.lookup.<name>` (`index_table_from_tensor(mapping, ...)`, `HashTable`, ...), "
         "`tf.contrib.framework.nest` (`nest = tf.contrib.framework.nest`; `from tensorflow.contrib.framework import "
         "nest`), `tf.contrib.distribute.MirroredStrategy(...)` / `OneDeviceStrategy`",
