@@ -627,13 +627,10 @@ def training_kept(model, what: str):
     could call them while its estimator trained (an evaluation every N steps) and the training went on untouched.
     The migrated ones restore the checkpoint into the model itself: called during a train call, they run eagerly
     (a wrapped model_fn's hooks run with its TF1 graph the default) and the training's weights, optimizer state
-    and step are put back afterwards. predict, whose generator outlives the call, is one error then."""
+    and step are put back afterwards (predict, whose generator outlives the call: `not_training`)."""
     if not getattr(model, "trains_now", False):
         yield
         return
-    if what == "predict":
-        raise ValueError("predict() while its estimator trains (called from a hook) is not migrated: predict after "
-                         "the train call, or evaluate")
     with context.eager_mode():
         state = _training_state(model)
         values = [variable.numpy() for variable in state]
@@ -657,6 +654,13 @@ def _training_state(model) -> list:
             variables += list(held() if callable(held) else held)
     unique = {id(variable): variable for variable in variables}
     return list(unique.values())
+
+
+def not_training(model, what: str) -> None:
+    """One error for `what` called while its estimator trains (from a hook), where `training_kept` cannot help."""
+    if getattr(model, "trains_now", False):
+        raise ValueError(f"{what}() while its estimator trains (called from a hook) is not migrated: {what} after the "
+                         "train call, or evaluate")
 
 
 @contextlib.contextmanager
@@ -799,8 +803,7 @@ def predict(model, input_fn, predict_keys=None, hooks=None, checkpoint_path=None
     """`estimator.predict(...)`: the canned head's prediction dicts from the latest checkpoint."""
     if hooks:
         raise ValueError("predict(hooks=...) is not migrated")
-    with training_kept(model, "predict"):
-        pass
+    not_training(model, "predict")
     dataset = made_from_input(model, input_fn, PREDICT)
     _restore_for_inference(model, checkpoint_path, "predict")
     if dataset is None:
