@@ -137,8 +137,8 @@ def serving_feature_placeholders(module: cst.Module, resolver: ApiResolver) -> d
     found = {}
     for builder in builders:
         features = call_arguments(builder, SERVING_INPUT_BUILDERS[RAW_BUILDER])[0].get("features")
-        values = _dict_values(features) if not isinstance(features, cst.Name) else _variable_values(module, features)
-        scope = _enclosing_function(module, builder)
+        scope = _enclosing_function(module, builder)  # (a model_fn's `features` parameter is another variable)
+        values = _dict_values(features) if not isinstance(features, cst.Name) else _variable_values(scope, features)
         values = [value for value in (_value_of(scope, v) if isinstance(v, cst.Name) else v for v in values)
                   if value is not None]
         for value in values:
@@ -206,19 +206,20 @@ def _value_of(scope: cst.CSTNode, variable: cst.Name) -> cst.BaseExpression | No
     return assigned[0]
 
 
-def _variable_values(module: cst.Module, variable: cst.Name) -> list[cst.BaseExpression]:
-    """The feature values a variable holds: the dict assigned to it once, and `variable[key] = value`s; none when
-    it is assigned more than once or used other than as one builder's argument and filled by key."""
+def _variable_values(scope: cst.CSTNode, variable: cst.Name) -> list[cst.BaseExpression]:
+    """The feature values a variable of `scope` (the builder's function, or the module) holds: the dict assigned to
+    it once, and `variable[key] = value`s; none when it is assigned more than once or used other than as one
+    builder's argument and filled by key."""
     name = variable.value
     assigned, filled = [], []
-    for statement in m.findall(module, m.SimpleStatementLine()):
+    for statement in m.findall(scope, m.SimpleStatementLine()):
         assignment = single_assignment(statement)
         if assignment is not None and assignment[0] == name:
             assigned.append(assignment[1])
         elif m.matches(statement, m.SimpleStatementLine(body=[m.Assign(
                 targets=[m.AssignTarget(target=m.Subscript(value=m.Name(name)))])])):
             filled.append(statement.body[0].value)
-    uses = len(m.findall(module, m.Name(name)))
+    uses = len(m.findall(scope, m.Name(name)))
     if len(assigned) != 1 or uses != 1 + len(assigned) + len(filled):
         return []
     return _dict_values(assigned[0]) + (filled if isinstance(assigned[0], cst.Dict) else [])

@@ -1309,6 +1309,9 @@ def _serving_input_problems(
 ) -> list[str]:
     """Why an export's serving_input_receiver_fn= cannot be carried over; the calls to rewrite in it noted."""
     calls, problems = receiver_calls(receiver, facts.serving_inputs, facts.functions, resolver)
+    if not calls and receiver is not None:  # a receiver built elsewhere (`input_data.build_serving_input_fn(opts)`):
+        # the run-time tier's export calls it and checks it returns a (compat) ServingInputReceiver
+        problems = [RunTimeChecked(problem) for problem in problems]
     estimator.export_api_calls.extend(calls)
     if isinstance(receiver, cst.Name) and len(facts.functions.get(receiver.value, [])) == 1:
         facts.receiver_functions.append(facts.functions[receiver.value][0])

@@ -139,6 +139,8 @@ def wrapped_problems(call: cst.Call, name: str = "Estimator") -> list[str]:
     """Why a custom `Estimator(...)` (or `TPUEstimator(...)`) call cannot become a wrapped model_fn by itself."""
     parameters = WRAPPED_CLASSES[name]
     if any(arg.star for arg in call.args):
+        if name == "Estimator":  # -> wrapped_model_fns.Estimator(<the same arguments>): Estimator's parameters
+            return []
         return [f"{name}(*args/**kwargs): pass {', '.join(parameters[:-1])} and {parameters[-1]} by name"]
     positional = [arg for arg in call.args if arg.keyword is None]
     if len(positional) > len(parameters):
@@ -160,7 +162,7 @@ def wrapped_arguments(call: cst.Call, name: str = "Estimator") -> dict[str, cst.
 def tier1_only(problem: str) -> bool:
     """A reason tier 1 keeps a custom estimator that wrapping its model_fn resolves: the model_fn's shape,
     where it is defined, and the arguments `wrapped_problems` checks again."""
-    return problem.startswith(("model_fn", "the module already uses the name", "Estimator("))
+    return problem.startswith(("model_fn", "the module already uses the name", "Estimator(", "*/** arguments"))
 
 
 # The kinds of the estimator constructors this tier rewrites

@@ -161,6 +161,11 @@ class EstimatorRuntimeRule(Rule):
         name, module, wrapper = ("TPUEstimator", "tpu_estimators", "WrappedTPUModelFn") if tpu \
             else ("Estimator", "wrapped_model_fns", "WrappedModelFn")
         ctx.need_compat(module)
+        if any(arg.star for arg in updated.args):  # (TPUEstimator's are kept: runtime_tier.wrapped_problems)
+            ctx.record(original, "custom-estimator", True,
+                       "Estimator(*args/**kwargs) -> compat.wrapped_model_fns.Estimator(<the same arguments>): "
+                       "Estimator's parameters, checked when the program runs; the model_fn runs as written")
+            return updated.with_changes(func=cst.parse_expression("wrapped_model_fns.Estimator"))
         given = wrapped_arguments(updated, name)
         ctx.record(
             original, "custom-estimator", True,

@@ -697,6 +697,18 @@ ROWS = [
         ("custom = estimator_training.configure(wrapped_model_fns.WrappedModelFn(model_fn), config=custom_config)",),
     ),
     Row(
+        "`Estimator(**estimator_keys)` (model_fn, config, params... in a dict); an export whose "
+        "`serving_input_receiver_fn=` a factory of the program's makes",
+        "`wrapped_model_fns.Estimator(**estimator_keys)`: Estimator's parameters, checked when the program runs, the "
+        "model_fn run as written; the receiver's placeholders in the factory -> TensorSpecs, what it returns checked by "
+        "the export (tests/legacy/spread_estimator_program.py: the Estimator's model.ckpt-20, evaluation and export)",
+        "same",
+        "runconfig_settings_spread",
+        ("estimator = wrapped_model_fns.Estimator(**estimator_keys)",
+         'features = {"x": tf.TensorSpec(shape=[None, width], dtype=tf.float32, name="x")}'),
+        ("estimator = wrapped_model_fns.Estimator(**estimator_keys)",),
+    ),
+    Row(
         "A canned or custom estimator the run-time tier would take, in a project keeping an estimator with no "
         "TensorFlow 2 counterpart (TF2's boosted-trees tutorial: a LinearClassifier, then BoostedTreesClassifier)",
         "kept, its constructor's TODOs adding that the tier is off while that estimator stays TF1 (named); with it "

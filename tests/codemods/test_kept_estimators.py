@@ -37,7 +37,9 @@ def test_custom_estimators_are_wrapped_unless_an_argument_is_not_carried_over():
     wrapped = "tf.estimator.Estimator(model_fn=f, model_dir=d, config=c, params=p)\ntf.estimator.Estimator(f, d)\n"
     assert _kept(wrapped=wrapped + "tf.estimator.Estimator(model_fn=f, warm_start_from=w)\n") == []
     assert _kept(extra="tf.estimator.Estimator(f, d, c, p, w, x)\n") == ["Estimator in extra.py"]
-    assert _kept(star="tf.estimator.Estimator(**kwargs)\n") == ["Estimator in star.py"]
+    # Estimator's parameters given by a dict: wrapped_model_fns.Estimator(**kwargs), checked when the program runs
+    assert _kept(star="tf.estimator.Estimator(**kwargs)\n") == []
+    assert _kept(star="tf.compat.v1.estimator.tpu.TPUEstimator(**kwargs)\n") == ["TPUEstimator in star.py"]
 
 
 def test_boosted_trees_estimators_are_kept_canned_and_tpu_ones_are_not():
