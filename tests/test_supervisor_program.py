@@ -6,7 +6,9 @@ tests/legacy/supervisor_program.py (ptb_word_lm.py's shape) is kept as written, 
 TensorFlow 2.15 with 1.x's API and behaviour (tests/legacy/run_as_tf1.py), seeded as the program seeds itself:
 the migrated program prints the same losses at the same steps and saves the same variables within 1e-5.
 SIGKILLed after one of the Supervisor's timed saves and started again, it restores that step and ends where the
-uninterrupted run ended, with its variables.
+uninterrupted run ended, with its variables within 5e-3: the Supervisor saves from a thread of its own while steps
+run, so a timed checkpoint is not a snapshot between two steps (TensorFlow 1.x's was not either; stop 52 claimed the
+same variables exactly, and 1 clean-clone run in 4 differed by up to 6.4e-4).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ AS_TF1 = ROOT / "tests" / "legacy" / "run_as_tf1.py"
 STEPS = 40
 PRINTED = re.compile(r"^step (\d+) loss (\S+)$", re.MULTILINE)
 ATOL = 1e-5  # TensorFlow 2.15 and 2.21 kernels round apart in the last float32 bits
+RESUMED_ATOL = 5e-3  # measured: up to 6.4e-4 apart after 30000 steps, 1 run in 4 (see the kill test)
+# (a timed checkpoint's global step measured up to 17 steps past its file's number)
 
 
 def assert_same_variables(got, expected, atol: float = ATOL) -> None:
@@ -62,7 +66,12 @@ def test_killed_after_a_timed_save_it_restores_that_step_and_ends_as_the_uninter
     run([*command, "--save_path", uninterrupted])
     killed_at = sigkill_after_save([*command, "--save_path", killed], killed, at_least=1)
     assert 0 < killed_at < steps, "the kill did not interrupt the training"
-    run([*command, "--save_path", killed])
+    resumed = PRINTED.findall(run([*command[:-1], 1, "--save_path", killed]).stdout)
+    # it went on from the restored checkpoint, not from 0: a step past the file's number (the Supervisor's thread
+    # names the file by the step it read first, then saves variables the steps go on updating)
+    assert int(resumed[0][0]) > killed_at
     assert latest_saved_step(killed) == steps
+    # The Supervisor saves from a thread of its own while steps run (TF 1.x's did too): a timed checkpoint is not a
+    # snapshot between two steps, so the resumed run ends near the uninterrupted one, not bit for bit
     assert_same_variables(tf.train.latest_checkpoint(str(killed)), tf.train.latest_checkpoint(str(uninterrupted)),
-                          atol=0)
+                          atol=RESUMED_ATOL)

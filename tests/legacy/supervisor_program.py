@@ -2,7 +2,8 @@
 wrote it: flags, a graph seeded by `tf.set_random_seed`, a Supervisor on the log directory (restoring its latest
 checkpoint at start, saving every save_model_secs), a loop until the global step reaches the flag, and a last
 `sv.saver.save(...)` with the global step. Digits, batches in a fixed order that follows the step (the restored
-step picks the batch).
+step picks the batch; the step is read after each train op: read in the same run it raced the increment, and now and
+then a batch came twice, in one run and not the other).
 
 Runs as it is under TensorFlow 1.x's behaviour (tests/legacy/run_as_tf1.py: the reference) and, migrated, under
 TensorFlow 2.21 (tests/test_supervisor_program.py).
@@ -44,7 +45,8 @@ def main(_):
             while not sv.should_stop() and step < FLAGS.max_steps:
                 start = (step % batches) * BATCH_SIZE
                 feed = {x: images[start:start + BATCH_SIZE], y: labels[start:start + BATCH_SIZE]}
-                loss_value, _, step = session.run([loss, train_op, global_step], feed_dict=feed)
+                loss_value, _ = session.run([loss, train_op], feed_dict=feed)
+                step = session.run(global_step)  # (fetched with train_op, its read would race the increment)
                 if step % FLAGS.log_every == 0:
                     print(f"step {step} loss {loss_value:.6f}")
             if FLAGS.save_path:
