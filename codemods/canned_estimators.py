@@ -75,6 +75,17 @@ CANNED["estimator.DNNLinearCombinedRegressor"] = CannedSpec(
     ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
     positional=(*_COMBINED_ORDER, "label_dimension", "weight_column"),
 )
+# A baseline has no feature columns: its one bias per output is every example's logits (compat.canned.BaselineModel)
+_BASELINE = frozenset({"optimizer", "weight_column"})
+CANNED["estimator.BaselineClassifier"] = CannedSpec(
+    "baseline_classifier", _BASELINE | {"n_classes", "label_vocabulary"}, (), ("optimizer",),
+    positional=("model_dir", "n_classes", "weight_column", "label_vocabulary", "optimizer", "config",
+                "loss_reduction"),
+)
+CANNED["estimator.BaselineRegressor"] = CannedSpec(
+    "baseline_regressor", _BASELINE | {"label_dimension"}, (), ("optimizer",),
+    positional=("model_dir", "label_dimension", "weight_column", "optimizer", "config", "loss_reduction"),
+)
 MOVED_TO_CHECKPOINTING = ("model_dir", "config")
 # Partitioners split variables across parameter servers; the model computes the same without them (TF2's
 # counterpart is a ParameterServerStrategy's variable_partitioner): dropped. Only v1 estimators take them.

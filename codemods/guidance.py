@@ -103,11 +103,10 @@ for _name in _EARLY_STOPPING:
 # The rest of TensorFlow 2.15's tf.estimator API that no rule carries over: TensorFlow >= 2.16 has no tf.estimator,
 # so each call stops the program; say what replaces it.
 _GONE = "not migrated yet (TensorFlow >= 2.16 has no tf.estimator: this line stops the program); "
-for _name in ("BaselineClassifier", "BaselineRegressor", "BaselineEstimator"):
-    GUIDANCE[f"estimator.{_name}"] = (
-        f"{_name}: {_GONE}its model is one trainable bias (per class or label dimension, Ftrl(0.3) by default): a "
-        "tf_keras model whose output is a bias vector, trained with the same loss, is the same model"
-    )
+GUIDANCE["estimator.BaselineEstimator"] = (
+    f"BaselineEstimator: {_GONE}with a BinaryClassHead, MultiClassHead or RegressionHead it is the "
+    "BaselineClassifier/BaselineRegressor of the same arguments: use that, then run migrate again"
+)
 for _family, _twins in (("DNN", "DNNClassifier/DNNRegressor"), ("Linear", "LinearClassifier/LinearRegressor"),
                         ("DNNLinearCombined", "DNNLinearCombinedClassifier/Regressor")):
     GUIDANCE[f"estimator.{_family}Estimator"] = (

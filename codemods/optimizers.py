@@ -226,13 +226,15 @@ def keras_optimizer_by_name(
     name: str, estimator_path: str, keyword: str, v1: bool, kwargs: dict[str, cst.BaseExpression]
 ) -> tuple[cst.BaseExpression, str]:
     """The Keras optimizer a canned estimator makes of `optimizer="Adam"` (and the like), with the learning
-    rate that estimator gives a name (dnn.py, linear.py, dnn_linear_combined.py), and the module it needs."""
+    rate that estimator gives a name (dnn.py, linear.py, dnn_linear_combined.py, baseline.py), and the module it needs."""
     if keyword == "dnn_optimizer":
         learning_rate = "0.001"
     elif keyword == "linear_optimizer":
         learning_rate = f"min(0.005, len({source(kwargs['linear_feature_columns'])}) ** -0.5)"
     elif "Linear" in estimator_path:
         learning_rate = "0.2"
+    elif "Baseline" in estimator_path:
+        learning_rate = "0.3"
     else:
         learning_rate = "0.05" if v1 else _KERAS_DEFAULT_LEARNING_RATE[name]
     code = _BY_NAME[v1][name].format(lr=learning_rate)

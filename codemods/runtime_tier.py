@@ -101,7 +101,7 @@ SESSION_HOOKS = tuple(f"{namespace}.{name}" for namespace in ("train", "estimato
 # -> compat.estimator_training.InMemoryEvaluator (the same parameters; checks when training starts that it is given
 # to the training of the estimator it evaluates); TensorFlow 1.x's tf.contrib.estimator had the same class
 IN_MEMORY_EVALUATORS = ("estimator.experimental.InMemoryEvaluatorHook", "contrib.estimator.InMemoryEvaluatorHook")
-# How tf.estimator's estimator classes are named (the canned ones, the Baseline*, head-based and experimental ones)
+# How tf.estimator's estimator classes are named (the canned ones, head-based and experimental ones)
 _ESTIMATOR_CLASS_ENDINGS = ("Estimator", "Classifier", "Regressor", "KMeans", "LinearSDCA")
 # TF1 sessions that run SessionRunHooks themselves: a module making one may hand them its hooks
 MONITORED_SESSIONS = ("train.MonitoredTrainingSession", "train.MonitoredSession", "train.SingularMonitoredSession")

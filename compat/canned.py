@@ -6,8 +6,8 @@ a converted `model.ckpt-N` and a migrated program always agree on layers, names 
 Layers are named after the Estimator's variable scopes (`hiddenlayer_0`, `batchnorm_0`, `logits`,
 `linear_model`). The DNN's input goes through `tf_keras.layers.DenseFeatures` with the program's own feature
 columns (the same feature-column code the Estimator's input layer runs, concatenating features sorted by
-name); the linear model is `LinearModel`, the Estimator's own layout of one weight per column. Kernels start
-glorot-uniform and biases zero, as in the Estimator. Every model returns the Estimator's logits (a
+name); the linear model is `LinearModel`, the Estimator's own layout of one weight per column; a baseline is
+`BaselineModel`, one bias per output. Kernels start glorot-uniform and biases zero, as in the Estimator. Every model returns the Estimator's logits (a
 regressor's logits are its predictions).
 
 Heads: `loss_reduction` is the head's reduction of the loss over the batch: "sum" (the default of
@@ -44,6 +44,7 @@ COMBINED_DNN_LEARNING_RATE = 0.001
 COMBINED_LINEAR_MAX_LEARNING_RATE = 0.005
 # tf.keras (legacy) Adagrad, which v2 canned estimators use, adds this epsilon; TF1 Adagrad adds none.
 KERAS_ADAGRAD_EPSILON = 1e-7
+BASELINE_LEARNING_RATE = 0.3  # the canned baselines' learning rate for an optimizer name (Ftrl by default)
 BATCH_NORM_MOMENTUM = 0.999  # the canned DNNs' batch normalisation (Keras's default is 0.99)
 
 
@@ -343,26 +344,16 @@ def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None
     return model
 
 
-@tf_keras.saving.register_keras_serializable(package="compat.canned")
-class CannedModel(tf_keras.Model):
-    """A functional model with the canned head's handling of labels and weights, in `fit` and in custom
-    loops (`compute_loss`) alike:
+class CannedHead:
+    """The canned head's handling of labels and weights, which every compat.canned model has, in `fit` and in
+    custom loops (`compute_loss`) alike:
     - `label_vocabulary` (a classifier's class names): string labels are looked up as class ids before the
       loss and the metrics see them; a label outside the vocabulary is an error, as in the Estimator;
     - `weight_column` (a feature name or `numeric_column`): each example's loss and metrics are weighted by
       that feature, as the Estimator's head weighted them (v1 heads: weighted sum; v2: weighted sum over
       the batch size).
-    `model.save("m.keras")` keeps all of that, and loads where `compat.canned` is imported. To serve the
-    model where only tf_keras is, save `inference_model(model)` instead: built-in layers only.
+    (A mixin, not a Model subclass: Keras rewrites the bases of a class it builds as functional.)
     """
-
-    # Functional's own positional arguments, the head's keyword-only: Keras then saves and re-creates the
-    # graph as a functional model's (`get_config`, `from_config`).
-    def __init__(self, inputs, outputs, name=None, trainable=True, *,
-                 label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
-                 **kwargs):
-        super().__init__(inputs, outputs, name=name, trainable=trainable, **kwargs)
-        self._set_head(label_vocabulary, weight_column, head_version)
 
     def _set_head(self, label_vocabulary, weight_column, head_version=None) -> None:
         self.head_version = head_version  # None (saved before it was recorded): the loss's reduction says
@@ -373,26 +364,22 @@ class CannedModel(tf_keras.Model):
             raise TypeError(f"weight_column must be a feature name or a numeric_column, got {weight_column!r}")
         self.weight_column = weight_column
 
-    def get_config(self):
+    def _head_config(self) -> dict:
         weight_column = self.weight_column
         return {
-            **super().get_config(),  # the functional graph
             "label_vocabulary": None if self.label_vocabulary is None else list(self.label_vocabulary),
             "weight_column": None if weight_column is None
             else tf.__internal__.feature_column.serialize_feature_column(weight_column),
             "head_version": self.head_version,
         }
 
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        config = dict(config)
-        label_vocabulary, weight_column = config.pop("label_vocabulary", None), config.pop("weight_column", None)
-        head_version = config.pop("head_version", None)
-        model = super().from_config(config, custom_objects)  # the graph, as a cls with the default head
+    @staticmethod
+    def _pop_head_config(config: dict) -> tuple:
+        """(label_vocabulary, weight_column, head_version) taken out of a saved config."""
+        weight_column = config.pop("weight_column", None)
         if weight_column is not None:
             weight_column = tf.__internal__.feature_column.deserialize_feature_column(weight_column)
-        model._set_head(label_vocabulary, weight_column, head_version)
-        return model
+        return config.pop("label_vocabulary", None), weight_column, config.pop("head_version", None)
 
     def example_weights(self, features):
         """Each example's weight ([batch, 1], float32) from the features; None without a weight_column."""
@@ -435,6 +422,32 @@ class CannedModel(tf_keras.Model):
         if sample_weight is None:
             sample_weight = self.example_weights(x)
         return super().compute_metrics(x, self.label_ids(y), y_pred, sample_weight)
+
+
+@tf_keras.saving.register_keras_serializable(package="compat.canned")
+class CannedModel(CannedHead, tf_keras.Model):
+    """A functional model with the canned head (`CannedHead`). `model.save("m.keras")` keeps all of it, and
+    loads where `compat.canned` is imported. To serve the model where only tf_keras is, save
+    `inference_model(model)` instead: built-in layers only."""
+
+    # Functional's own positional arguments, the head's keyword-only: Keras then saves and re-creates the
+    # graph as a functional model's (`get_config`, `from_config`).
+    def __init__(self, inputs, outputs, name=None, trainable=True, *,
+                 label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
+                 **kwargs):
+        super().__init__(inputs, outputs, name=name, trainable=trainable, **kwargs)
+        self._set_head(label_vocabulary, weight_column, head_version)
+
+    def get_config(self):
+        return {**super().get_config(), **self._head_config()}  # the functional graph, the head
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        head = cls._pop_head_config(config)
+        model = super().from_config(config, custom_objects)  # the graph, as a cls with the default head
+        model._set_head(*head)
+        return model
 
 
 def _check_vocabulary(label_vocabulary, n_classes: int) -> None:
@@ -719,11 +732,84 @@ def _plain_linear_logits(linear: LinearModel, inputs):
 
 
 def model_optimizers(model: tf_keras.Model) -> dict[str, tf_keras.optimizers.Optimizer]:
-    """The optimizer of each part of a canned model: {"dnn": ...} / {"linear": ...} / both."""
+    """The optimizer of each part of a canned model: {"dnn": ...} / {"linear": ...} / both / {"baseline": ...}."""
     if isinstance(model, DNNLinearCombinedModel):
         return {"dnn": model.optimizer, "linear": model.linear_optimizer}
-    part = "linear" if model.name == "linear" else "dnn"
+    part = model.name if model.name in ("linear", "baseline") else "dnn"
     return {part: model.optimizer}
+
+
+@tf_keras.saving.register_keras_serializable(package="compat.canned")
+class BaselineModel(CannedHead, tf_keras.Model):
+    """The model of a canned `BaselineClassifier` / `BaselineRegressor`: one trainable bias per output
+    (`baseline/bias`, zero at first, as the Estimator's), which is every example's logits whatever its
+    features. The batch size comes from the features (all but the weight column, whose batch sizes must
+    agree), as the Estimator's baseline read it. A subclassed model: it takes any features dict."""
+
+    def __init__(self, units: int, name: str = "baseline", trainable: bool = True, *,
+                 label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
+                 **kwargs):
+        super().__init__(name=name, trainable=trainable, **kwargs)  # subclassed: no inputs to declare
+        self._set_head(label_vocabulary, weight_column, head_version)
+        self.units = units
+        with tf.name_scope(name):
+            self.bias = self.add_weight(name="bias", shape=(units,), initializer="zeros")
+
+    def call(self, features, training=None):
+        return tf.math.multiply(self.bias, tf.ones(tf.stack([self._batch_size(features), self.units])))
+
+    def _batch_size(self, features):
+        if not isinstance(features, dict):
+            return tf.shape(features)[0]
+        weight_key = None if self.weight_column is None else self.weight_column.key
+        sizes = [tf.shape(value)[0] for key, value in features.items() if key != weight_key]
+        if not sizes:
+            raise ValueError("a baseline model needs at least one feature besides the weight column: its batch "
+                             "size is the number of examples")
+        for size in sizes[1:]:
+            tf.debugging.assert_equal(sizes[0], size, message="features of different batch sizes")
+        return sizes[0]
+
+    def get_config(self):
+        return {"units": self.units, "name": self.name, "trainable": self.trainable, **self._head_config()}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        label_vocabulary, weight_column, head_version = cls._pop_head_config(config)
+        return cls(**config, label_vocabulary=label_vocabulary, weight_column=weight_column, head_version=head_version)
+
+
+def baseline_classifier(
+    n_classes: int = 2,
+    optimizer: tf_keras.optimizers.Optimizer | str = "Ftrl",
+    label_vocabulary: Sequence[str] | None = None,
+    weight_column=None,
+    loss_reduction: str = V2_HEAD_REDUCTION,
+    head_version: str | None = None,
+) -> BaselineModel:
+    """A compiled model equivalent to a canned `BaselineClassifier`: it learns each class's share of the labels
+    (binary: one logit). A name as optimizer gets learning rate 0.3, as there."""
+    _check_vocabulary(label_vocabulary, n_classes)
+    v1 = is_v1_head(loss_reduction, head_version)
+    model = BaselineModel(_classifier_units(n_classes), label_vocabulary=label_vocabulary,
+                          weight_column=weight_column, head_version=_version(v1))
+    return _compile(model, estimator_optimizer(optimizer, v1, BASELINE_LEARNING_RATE), loss_reduction, n_classes)
+
+
+def baseline_regressor(
+    label_dimension: int = 1,
+    optimizer: tf_keras.optimizers.Optimizer | str = "Ftrl",
+    weight_column=None,
+    loss_reduction: str = V2_HEAD_REDUCTION,
+    head_version: str | None = None,
+) -> BaselineModel:
+    """A compiled model equivalent to a canned `BaselineRegressor`: it learns the labels' mean (squared-error
+    head). A name as optimizer gets learning rate 0.3, as there."""
+    v1 = is_v1_head(loss_reduction, head_version)
+    model = BaselineModel(label_dimension, weight_column=weight_column, head_version=_version(v1))
+    optimizer = estimator_optimizer(optimizer, v1, BASELINE_LEARNING_RATE)
+    return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ variable of the same name below its part's scope:
                                                                -> input_layer/<column>_embedding/embedding_weights
   dnn/hiddenlayer_0/kernel                                     -> hiddenlayer_0/kernel
   dnn/hiddenlayer_0/batchnorm_0/gamma                          -> batchnorm_0/gamma
+  baseline/bias                                                -> baseline/bias
 with each part's optimizer slots and the step. All or nothing: a weight without a model variable, a
 model variable left unfilled, a shape or optimizer that differs is an error before anything is assigned.
 """
@@ -46,7 +47,7 @@ def model_variable_name(legacy_name: str) -> str | None:
     for scope in (_DNN_INPUT_SCOPE, "dnn/", "linear/"):
         if legacy_name.startswith(scope):
             return legacy_name[len(scope):]
-    return None
+    return legacy_name if legacy_name.startswith("baseline/") else None
 
 
 def estimator_variable_name(model_variable: str) -> str:
@@ -55,6 +56,8 @@ def estimator_variable_name(model_variable: str) -> str:
         return f"dnn/hiddenlayer_{match[1]}/{model_variable}"
     if model_variable.startswith("linear_model/"):
         return "linear/" + model_variable
+    if model_variable.startswith("baseline/"):
+        return model_variable
     return (_DNN_INPUT_SCOPE if model_variable.startswith("input_layer/") else "dnn/") + model_variable
 
 

@@ -332,9 +332,9 @@ def get_variable_value(model, name: str):
     """`estimator.get_variable_value(name)`: that variable in the latest checkpoint. A wrapped model_fn's by its
     TF1 name; a canned model's weights and global step by the Estimator's names (its latest checkpoint restored
     into it, as evaluate does; optimizer slots: one error)."""
-    from .canned import CannedModel
+    from .canned import CannedHead
 
-    if isinstance(model, CannedModel):
+    if isinstance(model, CannedHead):
         return _canned_variable_value(model, name)
     keys = _tf1_checkpoint_values(model)
     if name not in keys:
@@ -565,10 +565,10 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
 def warm_start_afresh(model) -> None:
     """At a train call that found no checkpoint in model_dir: a canned model given `warm_start_from` takes its
     selected weights from there, as Estimator warm-started (a wrapped model_fn's variables were, when made)."""
-    from .canned import CannedModel
+    from .canned import CannedHead
 
     settings = getattr(model, "warm_start_settings", None)
-    if settings is not None and isinstance(model, CannedModel):
+    if settings is not None and isinstance(model, CannedHead):
         warm_start.warm_start_canned(model, settings)
 
 

@@ -94,8 +94,8 @@ class CannedEstimator:
 
 
 def part_of(name: str) -> str:
-    """The part of a canned model a legacy variable belongs to: linear or dnn."""
-    return "linear" if name.startswith("linear/") else "dnn"
+    """The part of a canned model a legacy variable belongs to: linear, baseline or dnn."""
+    return next((part for part in ("linear", "baseline") if name.startswith(f"{part}/")), "dnn")
 
 
 def _weights(checkpoint: LegacyCheckpoint) -> list[str]:

@@ -162,7 +162,7 @@ def carry_over(model, prefix: str) -> int:
                 "call model.make_variables(...) before restoring"
             )
         return model_fns.load_estimator_checkpoint(model, prefix).global_step or 0
-    if isinstance(model, canned.CannedModel):
+    if isinstance(model, canned.CannedHead):
         from . import canned_checkpoint
 
         return canned_checkpoint.load_estimator_checkpoint(model, prefix).global_step or 0

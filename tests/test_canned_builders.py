@@ -3,8 +3,9 @@
 Equivalence with the real Estimator is tests/test_canned_equivalence.py; here: bad input is refused with a
 clear error (a label outside label_vocabulary, in `fit` and in a custom loop's `compute_loss`; a vocabulary
 of another size than n_classes; a weight_column that is not numeric, or more than one weight per
-example), and a multi-valued categorical feature sums its ids' weights, as the
-Estimator's linear model does (`sparse_combiner="sum"`).
+example; a baseline given no feature besides its weights, or features of different batch sizes), and a
+multi-valued categorical feature sums its ids' weights, as the Estimator's linear model does
+(`sparse_combiner="sum"`); a saved baseline loads with its head.
 """
 
 from __future__ import annotations
@@ -82,3 +83,28 @@ def test_more_than_one_weight_per_example_is_an_error():
     features = {"x": tf.constant([[1.0], [2.0]]), "w": tf.constant([[1.0, 2.0], [3.0, 4.0]])}
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"weight_column 'w': one weight per example"):
         model.compute_loss(features, tf.constant([[1.0], [2.0]]), model(features))
+
+
+def test_a_baseline_counts_the_features_its_weight_column_aside():
+    model = canned.baseline_classifier(n_classes=3, weight_column="w")
+    model.bias.assign([0.5, -1.0, 2.0])
+    logits = model({"x": tf.zeros([4, 8, 8]), "tag": tf.constant(["a"] * 4), "w": tf.ones([4])})
+    np.testing.assert_array_equal(logits.numpy(), [[0.5, -1.0, 2.0]] * 4)
+    with pytest.raises(ValueError, match="a baseline model needs at least one feature besides the weight column"):
+        model({"w": tf.ones([4])})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="features of different batch sizes"):
+        model({"x": tf.zeros([4, 2]), "y": tf.zeros([3, 2])})
+
+
+def test_a_saved_baseline_loads_with_its_head_and_bias(tmp_path):
+    import tf_keras
+
+    model = canned.baseline_classifier(n_classes=2, label_vocabulary=["no", "yes"], weight_column="w",
+                                       loss_reduction="sum")
+    model.bias.assign([1.25])
+    model.save(tmp_path / "baseline.keras")
+    loaded = tf_keras.models.load_model(tmp_path / "baseline.keras")
+    assert isinstance(loaded, canned.BaselineModel)
+    assert (loaded.label_vocabulary, loaded.weight_column.key, loaded.head_version) == (("no", "yes"), "w", "v1")
+    np.testing.assert_array_equal(loaded.bias.numpy(), [1.25])
+    np.testing.assert_array_equal(loaded.label_ids(tf.constant(["yes", "no"])).numpy(), [[1], [0]])

@@ -35,7 +35,13 @@ from tests.conftest import (
     plain_keras_logits,
     run,
 )
-from tests.legacy.canned_programs import CATEGORICAL, CATEGORICAL_COLUMNS, PROGRAMS, categorical_features
+from tests.legacy.canned_programs import (
+    BASELINE,
+    CATEGORICAL,
+    CATEGORICAL_COLUMNS,
+    PROGRAMS,
+    categorical_features,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.legacy]
 STEPS = 20
@@ -55,7 +61,7 @@ class _EstimatorRuns:
         if name not in self.runs:
             work = self.tmp_path_factory.mktemp(name)
             program = work / f"{name}.py"
-            program.write_text({**PROGRAMS, **CATEGORICAL}[name])
+            program.write_text({**PROGRAMS, **CATEGORICAL, **BASELINE}[name])
             metrics = work / "metrics.json"
             run([self.legacy_python, program, "--model_dir", work / "estimator", "--max_steps", STEPS,
                  "--metrics_out", metrics])
@@ -88,6 +94,9 @@ TARGETS = {
     # categorical columns: embeddings, a linear model's sparse weights, both in the combined regressor
     "dnn_classifier_embedding_v2": ["keras"], "dnn_classifier_embedding_rmsprop_v2": ["loop"],
     "linear_classifier_categorical": ["keras"], "dnn_linear_combined_regressor_categorical": ["loop"],
+    # baselines: one bias per output
+    "baseline_classifier_v2": ["keras"], "baseline_classifier_binary_label_vocabulary_weighted": ["loop"],
+    "baseline_regressor_by_position": ["keras", "loop"],
 }
 
 
@@ -99,12 +108,12 @@ def _programs(names):
 
 
 def test_every_program_has_its_targets_and_each_target_meets_every_family_and_head():
-    assert sorted(TARGETS) == sorted({**PROGRAMS, **CATEGORICAL})
+    assert sorted(TARGETS) == sorted({**PROGRAMS, **CATEGORICAL, **BASELINE})
     for target in ("keras", "loop"):
         programs = [name for name, targets in TARGETS.items() if target in targets]
         for part in ("dnn_classifier", "dnn_regressor", "linear_classifier", "linear_regressor", "dnn_linear_combined",
                      "weighted", "label_vocabulary", "sum", "batch_norm", "ftrl", "rmsprop", "nesterov", "momentum",
-                     "embedding", "categorical", "binary"):
+                     "embedding", "categorical", "binary", "baseline"):
             assert any(part in name for name in programs), (target, part)
 
 
@@ -157,6 +166,24 @@ def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, 
     assert_canned_model_holds_estimator_weights(final, model_dir, estimator_dir, STEPS)
     _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
     _assert_plain_model_gives_estimator_logits(final, estimator_outputs, tmp_path)
+
+
+@pytest.mark.parametrize(("name", "target"), _programs(BASELINE))
+def test_migrated_baseline_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
+    """BaselineClassifier/BaselineRegressor -> compat.canned.baseline_classifier/regressor: from the Estimator's
+    model.ckpt-0 (carried over by the migrated program), its bias and outputs after 20 steps."""
+    program, estimator_dir, estimator_outputs = estimator_runs[name]
+    migrated = migrate_file(program, tmp_path / "migrated", target)
+    assert "canned.baseline_" in migrated.read_text() and "Baseline" not in migrated.read_text()
+    model_dir = estimator_start(estimator_dir, tmp_path / "model")
+    metrics_out = tmp_path / "metrics.json"
+    completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS,
+                     "--metrics_out", metrics_out])
+    assert f"Continuing the Estimator's checkpoint {model_dir / 'model.ckpt-0'} at step 1" in completed.stderr
+
+    final = _migrated_programs_model(migrated)
+    assert_canned_model_holds_estimator_weights(final, model_dir, estimator_dir, STEPS, weights=1)
+    _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
 
 
 def _assert_plain_model_gives_estimator_logits(model, estimator_outputs, work):

@@ -132,6 +132,18 @@ ROWS = [
         ("fc.categorical_column_with_vocabulary_list(", "fc.embedding_column(city, 8)", "linear_feature_columns=wide"),
     ),
     Row(
+        "`BaselineClassifier(n_classes, weight_column, label_vocabulary, optimizer)` / `BaselineRegressor(label_dimension, "
+        "weight_column, optimizer)` (by keyword or position)",
+        "`compat.canned.baseline_classifier` / `baseline_regressor(..., loss_reduction=...)`: `BaselineModel`, one bias per "
+        "output (`baseline/bias`, as the Estimator's) whatever the features, the batch size read from them; default "
+        "optimizer Ftrl(0.3), a name at 0.3, as the Estimator; an Estimator's model.ckpt-N carried over by name",
+        "same",
+        "canned_baseline_estimators",
+        ('baseline = estimator_training.configure(model_dir=model_dir + "/baseline", config=config, model=canned.baseline_classifier(n_classes=3',
+         "regressor = canned.baseline_regressor(optimizer=canned.estimator_adagrad(learning_rate=0.3), loss_reduction=\"sum\")"),
+        ("canned.baseline_classifier(n_classes=3", "regressor = canned.baseline_regressor("),
+    ),
+    Row(
         "`label_vocabulary=[...]` of a canned classifier (string labels)",
         "carried over: `compat.canned.CannedModel` looks the labels up as class ids for the loss and metrics (`fit` and `compute_loss`); `predict` gives the names as `classes` / `all_classes`",
         "same",
@@ -1271,7 +1283,7 @@ ROWS = [
         ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
     ),
     Row(
-        "The rest of tf.estimator: `Baseline*`, head-based `DNN/Linear/DNNLinearCombinedEstimator` and their heads, "
+        "The rest of tf.estimator: `BaselineEstimator`, head-based `DNN/Linear/DNNLinearCombinedEstimator` and their heads, "
         "`KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and an "
         "`InMemoryEvaluatorHook` or `add_metrics` of a project keeping such an estimator)",
         "kept, each call with a `TODO(migrate)` saying what replaces it (codemods/guidance.py); their train/evaluate "
@@ -1279,7 +1291,7 @@ ROWS = [
         "same",
         "todo_estimator_apis_without_twin",
         ("# TODO(migrate): unsupported-api: add_metrics: migrates",
-         "# TODO(migrate): unsupported-api: BaselineClassifier: not migrated yet",
+         "# TODO(migrate): unsupported-api: BaselineEstimator: not migrated yet",
          "# TODO(migrate): estimator-runtime: kept: `.train(...)` may run an estimator that stays TF1"),
         ("# TODO(migrate): unsupported-api: InMemoryEvaluatorHook: migrates",),
     ),

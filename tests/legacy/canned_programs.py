@@ -555,3 +555,39 @@ CATEGORICAL = {
         export="parsing",
     ),
 }
+
+# Baselines (no feature columns: one bias per output, whatever the features). convert-checkpoint cannot rebuild
+# them (it recognises feature-column models); the migrated program carries model.ckpt-0 over by itself.
+BASELINE = {
+    # v2 head, the default optimizer (Ftrl at 0.3)
+    "baseline_classifier_v2": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.BaselineClassifier(\n"
+        "        n_classes=10,\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        export="raw",
+    ),
+    # v1 head (loss summed), binary with class names, example weights, an optimizer by name (0.3)
+    "baseline_classifier_binary_label_vocabulary_weighted": _program(
+        labels='np.where(digits.target % 2 == 0, "even", "odd")',
+        constructor="tf1.estimator.BaselineClassifier(\n"
+        "        model_dir=args.model_dir,\n"
+        "        n_classes=2,\n"
+        '        weight_column="weight",\n'
+        '        label_vocabulary=["even", "odd"],\n'
+        '        optimizer="Adagrad",\n'
+        "        config=config,\n"
+        "    )",
+        weighted=True,
+    ),
+    # arguments by position, a TF1 optimizer, two label dimensions
+    "baseline_regressor_by_position": _program(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf1.estimator.BaselineRegressor(\n"
+        "        args.model_dir, 2, optimizer=tf1.train.MomentumOptimizer(0.05, 0.9), config=config\n"
+        "    )",
+        export="parsing",
+    ),
+}
