@@ -68,7 +68,7 @@ class ModeGraph:
         """The step's function also returning `extra` (a hook's fetches: tensors, ops, names, variables,
         nested), as {"estimator": ..., "extra": ...}; without `inputs`, only `extra`, from the tensors `fed`
         (names or tensors of the graph: the function's arguments, in that order)."""
-        resolved = tf.nest.map_structure(self._element, extra)
+        resolved = tf.nest.map_structure(self.fetchable, extra)
         feeds = [self.graph.as_graph_element(tensor) for tensor in fed]
         key = (inputs, repr(tf.nest.map_structure(id, resolved)), tuple(map(id, feeds)))  # fetches, layout, feeds
         if key not in self._pruned:
@@ -76,7 +76,9 @@ class ModeGraph:
             self._pruned[key] = self.wrapped.prune(self.feeds if inputs else feeds, fetches)
         return self._pruned[key]
 
-    def _element(self, fetch):
+    def fetchable(self, fetch):
+        """A hook's fetch as an element of the graph: a variable (the model_fn's are TF2 variables, made outside
+        the graph) as the graph's read of it, which is what a session fetching it returned."""
         if isinstance(fetch, tf.Variable):  # a session fetched a variable's value
             if id(fetch) not in self._variable_reads:
                 with self.as_default():
@@ -162,6 +164,16 @@ def _check_hook(hook) -> None:
                          "summary_op=tf.compat.v1.summary.merge_all() instead")
 
 
+def _logged_variables_read(hook, graph: ModeGraph) -> None:
+    """A LoggingTensorHook given a variable (`{"step": tf.train.get_global_step()}`): its begin() takes only
+    elements of the default graph, which Estimator's variables were; a wrapped model_fn's are not, so it logs
+    the graph's read of each (what the session fetched)."""
+    hook._tensors = {  # noqa: SLF001  (what LoggingTensorHook.begin reads)
+        tag: graph.fetchable(tensor) if isinstance(tensor, tf.Variable) else tensor
+        for tag, tensor in hook._tensors.items()  # noqa: SLF001
+    }
+
+
 class SessionHooks:
     """`hooks` run around the steps of one mode's graph, as MonitoredSession ran them."""
 
@@ -182,6 +194,8 @@ class SessionHooks:
         is restored, as MonitoredSession called it: the restore then covers them."""
         with self.graph.as_default(), self.making_variables(self.graph.graph):
             for hook in self.hooks:
+                if isinstance(hook, tf.compat.v1.train.LoggingTensorHook):
+                    _logged_variables_read(hook, self.graph)
                 try:
                     hook.begin()
                 except AttributeError as error:

@@ -28,6 +28,7 @@ PROGRAM = ROOT / "tests" / "legacy" / "session_hooks_program.py"
 # A LoggingTensorHook's line: its tensors, then the time since its last line (not on its first). Estimator's own
 # hook logs "loss = ..., step = ..." every log_step_count_steps: not the program's.
 LOGGED_LOSS = re.compile(r"^INFO:tensorflow:loss = (\S+?)(?: \(\d+\.\d+ sec\))?$", re.MULTILINE)
+LOGGED_STEP = re.compile(r"^INFO:tensorflow:global_step = (\d+)(?: \(\d+\.\d+ sec\))?$", re.MULTILINE)
 
 
 def _summaries(model_dir) -> dict:
@@ -55,7 +56,14 @@ def estimator_run(legacy_python, tmp_path_factory):
     """The Estimator's model_dir, and the losses its LoggingTensorHooks logged (as printed)."""
     model_dir = tmp_path_factory.mktemp("hooked") / "model"
     completed = run([legacy_python, PROGRAM, "--model_dir", model_dir, "--record", model_dir / "record.json"])
+    assert _steps_as_logged_by_tf1(LOGGED_STEP.findall(completed.stderr))
     return model_dir, LOGGED_LOSS.findall(completed.stderr)
+
+
+def _steps_as_logged_by_tf1(logged: list) -> bool:
+    """Whether `logged` are what a LoggingTensorHook of the global step variable (every 5 steps of 12) logs: at
+    steps 1, 6 and 11, each read with the train op (before or after its increment, as the read raced it)."""
+    return len(logged) == 3 and all(int(value) in (step - 1, step) for value, step in zip(logged, (1, 6, 11)))
 
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
@@ -64,7 +72,7 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     text = migrated.read_text()
     assert "wrapped_model_fns.WrappedModelFn(model_fn" in text
-    assert text.count("tf.compat.v1.train.LoggingTensorHook(") == 2 and "TODO(migrate): unsupported-api" not in text
+    assert text.count("tf.compat.v1.train.LoggingTensorHook(") == 3 and "TODO(migrate): unsupported-api" not in text
     assert "tf.compat.v1.train.SummarySaverHook(" in text
     assert "estimator_hooks.Profiler(save_steps=5, " in text
     model_dir = estimator_start(estimator_dir, tmp_path / "model")
@@ -80,6 +88,9 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
     assert [float(loss) for loss in estimator_logged] == pytest.approx(
         [expected["train"][step - 1]["loss"] for step in (1, 1, 5, 6, 9, 11)], rel=1e-6)
     assert LOGGED_LOSS.findall(completed.stderr) == estimator_logged
+    # the global step variable, logged as the Estimator's graph logged it (a wrapped model_fn's variables are made
+    # outside its graph: the hook logs the graph's read of it)
+    assert _steps_as_logged_by_tf1(LOGGED_STEP.findall(completed.stderr)), completed.stderr
     # The ProfilerHook traced the same steps: TF1's Chrome traces, TF2's profiles of the step with the model's ops.
     # (TF1's hook names a trace by the step it fetched with the train op, unordered with its increment: 5 and 10,
     # now and then one less, as in a clean-clone run where the Estimator wrote timeline-4 and timeline-9.)

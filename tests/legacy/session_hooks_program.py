@@ -2,7 +2,8 @@
 model_fn is kept as written and its hooks run against its graph: compat.wrapped_hooks) and, unchanged, the
 legacy reference run.
 
-The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the EstimatorSpec's training_hooks, and one
+The hooks are the ones Estimator code writes: a `LoggingTensorHook` in the EstimatorSpec's training_hooks (and one
+logging the global step variable itself), and one
 given to train(hooks=...) logging the loss by its tensor's name every 4 steps (their lines at INFO level on stderr); a
 hook of the program's own in train(hooks=...) that fetches the loss by object and the logits by name in
 before_run, reads the global step with `run_context.session.run` after each step, and requests a stop at
@@ -93,12 +94,14 @@ def model_fn(features, labels, mode, config):
             "accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))})
     train_op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss, tf.compat.v1.train.get_global_step())
     logging_hook = tf.compat.v1.train.LoggingTensorHook({"loss": loss}, every_n_iter=5)
+    step_logger = tf.compat.v1.train.LoggingTensorHook({"global_step": tf.compat.v1.train.get_global_step()},
+                                                       every_n_iter=5)
     profiler = tf.compat.v1.train.ProfilerHook(save_steps=5, output_dir=os.path.join(config.model_dir, "profile"))
     summary_hook = tf.compat.v1.train.SummarySaverHook(
         save_steps=3, output_dir=os.path.join(config.model_dir, "hook_summaries"),
         summary_op=tf.compat.v1.summary.merge_all())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
-                                      training_hooks=[logging_hook, profiler, summary_hook])
+                                      training_hooks=[logging_hook, step_logger, profiler, summary_hook])
 
 
 def main():
