@@ -296,7 +296,7 @@ with {strategy}.scope():
 _EVALUATION = """
 # train_and_evaluate: evaluate on the EvalSpec's input after checkpoint saves (at most every throttle_secs)
 # and at the end of training, as Estimator did; metrics also go to model_dir/eval.
-{est}_evaluation = estimator_evaluation.PeriodicEvaluation(
+{est}_periodic_evaluation = estimator_evaluation.PeriodicEvaluation(
     {eval_input_fn},
     steps={eval_steps},
     throttle_secs={throttle},
@@ -366,7 +366,7 @@ class EstimatorTrainRule(Rule):
             elements = given.elements if given is not None else ()
             hooks = [source(element.value) for i, element in enumerate(elements) if i not in savers]
         if evaluation is not None:  # first, as Estimator evaluated from its saver hook, before the user's
-            hooks.insert(0, f"{estimator.variable}_evaluation")
+            hooks.insert(0, f"{estimator.variable}_periodic_evaluation")
         limit = next((key for key in ("max_steps", "steps") if key in kwargs and not is_none(kwargs[key])), None)
         values = {
             "est": estimator.variable,
@@ -538,11 +538,12 @@ class EstimatorTrainRule(Rule):
 
     @staticmethod
     def _result(updated, values) -> str:
-        """`<targets> = <est>_evaluation.result` where train_and_evaluate's result was assigned."""
+        """`<targets> = <est>_periodic_evaluation.result` where train_and_evaluate's result was assigned."""
         small = updated.body[0]
         if not isinstance(small, cst.Assign):
             return ""
-        return "\n" + "".join(source(target) for target in small.targets) + f"{values['est']}_evaluation.result\n"
+        targets = "".join(source(target) for target in small.targets)
+        return f"\n{targets}{values['est']}_periodic_evaluation.result\n"
 
 
 def _max_to_keep(keep: cst.BaseExpression) -> str:

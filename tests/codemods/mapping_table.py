@@ -658,8 +658,8 @@ ROWS = [
         "the train migration with `max_steps` and a `compat.estimator_evaluation.PeriodicEvaluation` callback: evaluates after checkpoint saves at most every throttle_secs and at the end, metrics to model_dir/eval; its `.result` is what train_and_evaluate returned",
         "same, the callback driven by the loop's `CallbackList`",
         "train_and_evaluate",
-        ("estimator_evaluation.PeriodicEvaluation(", "throttle_secs=30", "metrics, exports = classifier_evaluation.result"),
-        ("estimator_evaluation.PeriodicEvaluation(", "CallbackList([classifier_evaluation]", "metrics, exports = classifier_evaluation.result"),
+        ("estimator_evaluation.PeriodicEvaluation(", "throttle_secs=30", "metrics, exports = classifier_periodic_evaluation.result"),
+        ("estimator_evaluation.PeriodicEvaluation(", "CallbackList([classifier_periodic_evaluation]", "metrics, exports = classifier_periodic_evaluation.result"),
     ),
     Row(
         "`EvalSpec(exporters=[LatestExporter(name, receiver, exports_to_keep=K), FinalExporter(name, receiver), "

@@ -17,3 +17,21 @@ def test_names_bound_by_the_migration_itself_do_not_clash():
     once = migrate_source(source, "keras")
     assert once.changed and "from estimator_migrate.compat import" in once.code
     assert migrate_source(once.code, "keras").findings == []
+
+
+def test_variables_the_migration_names_after_an_estimator_called_estimator_are_not_its_imports():
+    """`estimator = DNNClassifier(...)` + train_and_evaluate: its evaluation callback was `estimator_evaluation`,
+    the name of the compat module the callback's class comes from (the program then failed with
+    UnboundLocalError)."""
+    import ast
+
+    source = (FIXTURES / "train_and_evaluate" / "input.py").read_text()
+    assert "classifier = " in source
+    for target in ("keras", "loop"):
+        code = migrate_source(source.replace("classifier", "estimator"), target).code
+        tree = ast.parse(code)
+        imported = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    for alias in node.names}
+        bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        assert "estimator_evaluation" in imported and "estimator_periodic_evaluation" in bound, target
+        assert not imported & bound, target
