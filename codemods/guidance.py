@@ -120,6 +120,10 @@ GUIDANCE["estimator.add_metrics"] = GUIDANCE["contrib.estimator.add_metrics"] = 
     "add_metrics: migrates (compat.added_metrics.add_metrics) with the estimators of a project that keeps none as "
     "TF1; here it stays (TensorFlow >= 2.16 has no tf.estimator: this line stops the program)"
 )
+GUIDANCE["contrib.estimator.forward_features"] = (
+    "forward_features: migrates (compat.forwarded_features.forward_features) with the estimators of a project that "
+    "keeps none as TF1; here it stays (TensorFlow 2 has no tf.contrib: this line stops the program)"
+)
 GUIDANCE["estimator.experimental.InMemoryEvaluatorHook"] = (
     "InMemoryEvaluatorHook: migrates (compat.estimator_training.InMemoryEvaluator) with the estimators of a project "
     "that keeps none as TF1; here it stays (TensorFlow >= 2.16 has no tf.estimator: this line stops the program)"

@@ -109,6 +109,8 @@ RUNTIME_MODULES = ("estimator_training", "estimator_loop")  # what the migrated 
 SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
 # tf.estimator.add_metrics (tf.contrib.estimator's, TensorFlow 1.x's, is the same function) -> compat.added_metrics
 ADD_METRICS = ("estimator.add_metrics", "contrib.estimator.add_metrics")
+# TensorFlow 1.x's tf.contrib.estimator.forward_features -> compat.forwarded_features (the same parameters)
+FORWARD_FEATURES = ("contrib.estimator.forward_features",)
 CUSTOM = "estimator.Estimator"
 # tf.keras.estimator.model_to_estimator -> compat.keras_estimators' (same parameters): a compiled Keras 2 model
 KERAS_ESTIMATOR = ("keras.estimator.model_to_estimator", "estimator.keras.model_to_estimator",
@@ -493,6 +495,8 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
             return "evaluator_hook"
         if api.path in ADD_METRICS:
             return "add_metrics"
+        if api.path in FORWARD_FEATURES:
+            return "forward_features"
         if api.path == "train.Saver":
             return "model_fn_saver"  # kept only in a model_fn the tier wraps (analyze)
     if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ESTIMATOR_METHODS:

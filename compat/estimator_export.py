@@ -35,6 +35,7 @@ import tf_keras
 
 from .canned import head_of
 from .estimator_prediction import head_predictions
+from .forwarded_features import forwarded
 
 # A categorical feature parsed as a VarLenFeature is densified with the value feature columns ignore, so
 # the columns see the same ids as from the parsed SparseTensor (tf.feature_column's default ignore_value).
@@ -140,8 +141,8 @@ def signatures(model: tf_keras.Model, serving_input_receiver_fn) -> dict[str, tf
         head = head_of(model)
 
         def outputs(features):  # the canned head's predictions; the Keras model's inputs are dense
-            features = {name: _dense(value) for name, value in features.items()}
-            return head_predictions(head, model(features, training=False))
+            dense = {name: _dense(value) for name, value in features.items()}
+            return forwarded(model, features, head_predictions(head, model(dense, training=False)))
 
     receivers = []
 

@@ -18,6 +18,7 @@ import tensorflow as tf
 import tf_keras
 
 from .canned import Head, head_of
+from .forwarded_features import forwarded
 
 
 def _class_predictions(class_logits: tf.Tensor, vocabulary) -> dict[str, tf.Tensor]:
@@ -61,7 +62,8 @@ def predict(
 ) -> Iterator[dict[str, np.ndarray]]:
     """What a canned Estimator's `predict(input_fn, ...)` yields, for a `compat.canned` model."""
     head = head_of(model)
-    predictions_of = tf.function(lambda features: head_predictions(head, model(features, training=False)))
+    predictions_of = tf.function(lambda features: forwarded(model, features, head_predictions(
+        head, model(features, training=False))))
     batches = (tf.nest.map_structure(np.asarray, predictions_of(features_of(batch))) for batch in dataset)
     return as_estimator_yields(batches, predict_keys, yield_single_examples)
 

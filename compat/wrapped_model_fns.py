@@ -46,7 +46,7 @@ from tensorflow.python.training import (
     training_util,  # the global step read the built-in hooks fetch
 )
 
-from . import added_metrics, warm_start
+from . import added_metrics, forwarded_features, warm_start
 from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
 from .estimator_training import ModeKeys, configure
@@ -484,8 +484,10 @@ class WrappedModelFn(tf_keras.Model):
                         spec = spec._replace(eval_metric_ops={**spec.eval_metric_ops, **added})
                     built["updates"], built["values"] = _metrics(spec)
                 else:
-                    built["fetches"] = spec.predictions
-                    built["export_outputs"] = spec.export_outputs
+                    forwarded = forwarded_features.forwarded_values(self, features, spec.predictions) \
+                        if spec.predictions is not None else {}  # compat.forwarded_features, as TF 1.x's
+                    built["fetches"] = {**spec.predictions, **forwarded} if forwarded else spec.predictions
+                    built["export_outputs"] = forwarded_features.with_forwarded_outputs(spec.export_outputs, forwarded)
             built["feeds"] = _flat_input(features, labels)
 
         wrapped = tf.compat.v1.wrap_function(graph, [features_spec] if labels_spec is None else [features_spec, labels_spec])

@@ -16,6 +16,7 @@ functions take the Estimator methods' parameters in the same order, the estimato
     tf.estimator.TrainSpec(...) / EvalSpec(...)    -> estimator_training.TrainSpec(...) / EvalSpec(...)
     est.evaluate/predict/export_saved_model(...)   -> estimator_training.evaluate/predict/export_saved_model(est, ...)
     tf.estimator.add_metrics(est, metric_fn)       -> added_metrics.add_metrics(est, metric_fn)
+    tf.contrib.estimator.forward_features(est, k)  -> forwarded_features.forward_features(est, k)
 
 With `--target loop`, `train` and `train_and_evaluate` come from `compat.estimator_loop` instead. With
 `--exact`, the keras target's get `exact=True` (compat.exact's backups); the loop target's a TODO saying they
@@ -97,6 +98,11 @@ class EstimatorRuntimeRule(Rule):
             ctx.record(original, self.rule_id, True, "add_metrics -> compat.added_metrics.add_metrics (the metric_fn's "
                        "TF1 metrics evaluated with the estimator's own, as Estimator's EVAL graph ran them)")
             return updated.with_changes(func=cst.parse_expression("added_metrics.add_metrics"))
+        if kind == "forward_features":
+            ctx.need_compat("forwarded_features")
+            ctx.record(original, self.rule_id, True, "tf.contrib.estimator.forward_features -> compat.forwarded_features."
+                       "forward_features (the features in predict's predictions and the export's predict signature)")
+            return updated.with_changes(func=cst.parse_expression("forwarded_features.forward_features"))
         if kind == "config":
             ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
             return with_keywords(updated, RUNCONFIG_PARAMS).with_changes(

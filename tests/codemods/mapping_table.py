@@ -1283,6 +1283,18 @@ ROWS = [
         ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
     ),
     Row(
+        "`tf.contrib.estimator.forward_features(est, keys, sparse_default_values)` (TensorFlow 1.x: a key column "
+        "forwarded to the predictions) of a migrated estimator",
+        "`forwarded_features.forward_features(est, keys, sparse_default_values)`: `predict` yields the features "
+        "beside the predictions, an export's `predict` (and a PredictOutput `serving_default`) signature outputs them "
+        "from the receiver's features; TF 1.x's checks (a missing feature, one already a prediction, a sparse one "
+        "without its default value: one error)",
+        "same",
+        "contrib_forward_features",
+        ("estimator = forwarded_features.forward_features(estimator, KEY_COLUMN)",),
+        ("estimator = forwarded_features.forward_features(estimator, KEY_COLUMN)",),
+    ),
+    Row(
         "The rest of tf.estimator: `BaselineEstimator`, head-based `DNN/Linear/DNNLinearCombinedEstimator` and their heads, "
         "`KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and an "
         "`InMemoryEvaluatorHook` or `add_metrics` of a project keeping such an estimator)",
