@@ -60,6 +60,12 @@ def feature_inputs(feature_columns: Sequence) -> dict[str, tf_keras.Input]:
         try:
             column_specs = column.parse_example_spec
         except AttributeError:
+            if type(column).__name__ == "_SharedEmbeddingColumn":  # compat.tf1_feature_columns'
+                raise ValueError(
+                    f"{column.name}: TF1's shared_embedding_columns in a canned estimator are not migrated (TensorFlow "
+                    "2's Keras feature layers do not train a shared table): give each categorical column an "
+                    "embedding_column of its own, or build the model in a model_fn read by input_layer"
+                ) from None
             raise ValueError(f"{column!r} is not a feature column") from None
         for key, spec in column_specs.items():
             if specs.setdefault(key, spec) != spec:

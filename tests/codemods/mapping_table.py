@@ -1295,6 +1295,18 @@ ROWS = [
         ("estimator = forwarded_features.forward_features(estimator, KEY_COLUMN)",),
     ),
     Row(
+        "`tf.feature_column.shared_embedding_columns(...)` (TensorFlow 1.x; `tf.compat.v1.feature_column`'s) made in "
+        "code that now runs eagerly",
+        "`tf1_feature_columns.shared_embedding_columns(...)`, the same arguments: TF1's columns made in a graph of their "
+        "own (TF1's function refuses eager execution; the columns hold no graph state), read by a kept model_fn's "
+        "`input_layer` as Estimator read them (the shared table under its Estimator name); in a canned estimator, one "
+        "error naming the column",
+        "same",
+        "tf1_shared_embedding_columns",
+        ("columns = tf1_feature_columns.shared_embedding_columns([user, clicked], dimension=8)",),
+        ("columns = tf1_feature_columns.shared_embedding_columns([user, clicked], dimension=8)",),
+    ),
+    Row(
         "The rest of tf.estimator: `BaselineEstimator`, head-based `DNN/Linear/DNNLinearCombinedEstimator` and their heads, "
         "`KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and an "
         "`InMemoryEvaluatorHook` or `add_metrics` of a project keeping such an estimator)",
