@@ -627,7 +627,7 @@ def training_kept(model, what: str):
     could call them while its estimator trained (an evaluation every N steps) and the training went on untouched.
     The migrated ones restore the checkpoint into the model itself: called during a train call, they run eagerly
     (a wrapped model_fn's hooks run with its TF1 graph the default) and the training's weights, optimizer state
-    and step are put back afterwards (predict, whose generator outlives the call: `not_training`)."""
+    and step are put back afterwards (predict, whose generator outlives the call, around each batch it predicts)."""
     if not getattr(model, "trains_now", False):
         yield
         return
@@ -654,13 +654,6 @@ def _training_state(model) -> list:
             variables += list(held() if callable(held) else held)
     unique = {id(variable): variable for variable in variables}
     return list(unique.values())
-
-
-def not_training(model, what: str) -> None:
-    """One error for `what` called while its estimator trains (from a hook), where `training_kept` cannot help."""
-    if getattr(model, "trains_now", False):
-        raise ValueError(f"{what}() while its estimator trains (called from a hook) is not migrated: {what} after the "
-                         "train call, or evaluate")
 
 
 @contextlib.contextmanager
@@ -803,11 +796,52 @@ def predict(model, input_fn, predict_keys=None, hooks=None, checkpoint_path=None
     """`estimator.predict(...)`: the canned head's prediction dicts from the latest checkpoint."""
     if hooks:
         raise ValueError("predict(hooks=...) is not migrated")
-    not_training(model, "predict")
+    if getattr(model, "trains_now", False):
+        return _predicting_while_training(model, input_fn, predict_keys, checkpoint_path, yield_single_examples)
     dataset = made_from_input(model, input_fn, PREDICT)
     _restore_for_inference(model, checkpoint_path, "predict")
     if dataset is None:
         dataset = input_dataset(input_fn, PREDICT, model)
+    return _predictions(model, dataset, predict_keys, yield_single_examples)
+
+
+def _predicting_while_training(model, input_fn, predict_keys, checkpoint_path, yield_single_examples):
+    """predict() from a hook while its estimator trains: Estimator's generator read the latest checkpoint (or the
+    one given) once, in a graph of its own, and the training went on untouched. Here each batch is predicted with
+    that checkpoint restored into the model, and the training's state put back (`training_kept`), however late
+    the generator is read."""
+    path = _checkpoint_given(os.fspath(checkpoint_path), "predict") if checkpoint_path is not None \
+        else latest_checkpoint(model)
+    if path is None:
+        raise ValueError(f"predict() while its estimator trains: no checkpoint in {model_dir_of(model)} yet")
+    with training_kept(model, "predict"):
+        dataset = made_from_input(model, input_fn, PREDICT)
+        if dataset is None:
+            dataset = input_dataset(input_fn, PREDICT, model)
+        batches = _predictions(model, dataset, predict_keys, yield_single_examples=False)
+
+    def pinned():
+        while True:
+            with training_kept(model, "predict"):
+                _restore_weights(model, path)
+                batch = next(batches, None)
+            if batch is None:
+                return
+            yield from estimator_prediction.as_estimator_yields([batch], None, yield_single_examples)
+
+    return pinned()
+
+
+def _restore_weights(model, path: str) -> None:
+    """The checkpoint at `path` into the model, for a prediction: optimizer slots it may lack (a step-0 checkpoint,
+    saved before the first update made them) are not required, as Estimator's PREDICT graph had none."""
+    if resume.estimator_checkpoint(path):
+        resume.carry_over(model, path)
+    else:
+        _expect_partial(tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(path))
+
+
+def _predictions(model, dataset, predict_keys, yield_single_examples: bool):
     if hasattr(model, "estimator_predict"):  # a wrapped model_fn's PREDICT spec, a model_to_estimator model's outputs
         return model.estimator_predict(dataset, predict_keys, yield_single_examples)
     return estimator_prediction.predict(model, dataset, predict_keys, yield_single_examples)

@@ -3,11 +3,12 @@ after_run). Estimator's evaluate read the latest checkpoint into a graph of its 
 untouched; the migrated evaluate restores the checkpoint into the model itself, so during a train call it puts the
 training's weights, optimizer state and step back afterwards (compat.estimator_training.training_kept). Without
 that, each evaluation rewound the training to the last checkpoint: a LinearClassifier evaluated at steps 7, 14,
-21, 28 ended with the weights of step 0.
+21, 28 ended with the weights of step 0. The hook's predict() alike: its generator restores the checkpoint it read
+first around each batch it predicts, however late it is read.
 
 Both estimators (--canned: a LinearClassifier; a custom model_fn), both targets, from the Estimator's model.ckpt-0:
 the final weights are the Estimator's within 1e-5, and each evaluation of a checkpoint gives the Estimator's loss
-for it."""
+and predictions for it."""
 
 from __future__ import annotations
 
@@ -38,30 +39,54 @@ def test_a_hook_evaluating_its_estimator_leaves_the_training_as_it_was(canned, t
     expected, got = json.loads(expected_file.read_text()), json.loads(got_file.read_text())
     np.testing.assert_allclose(got["weights"], expected["weights"], rtol=0, atol=1e-5)
     assert np.abs(np.asarray(expected["weights"])).max() > 0.01  # (trained)
-    expected_losses, got_losses = dict(map(tuple, expected["evaluations"])), dict(map(tuple, got["evaluations"]))
-    assert set(got_losses) == set(expected_losses) == {0, 10, 20}
-    for step, loss in expected_losses.items():
-        assert got_losses[step] == pytest.approx(loss, rel=1e-5), step
+    expected_runs = {step: (loss, logits) for step, loss, logits in expected["evaluations"]}
+    got_runs = {step: (loss, logits) for step, loss, logits in got["evaluations"]}
+    assert set(got_runs) == set(expected_runs) == {0, 10, 20}
+    for step, (loss, logits) in expected_runs.items():
+        assert got_runs[step][0] == pytest.approx(loss, rel=1e-5), step
+        assert len(logits) == 40
+        # logits sum 64 weights (each within 1e-5) times pixels: 1.4e-5 apart measured; 1e-4 as for served logits
+        np.testing.assert_allclose(got_runs[step][1], logits, rtol=0, atol=1e-4, err_msg=str(step))
 
 
-def test_predict_from_a_hook_while_its_estimator_trains_is_one_error(tmp_path):
-    """predict's generator outlives the call that makes it: from a hook, mid-training, it is one error (not a
-    restore of the last checkpoint into the model being trained)."""
+def test_predict_from_a_hook_reads_the_latest_checkpoint_and_leaves_the_training_alone(tmp_path):
+    """A callback predicting at step 3 gets the predictions of the checkpoint of step 2, also when it reads the
+    generator after more training; the training ends where one without the callback ends (a linear model starts at
+    zero: both runs are the same computation)."""
+    import itertools
+
     import tensorflow as tf
     import tf_keras
 
     from estimator_migrate.compat import canned, estimator_training
 
-    model = estimator_training.configure(canned.linear_classifier([tf.feature_column.numeric_column("x")]),
-                                         model_dir=str(tmp_path))
+    def make(model_dir):
+        config = estimator_training.TrainingConfig(save_checkpoints_steps=2)
+        return estimator_training.configure(canned.linear_classifier([tf.feature_column.numeric_column("x")]),
+                                            model_dir=str(model_dir), config=config)
 
     def input_fn():
-        return tf.data.Dataset.from_tensor_slices(({"x": [[1.0], [2.0]]}, [0, 1])).repeat().batch(2)
+        return tf.data.Dataset.from_tensor_slices(({"x": [[1.0], [2.0], [-1.0]]}, [0, 1, 0])).repeat().batch(3)
+
+    model = make(tmp_path / "hooked")
+    read = {}
 
     class Predicting(tf_keras.callbacks.Callback):
         def on_train_batch_end(self, batch, logs=None):
-            next(estimator_training.predict(model, input_fn))
+            if batch == 2:  # step 3: model_dir holds step 2's checkpoint
+                read["generator"] = estimator_training.predict(model, input_fn, predict_keys="logits")
+                read["first"] = next(read["generator"])["logits"]
+            if batch == 4:  # read again two steps later, into the input's next batch (of 3)
+                read["later"] = [next(read["generator"])["logits"] for _ in range(3)]
 
-    with pytest.raises(ValueError, match=r"predict\(\) while its estimator trains"):
-        estimator_training.train(model, input_fn, hooks=[Predicting()], steps=3)
+    estimator_training.train(model, input_fn, hooks=[Predicting()], steps=6)
+    plain = make(tmp_path / "plain")
+    estimator_training.train(plain, input_fn, steps=6)
+    for hooked, alone in zip(model.weights, plain.weights, strict=True):
+        np.testing.assert_array_equal(hooked.numpy(), alone.numpy())
+
+    at_step_2 = list(itertools.islice(estimator_training.predict(
+        model, input_fn, predict_keys="logits", checkpoint_path=str(tmp_path / "hooked" / "model.ckpt-2")), 4))
+    np.testing.assert_allclose([read["first"], *read["later"]], [p["logits"] for p in at_step_2], rtol=0, atol=1e-7)
+    assert not np.allclose(at_step_2[0]["logits"], next(estimator_training.predict(model, input_fn))["logits"])
     assert not getattr(model, "trains_now", False)

@@ -1,14 +1,16 @@
 """An Estimator evaluated by one of its training hooks every 7 steps (recommenders' and tutorials' "evaluation
-hook": the hook keeps the estimator and calls its evaluate() from after_run), written as TF 1.x programs did:
-the hook fetches the global step and evaluates when it is a multiple of 7. Estimator's evaluate read the latest
-checkpoint in a graph of its own; the training went on untouched.
+hook": the hook keeps the estimator and calls its evaluate() and predict() from after_run), written as TF 1.x
+programs did: the hook fetches the global step and evaluates when it is a multiple of 7, then predicts 40 examples
+(more than a batch: the generator restores the checkpoint again for its second). Estimator's evaluate and predict
+read the latest checkpoint in a graph of their own; the training went on untouched.
 
 A LinearClassifier (--canned) or a custom model_fn (a dense layer, Adam) on digits; checkpoints at step 0 and
-every 10 steps, 30 steps. --results gets each evaluation's (checkpoint step, loss) and the final weights.
+every 10 steps, 30 steps. --results gets each evaluation's (checkpoint step, loss, the predicted logits) and the final weights.
 TensorFlow 1.x names throughout (run under TF 2.15 by tests/legacy/run_as_tf1.py, and migrated by tests/test_eval_in_hook.py).
 """
 
 import argparse
+import itertools
 import json
 
 import numpy as np
@@ -32,7 +34,10 @@ class EvalHook(tf.train.SessionRunHook):
     def after_run(self, run_context, run_values):
         if run_values.results > 0 and run_values.results % self.every_n_steps == 0:
             metrics = self.estimator.evaluate(input_fn=self.input_fn, steps=3)
-            self.evaluations.append([int(metrics["global_step"]), float(metrics["loss"])])
+            predictions = self.estimator.predict(input_fn=self.input_fn)
+            first = [prediction["logits"].tolist() for prediction in itertools.islice(predictions, 40)]
+            predictions.close()
+            self.evaluations.append([int(metrics["global_step"]), float(metrics["loss"]), first])
 
 
 def input_fn():
@@ -44,6 +49,8 @@ def input_fn():
 
 def model_fn(features, labels, mode):
     logits = tf.layers.dense(features["pixels"], 2, name="logits")
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
     loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
     train_op = tf.train.AdamOptimizer(0.05).minimize(
         loss, global_step=tf.train.get_global_step())
