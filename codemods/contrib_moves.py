@@ -120,8 +120,10 @@ MOVED["predictor"] = ("estimator_migrate.compat.contrib_predictor", frozenset({"
 # tf.contrib.distribute's single-machine strategies (compat.contrib_distribute: one replica, as TF 1.x chose devices)
 MOVED["distribute"] = ("estimator_migrate.compat.contrib_distribute", frozenset({"MirroredStrategy",
                                                                                "OneDeviceStrategy"}))
-# tf.contrib.estimator's optimizer wrapper: compat.contrib_estimator holds TF 1.x's (its other names: other rules)
-MOVED["estimator"] = ("estimator_migrate.compat.contrib_estimator", frozenset({"clip_gradients_by_norm"}))
+# tf.contrib.estimator's optimizer wrappers and one-device replicate_model_fn: compat.contrib_estimator holds TF 1.x's
+# (its other names: other rules)
+MOVED["estimator"] = ("estimator_migrate.compat.contrib_estimator",
+                      frozenset({"clip_gradients_by_norm", "replicate_model_fn", "TowerOptimizer"}))
 # Modules whose target TensorFlow loads lazily, deciding then between Keras 3 and tf_keras: their references are
 # rewritten where they are used (reached after compat.tf1_programs.use_tf_keras ran), their imports are not (an import
 # runs before the migrated code's own compat import, and would load Keras 3's, which has no such cells)

@@ -45,8 +45,9 @@ SUCCESSORS = {
     "staging": "tf.data prefetching (Dataset.prefetch, tf.data.experimental.prefetch_to_device)",
     "learn": "tf.estimator's counterpart (then run migrate again); learn.preprocessing's VocabularyProcessor is "
              "compat.contrib_learn's, where the rewrite reaches it",
-    "estimator": "tf.estimator / tf.compat.v1.estimator's counterpart (then run migrate again; clip_gradients_by_norm "
-                 "is renamed to compat.contrib_estimator's where the rewrite reaches it)",
+    "estimator": "tf.estimator / tf.compat.v1.estimator's counterpart (then run migrate again; clip_gradients_by_norm, "
+                 "replicate_model_fn and TowerOptimizer are renamed to compat.contrib_estimator's where the rewrite "
+                 "reaches them)",
 }
 
 

@@ -1283,6 +1283,18 @@ ROWS = [
         ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
     ),
     Row(
+        "`tf.contrib.estimator.replicate_model_fn(model_fn, loss_reduction, devices)` and `TowerOptimizer(opt)` "
+        "(TensorFlow's official models 1.x, --multi_gpu)",
+        "`contrib_estimator.replicate_model_fn(...)` / `TowerOptimizer(...)`: over one device (no GPU or one), TF 1.x's "
+        "single-device replica: the model_fn called as it was (params and config copied), the optimizer itself; over "
+        "several devices one error (RunConfig(train_distribute=MirroredStrategy()) is TensorFlow 2's way)",
+        "same",
+        "contrib_replicate_model_fn",
+        ("model_function = contrib_estimator.replicate_model_fn(model_fn, loss_reduction=tf.compat.v1.losses.Reduction.MEAN)",
+         "optimizer = contrib_estimator.TowerOptimizer(optimizer)"),
+        ("model_function = contrib_estimator.replicate_model_fn(model_fn, loss_reduction=tf.compat.v1.losses.Reduction.MEAN)",),
+    ),
+    Row(
         "`tf.contrib.estimator.forward_features(est, keys, sparse_default_values)` (TensorFlow 1.x: a key column "
         "forwarded to the predictions) of a migrated estimator",
         "`forwarded_features.forward_features(est, keys, sparse_default_values)`: `predict` yields the features "
