@@ -124,6 +124,11 @@ MOVED["distribute"] = ("estimator_migrate.compat.contrib_distribute", frozenset(
 # (its other names: other rules)
 MOVED["estimator"] = ("estimator_migrate.compat.contrib_estimator",
                       frozenset({"clip_gradients_by_norm", "replicate_model_fn", "TowerOptimizer"}))
+# tf.contrib.opt's most used TF1 optimizers (compat.contrib_opt: TF 1.x's algorithms; its others keep a TODO)
+MOVED["opt"] = ("estimator_migrate.compat.contrib_opt", frozenset({
+    "LazyAdamOptimizer", "AdamWOptimizer", "MomentumWOptimizer", "DecoupledWeightDecayExtension",
+    "extend_with_decoupled_weight_decay",
+}))
 # Modules whose target TensorFlow loads lazily, deciding then between Keras 3 and tf_keras: their references are
 # rewritten where they are used (reached after compat.tf1_programs.use_tf_keras ran), their imports are not (an import
 # runs before the migrated code's own compat import, and would load Keras 3's, which has no such cells)

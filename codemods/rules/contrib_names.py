@@ -43,6 +43,9 @@ SUCCESSORS = {
     "tpu": "tf.compat.v1.tpu, or tf.distribute.TPUStrategy",
     "cluster_resolver": "tf.distribute.cluster_resolver",
     "staging": "tf.data prefetching (Dataset.prefetch, tf.data.experimental.prefetch_to_device)",
+    "opt": "a tf_keras optimizer of the same algorithm (LazyAdamOptimizer, AdamWOptimizer, MomentumWOptimizer and "
+           "extend_with_decoupled_weight_decay are renamed to compat.contrib_opt's, TF 1.x's, where the rewrite reaches "
+           "them)",
     "learn": "tf.estimator's counterpart (then run migrate again); learn.preprocessing's VocabularyProcessor is "
              "compat.contrib_learn's, where the rewrite reaches it",
     "estimator": "tf.estimator / tf.compat.v1.estimator's counterpart (then run migrate again; clip_gradients_by_norm, "

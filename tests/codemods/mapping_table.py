@@ -1283,6 +1283,19 @@ ROWS = [
         ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
     ),
     Row(
+        "`tf.contrib.opt.LazyAdamOptimizer`, `AdamWOptimizer`, `MomentumWOptimizer`, "
+        "`extend_with_decoupled_weight_decay` (TF1 optimizers of a model_fn)",
+        "`contrib_opt.<the same name>(...)`: TF 1.x's algorithms (lazy Adam moves only the rows a sparse gradient "
+        "touched, their moments too; decoupled weight decay before the optimizer's update, apply_gradients' "
+        "decay_var_list honoured and minimize's lost, as in TF 1.x), their slots under TF 1.x's names; tf.contrib.opt's "
+        "other optimizers keep a TODO",
+        "same",
+        "contrib_opt_optimizers",
+        ("optimizer = contrib_opt.LazyAdamOptimizer(params[\"learning_rate\"], beta1=0.9, beta2=0.997, epsilon=1e-9)",
+         "from estimator_migrate.compat.contrib_opt import AdamWOptimizer"),
+        ("optimizer = contrib_opt.LazyAdamOptimizer(",),
+    ),
+    Row(
         "`tf.contrib.estimator.replicate_model_fn(model_fn, loss_reduction, devices)` and `TowerOptimizer(opt)` "
         "(TensorFlow's official models 1.x, --multi_gpu)",
         "`contrib_estimator.replicate_model_fn(...)` / `TowerOptimizer(...)`: over one device (no GPU or one), TF 1.x's "
