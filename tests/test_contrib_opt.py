@@ -43,17 +43,27 @@ def _train(optimizer, decay_var_list=None, by="minimize"):
             return session.run([table, weight])
 
 
+def _numpy_start():
+    """The table, the weight and their first and second moments, before the first step."""
+    table = np.arange(15, dtype=np.float64).reshape(5, 3) / 10
+    weight = np.array([1.0, -1.0])
+    return table, weight, {"table": np.zeros_like(table), "weight": np.zeros(2)}, \
+        {"table": np.zeros_like(table), "weight": np.zeros(2)}
+
+
+def _table_gradient(batch):
+    gradient = np.zeros((5, 3))
+    for row in batch:
+        gradient[row] += SCALE  # duplicates summed, as the optimizer deduplicates them
+    return gradient
+
+
 def _numpy_lazy_adam():
     """Lazy Adam's table and weight after the batches: the table's rows each batch read move, their moments
     too; the dense weight is Adam's."""
-    table = np.arange(15, dtype=np.float64).reshape(5, 3) / 10
-    weight = np.array([1.0, -1.0])
-    m = {"table": np.zeros_like(table), "weight": np.zeros(2)}
-    v = {"table": np.zeros_like(table), "weight": np.zeros(2)}
+    table, weight, m, v = _numpy_start()
     for step, batch in enumerate(BATCHES, start=1):
-        grad_table = np.zeros_like(table)
-        for row in batch:
-            grad_table[row] += SCALE  # duplicates summed, as the optimizer deduplicates them
+        grad_table = _table_gradient(batch)
         step_size = LR * np.sqrt(1 - BETA2 ** step) / (1 - BETA1 ** step)
         for name, value, grad, where in (("table", table, grad_table, sorted(set(batch))),
                                          ("weight", weight, WEIGHT_SCALE, slice(None))):
@@ -90,14 +100,9 @@ def test_adamw_decays_before_adams_update(decay_var_list, by, decayed):
 def _numpy_sparse_adam_with_decay(weight_decay, decayed):
     """Adam's sparse update (TF1 AdamOptimizer: moments of every row decay, the rows read get the gradient) after the
     decay of the rows touched (the table) or of the whole variable (the weight)."""
-    table = np.arange(15, dtype=np.float64).reshape(5, 3) / 10
-    weight = np.array([1.0, -1.0])
-    m = {"table": np.zeros_like(table), "weight": np.zeros(2)}
-    v = {"table": np.zeros_like(table), "weight": np.zeros(2)}
+    table, weight, m, v = _numpy_start()
     for step, batch in enumerate(BATCHES, start=1):
-        grad_table = np.zeros_like(table)
-        for row in batch:
-            grad_table[row] += SCALE
+        grad_table = _table_gradient(batch)
         rows = sorted(set(batch))
         if "table" in decayed:
             table[rows] -= weight_decay * table[rows]
