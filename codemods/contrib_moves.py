@@ -129,6 +129,11 @@ MOVED["opt"] = ("estimator_migrate.compat.contrib_opt", frozenset({
     "LazyAdamOptimizer", "AdamWOptimizer", "MomentumWOptimizer", "DecoupledWeightDecayExtension",
     "extend_with_decoupled_weight_decay",
 }))
+# tf.contrib.crf's linear-chain CRF (compat.contrib_crf: the same functions and results, in plain TensorFlow ops)
+MOVED["crf"] = ("estimator_migrate.compat.contrib_crf", frozenset({
+    "crf_log_likelihood", "crf_sequence_score", "crf_log_norm", "crf_unary_score", "crf_binary_score", "crf_decode",
+    "viterbi_decode",
+}))
 # Modules whose target TensorFlow loads lazily, deciding then between Keras 3 and tf_keras: their references are
 # rewritten where they are used (reached after compat.tf1_programs.use_tf_keras ran), their imports are not (an import
 # runs before the migrated code's own compat import, and would load Keras 3's, which has no such cells)

@@ -1283,6 +1283,18 @@ ROWS = [
         ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
     ),
     Row(
+        "`tf.contrib.crf.crf_log_likelihood`, `crf_decode`, `viterbi_decode`, `crf_sequence_score`, `crf_log_norm`, "
+        "`crf_unary_score`, `crf_binary_score` (taggers, tf_ner's Estimator)",
+        "`contrib_crf.<the same name>(...)`: the same results in plain TensorFlow ops (the `transitions` variable under "
+        "TF 1.x's name; tags past a sequence's end 0; a length-0 sequence scores 0, as TF 1.15); the CRF RNN cells keep "
+        "a TODO",
+        "same",
+        "contrib_crf_tagger",
+        ("log_likelihood, _ = contrib_crf.crf_log_likelihood(logits, tags, nwords, crf_params)",
+         "pred_ids, _ = contrib_crf.crf_decode(logits, crf_params, nwords)"),
+        ("log_likelihood, _ = contrib_crf.crf_log_likelihood(logits, tags, nwords, crf_params)",),
+    ),
+    Row(
         "`tf.contrib.opt.LazyAdamOptimizer`, `AdamWOptimizer`, `MomentumWOptimizer`, "
         "`extend_with_decoupled_weight_decay` (TF1 optimizers of a model_fn)",
         "`contrib_opt.<the same name>(...)`: TF 1.x's algorithms (lazy Adam moves only the rows a sparse gradient "
