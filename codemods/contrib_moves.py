@@ -129,6 +129,8 @@ MOVED["opt"] = ("estimator_migrate.compat.contrib_opt", frozenset({
     "LazyAdamOptimizer", "AdamWOptimizer", "MomentumWOptimizer", "DecoupledWeightDecayExtension",
     "extend_with_decoupled_weight_decay",
 }))
+# tf.contrib.util's tensor protos (TensorFlow Serving clients): core's functions, which TF 1.15's contrib re-exported
+MOVED["util"] = ("tensorflow.compat.v1", frozenset({"make_tensor_proto", "make_ndarray"}))
 # tf.contrib.crf's linear-chain CRF (compat.contrib_crf: the same functions and results, in plain TensorFlow ops)
 MOVED["crf"] = ("estimator_migrate.compat.contrib_crf", frozenset({
     "crf_log_likelihood", "crf_sequence_score", "crf_log_norm", "crf_unary_score", "crf_binary_score", "crf_decode",

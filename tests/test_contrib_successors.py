@@ -1,7 +1,7 @@
 """tf.contrib modules whose code TensorFlow 2 kept, migrated (codemods/rules/contrib_modules.py): tf.contrib.data
 (and compat/contrib_data.py), tf.contrib.tpu and tf.contrib.cluster_resolver, tf.contrib.lookup
 (compat/contrib_lookup.py), tf.contrib.framework.nest and tf.contrib.distribute's MirroredStrategy
-(compat/contrib_distribute.py). The fixture
+(compat/contrib_distribute.py), tf.contrib.util's tensor protos. The fixture
 tests/codemods/fixtures/contrib_data_to_experimental, rewritten, builds the batches TensorFlow 1.x's
 transformations made (written out here from their documented behaviour: interleaving blocks of 3 from two shards,
 mapping and batching by 4 with the remainder dropped, batching and padded batching with the remainder dropped),
@@ -211,3 +211,22 @@ def test_a_vocabulary_tf1_pickled_restores(tmp_path):
     assert restored._tokenizer is contrib_learn.tokenizer
     assert [row.tolist() for row in restored.transform(["blue red", "green"])] == [[3, 1, 0], [2, 0, 0]]
     assert list(restored.reverse([[3, 1, 0]])) == ["blue red <UNK>"]
+
+
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_a_serving_clients_tensor_protos_round_trip(target):
+    """tf.contrib.util.make_tensor_proto / make_ndarray -> tf.compat.v1's (the functions TF 1.15 re-exported)."""
+    from types import SimpleNamespace
+
+    program = import_program(FIXTURES / "contrib_util_serving_client" / f"{target}.py")
+    images = np.arange(12, dtype=np.float32).reshape(1, 2, 2, 3)
+
+    class Inputs(dict):
+        def __missing__(self, key):
+            self[key] = tf.make_tensor_proto(0.0)
+            return self[key]
+
+    request = program.request_inputs(SimpleNamespace(inputs=Inputs()), images)
+    assert request.inputs["images"].tensor_shape.dim[3].size == 3
+    response = SimpleNamespace(outputs={"scores": request.inputs["images"]})
+    np.testing.assert_array_equal(program.scores(response), images)

@@ -1283,6 +1283,14 @@ ROWS = [
         ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
     ),
     Row(
+        "`tf.contrib.util.make_tensor_proto(...)` / `make_ndarray(...)` (TensorFlow Serving clients)",
+        "`tf.compat.v1.make_tensor_proto(...)` / `make_ndarray(...)`: the functions TF 1.15's tf.contrib.util re-exported",
+        "same",
+        "contrib_util_serving_client",
+        ("tf.compat.v1.make_tensor_proto(images, shape=list(images.shape))",),
+        ("tf.compat.v1.make_ndarray(response.outputs[\"scores\"])",),
+    ),
+    Row(
         "`tf.contrib.crf.crf_log_likelihood`, `crf_decode`, `viterbi_decode`, `crf_sequence_score`, `crf_log_norm`, "
         "`crf_unary_score`, `crf_binary_score` (taggers, tf_ner's Estimator)",
         "`contrib_crf.<the same name>(...)`: the same results in plain TensorFlow ops (the `transitions` variable under "
