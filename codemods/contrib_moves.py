@@ -129,6 +129,12 @@ MOVED["opt"] = ("estimator_migrate.compat.contrib_opt", frozenset({
     "LazyAdamOptimizer", "AdamWOptimizer", "MomentumWOptimizer", "DecoupledWeightDecayExtension",
     "extend_with_decoupled_weight_decay",
 }))
+# tf.contrib.image's geometric transforms (compat.contrib_image: TensorFlow 2's kernel of the same op; its other
+# functions keep a TODO)
+MOVED["image"] = ("estimator_migrate.compat.contrib_image", frozenset({
+    "rotate", "translate", "transform", "angles_to_projective_transforms", "translations_to_projective_transforms",
+    "compose_transforms", "flat_transforms_to_matrices", "matrices_to_flat_transforms",
+}))
 # tf.contrib.util's tensor protos (TensorFlow Serving clients): core's functions, which TF 1.15's contrib re-exported
 MOVED["util"] = ("tensorflow.compat.v1", frozenset({"make_tensor_proto", "make_ndarray"}))
 # tf.contrib.crf's linear-chain CRF (compat.contrib_crf: the same functions and results, in plain TensorFlow ops)

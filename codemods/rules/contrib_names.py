@@ -46,6 +46,8 @@ SUCCESSORS = {
     "opt": "a tf_keras optimizer of the same algorithm (LazyAdamOptimizer, AdamWOptimizer, MomentumWOptimizer and "
            "extend_with_decoupled_weight_decay are renamed to compat.contrib_opt's, TF 1.x's, where the rewrite reaches "
            "them)",
+    "image": "compat.contrib_image's rotate, translate and transform (renamed where the rewrite reaches them); "
+             "tf_keras.layers.RandomRotation / RandomTranslation for augmentation",
     "util": "tf.make_tensor_proto / tf.make_ndarray (renamed where the rewrite reaches them); constant_value: "
             "tf.get_static_value",
     "crf": "compat.contrib_crf's functions of the same names (crf_log_likelihood, crf_decode, viterbi_decode, ...: "

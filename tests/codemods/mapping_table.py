@@ -1283,6 +1283,16 @@ ROWS = [
         ("estimator = added_metrics.add_metrics(estimator, my_rmse)",),
     ),
     Row(
+        "`tf.contrib.image.rotate`, `translate`, `transform`, `angles_to_projective_transforms`, "
+        "`translations_to_projective_transforms`, `compose_transforms` (input_fn augmentation)",
+        "`contrib_image.<the same name>(...)`: the same transforms on TensorFlow 2's `ImageProjectiveTransformV2` kernel "
+        "(the op tf.contrib.image's became), zeros outside; its other functions keep a TODO",
+        "same",
+        "contrib_image_augmentation",
+        ("image = contrib_image.rotate(image, angle, interpolation=\"BILINEAR\")",),
+        ("image = contrib_image.translate(image, ",),
+    ),
+    Row(
         "`tf.contrib.util.make_tensor_proto(...)` / `make_ndarray(...)` (TensorFlow Serving clients)",
         "`tf.compat.v1.make_tensor_proto(...)` / `make_ndarray(...)`: the functions TF 1.15's tf.contrib.util re-exported",
         "same",
