@@ -29,15 +29,20 @@ def _as_batch(images):
     raise TypeError("Images should have rank between 2 and 4.")
 
 
+def _batched(values, single_rank: int, what: str):
+    """`values` of one image (rank `single_rank`) as a batch of one; a batch as it is."""
+    if values.shape.rank == single_rank:
+        return values[None]
+    if values.shape.rank != single_rank + 1:
+        raise TypeError(f"{what} should have rank {single_rank} or {single_rank + 1}.")
+    return values
+
+
 def transform(images, transforms, interpolation="NEAREST", output_shape=None, name=None):
     """The images with projective `transforms` (a vector of 8 or [N, 8]) applied; outside points are zeros."""
     with tf.name_scope(name or "transform"):
         batch, restore = _as_batch(images)
-        transforms = tf.convert_to_tensor(transforms, name="transforms", dtype=tf.float32)
-        if transforms.shape.rank == 1:
-            transforms = transforms[None]
-        elif transforms.shape.rank != 2:
-            raise TypeError("Transforms should have rank 1 or 2.")
+        transforms = _batched(tf.convert_to_tensor(transforms, name="transforms", dtype=tf.float32), 1, "Transforms")
         if output_shape is None:
             output_shape = tf.shape(batch)[1:3]
         output = tf.raw_ops.ImageProjectiveTransformV2(
@@ -49,11 +54,7 @@ def transform(images, transforms, interpolation="NEAREST", output_shape=None, na
 def angles_to_projective_transforms(angles, image_height, image_width, name=None):
     """[N, 8] transforms rotating images of that size by `angles` (a scalar or one per image) about their centre."""
     with tf.name_scope(name or "angles_to_projective_transforms"):
-        angles = tf.convert_to_tensor(angles, name="angles", dtype=tf.float32)
-        if angles.shape.rank == 0:
-            angles = angles[None]
-        elif angles.shape.rank != 1:
-            raise TypeError("Angles should have rank 0 or 1.")
+        angles = _batched(tf.convert_to_tensor(angles, name="angles", dtype=tf.float32), 0, "Angles")
         cos, sin = tf.math.cos(angles), tf.math.sin(angles)
         height, width = tf.cast(image_height, tf.float32), tf.cast(image_width, tf.float32)
         x_offset = ((width - 1) - (cos * (width - 1) - sin * (height - 1))) / 2.0
@@ -74,11 +75,8 @@ def rotate(images, angles, interpolation="NEAREST", name=None):
 def translations_to_projective_transforms(translations, name=None):
     """[N, 8] transforms moving images by `translations` ([dx, dy], or one per image)."""
     with tf.name_scope(name or "translations_to_projective_transforms"):
-        translations = tf.convert_to_tensor(translations, name="translations", dtype=tf.float32)
-        if translations.shape.rank == 1:
-            translations = translations[None]
-        elif translations.shape.rank != 2:
-            raise TypeError("Translations should have rank 1 or 2.")
+        translations = _batched(tf.convert_to_tensor(translations, name="translations", dtype=tf.float32), 1,
+                                "Translations")
         ones, zeros = tf.ones_like(translations[:, 0]), tf.zeros_like(translations[:, 0])
         return tf.stack([ones, zeros, -translations[:, 0], zeros, ones, -translations[:, 1], zeros, zeros], axis=1)
 
