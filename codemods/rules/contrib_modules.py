@@ -147,8 +147,9 @@ class ContribModulesRule(Rule):
             ctx.record_once(original, self.rule_id, True, f"tf.contrib.data (removed in TensorFlow 2.0): {name} -> "
                             f"compat.contrib_data.{name}, the function TF 1.x defined")
             return cst.parse_expression(f"contrib_data.{name}")
-        if name in ELSEWHERE.get(module, ("", ()))[1]:
-            return self._moved(original, ctx, module, name, ELSEWHERE[module][0])
+        for target, names in ELSEWHERE.get(module, ()):
+            if name in names:
+                return self._moved(original, ctx, module, name, target)
         return self._moved(original, ctx, module, name) if name in MOVED[module][1] else updated
 
     def _moved(self, original, ctx, module: str, name: str, target: str | None = None):
@@ -201,7 +202,7 @@ class ContribModulesRule(Rule):
                                         names=[alias.with_changes(name=cst.Name(last), asname=asname)])
         contrib = module.removeprefix("tensorflow.contrib.")
         moved = MOVED.get(contrib, (None, ())) if contrib not in IMPORTED_AS_IS else (None, ())
-        for target, kept in (moved, ELSEWHERE.get(contrib, (None, ()))):
+        for target, kept in (moved, *ELSEWHERE.get(contrib, ())):
             if target and all(name in kept for name in names):
                 ctx.record(original, self.rule_id, True, _message(contrib))
                 return updated.with_changes(module=cst.parse_expression(target))
