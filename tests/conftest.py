@@ -455,3 +455,21 @@ def _make_in_parallel(legacy_python: Path, staging: Path) -> None:
     failures = [(share, errors) for (share, errors), process in zip(failures, processes) if process.returncode]
     if failures:
         pytest.fail(f"make_canned_checkpoints.py {failures[0][0]} failed:\n{failures[0][1][-4000:]}")
+
+
+def run_tagger(target: str, work: Path, *flags) -> dict:
+    """tests/legacy/crf_tagger_program.py migrated for `target` and run with `flags`: its results, with the migrated
+    code (`source`, which names no tf.contrib) and the share of tags it predicts right within the sequences
+    (`accuracy`)."""
+    import json
+
+    migrated = migrate_file(ROOT / "tests" / "legacy" / "crf_tagger_program.py", work / "migrated", target)
+    source = migrated.read_text().split('"""', 2)[2]  # (the code after the docstring)
+    assert "tf.contrib" not in source
+    run([MODERN_PYTHON, migrated, "--model_dir", work / "model", "--results", work / "results.json", *flags])
+    results = json.loads((work / "results.json").read_text())
+    right = total = 0
+    for predicted, tags, length in zip(results["predicted"], results["tags"], results["nwords"], strict=True):
+        right += sum(p == t for p, t in zip(predicted[:length], tags[:length], strict=True))
+        total += length
+    return {**results, "source": source, "accuracy": right / total}

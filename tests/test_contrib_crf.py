@@ -13,6 +13,7 @@ import pytest
 import tensorflow as tf
 
 from estimator_migrate.compat import contrib_crf
+from tests.conftest import run_tagger
 
 RANDOM = np.random.RandomState(3)
 POTENTIALS = RANDOM.randn(4, 4, 3).astype(np.float32)
@@ -98,69 +99,13 @@ def test_sequences_of_one_step_are_their_unary_potentials():
     np.testing.assert_allclose(log_norm.numpy(), [*np.log(np.exp(first[:3]).sum(axis=1)), 0.0], rtol=1e-6)
 
 
-_TAGGER = '''\
-import argparse
-import json
-import numpy as np
-import tensorflow as tf
-
-
-def model_fn(features, labels, mode, params):
-    words, nwords = features["words"], features["nwords"]
-    embedded = tf.nn.embedding_lookup(tf.get_variable("embeddings", [20, 8]), words)
-    logits = tf.layers.dense(embedded, 3)
-    crf_params = tf.get_variable("crf", [3, 3], dtype=tf.float32)
-    pred_ids, _ = tf.contrib.crf.crf_decode(logits, crf_params, nwords)
-    if mode == tf.estimator.ModeKeys.PREDICT:
-        return tf.estimator.EstimatorSpec(mode, predictions={"pred_ids": pred_ids})
-    log_likelihood, _ = tf.contrib.crf.crf_log_likelihood(logits, labels, nwords, crf_params)
-    loss = tf.reduce_mean(-log_likelihood)
-    train_op = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=tf.train.get_or_create_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model_dir", required=True)
-    parser.add_argument("--results", required=True)
-    args = parser.parse_args()
-    random = np.random.RandomState(0)
-    words = random.randint(1, 20, size=(64, 6))
-    nwords = random.randint(2, 7, size=64)
-    words[np.arange(6)[None, :] >= nwords[:, None]] = 0  # padding
-    tags = (words % 3).astype(np.int32)
-    features = {"words": words, "nwords": nwords}
-    estimator = tf.estimator.Estimator(model_fn, model_dir=args.model_dir)
-    estimator.train(lambda: tf.data.Dataset.from_tensor_slices((features, tags)).repeat().batch(16), max_steps=60)
-    predicted = [p["pred_ids"].tolist() for p in estimator.predict(
-        lambda: tf.data.Dataset.from_tensor_slices(features).batch(16))]
-    loss = estimator.evaluate(lambda: tf.data.Dataset.from_tensor_slices((features, tags)).batch(64))["loss"]
-    with open(args.results, "w") as out:
-        json.dump({"predicted": predicted, "tags": tags.tolist(), "nwords": nwords.tolist(), "loss": float(loss)}, out)
-
-
-if __name__ == "__main__":
-    main()
-'''
-
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_a_migrated_crf_tagger_learns_its_tags(target, tmp_path):
-    """A model_fn kept as written (compat.wrapped_model_fns) trains and decodes with the CRF: tags that are the
-    words' ids modulo 3 are learnt (each predicted sequence as long as its words, 0 past them)."""
-    import json
-
-    from tests.conftest import MODERN_PYTHON, migrate_file, run
-
-    program = tmp_path / "tagger.py"
-    program.write_text(_TAGGER)
-    migrated = migrate_file(program, tmp_path / "migrated", target)
-    assert "contrib_crf.crf_log_likelihood(" in migrated.read_text() and "tf.contrib" not in migrated.read_text()
-    run([MODERN_PYTHON, migrated, "--model_dir", tmp_path / "model", "--results", tmp_path / "results.json"])
-    results = json.loads((tmp_path / "results.json").read_text())
-    right = total = 0
-    for predicted, tags, length in zip(results["predicted"], results["tags"], results["nwords"], strict=True):
+    """tests/legacy/crf_tagger_program.py, its model_fn kept as written (compat.wrapped_model_fns), trains and decodes
+    with the CRF: tags that are the words' ids modulo 3 are learnt (each predicted sequence 0 past its words)."""
+    results = run_tagger(target, tmp_path)
+    assert "contrib_crf.crf_log_likelihood(" in results["source"]
+    for predicted, length in zip(results["predicted"], results["nwords"], strict=True):
         assert predicted[length:] == [0] * (6 - length)
-        right += sum(p == t for p, t in zip(predicted[:length], tags[:length], strict=True))
-        total += length
-    assert right / total > 0.95 and results["loss"] < 1.0, (right / total, results["loss"])
+    assert results["accuracy"] > 0.95 and results["loss"] < 1.0, (results["accuracy"], results["loss"])

@@ -12,6 +12,7 @@ import pytest
 import tensorflow as tf
 
 from estimator_migrate.compat import contrib_rnn
+from tests.conftest import run_tagger
 
 RANDOM = np.random.RandomState(5)
 TIME, BATCH, INPUT, UNITS = 4, 3, 2, 3
@@ -86,78 +87,13 @@ def test_a_bilstm_of_fused_cells_trains_in_a_graph():
             assert session.run(loss) < before
 
 
-_TAGGER = '''\
-import argparse
-import json
-import numpy as np
-import tensorflow as tf
-
-
-def model_fn(features, labels, mode, params):
-    words, nwords = features["words"], features["nwords"]
-    embedded = tf.nn.embedding_lookup(tf.get_variable("embeddings", [20, 8]), words)
-    time_major = tf.transpose(embedded, perm=[1, 0, 2])
-    lstm_cell_fw = tf.contrib.rnn.LSTMBlockFusedCell(16)
-    lstm_cell_bw = tf.contrib.rnn.TimeReversedFusedRNN(tf.contrib.rnn.LSTMBlockFusedCell(16))
-    output_fw, _ = lstm_cell_fw(time_major, dtype=tf.float32, sequence_length=nwords)
-    output_bw, _ = lstm_cell_bw(time_major, dtype=tf.float32, sequence_length=nwords)
-    output = tf.transpose(tf.concat([output_fw, output_bw], axis=-1), perm=[1, 0, 2])
-    logits = tf.layers.dense(output, 3)
-    crf_params = tf.get_variable("crf", [3, 3], dtype=tf.float32)
-    pred_ids, _ = tf.contrib.crf.crf_decode(logits, crf_params, nwords)
-    if mode == tf.estimator.ModeKeys.PREDICT:
-        return tf.estimator.EstimatorSpec(mode, predictions={"pred_ids": pred_ids})
-    log_likelihood, _ = tf.contrib.crf.crf_log_likelihood(logits, labels, nwords, crf_params)
-    loss = tf.reduce_mean(-log_likelihood)
-    train_op = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=tf.train.get_or_create_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model_dir", required=True)
-    parser.add_argument("--results", required=True)
-    args = parser.parse_args()
-    random = np.random.RandomState(0)
-    words = random.randint(1, 20, size=(64, 6))
-    nwords = random.randint(2, 7, size=64).astype(np.int32)
-    words[np.arange(6)[None, :] >= nwords[:, None]] = 0
-    # a word's tag depends on the word before it: only the forward half sees that
-    tags = np.concatenate([np.zeros((64, 1)), words[:, :-1] % 3], axis=1).astype(np.int32)
-    tags[np.arange(6)[None, :] >= nwords[:, None]] = 0
-    features = {"words": words, "nwords": nwords}
-    estimator = tf.estimator.Estimator(model_fn, model_dir=args.model_dir)
-    estimator.train(lambda: tf.data.Dataset.from_tensor_slices((features, tags)).repeat().batch(16), max_steps=150)
-    predicted = [p["pred_ids"].tolist() for p in estimator.predict(
-        lambda: tf.data.Dataset.from_tensor_slices(features).batch(16))]
-    names = estimator.get_variable_names()
-    with open(args.results, "w") as out:
-        json.dump({"predicted": predicted, "tags": tags.tolist(), "nwords": nwords.tolist(), "names": names}, out)
-
-
-if __name__ == "__main__":
-    main()
-'''
-
 
 @pytest.mark.parametrize("target", ["keras", "loop"])
 def test_a_migrated_bilstm_crf_tagger_learns_its_tags(target, tmp_path):
-    """tf_ner's shape: a fused BiLSTM (one half time-reversed) under a CRF, in a model_fn kept as written: tags that
-    depend on the previous word are learnt; the variables have TF 1.x's names."""
-    import json
-
-    from tests.conftest import MODERN_PYTHON, migrate_file, run
-
-    program = tmp_path / "tagger.py"
-    program.write_text(_TAGGER)
-    migrated = migrate_file(program, tmp_path / "migrated", target)
-    assert "contrib_rnn.TimeReversedFusedRNN(contrib_rnn.LSTMBlockFusedCell(16))" in migrated.read_text()
-    assert "tf.contrib" not in migrated.read_text()
-    run([MODERN_PYTHON, migrated, "--model_dir", tmp_path / "model", "--results", tmp_path / "results.json"])
-    results = json.loads((tmp_path / "results.json").read_text())
+    """tests/legacy/crf_tagger_program.py --bilstm (tf_ner's shape: a fused BiLSTM, one half time-reversed, under a
+    CRF, in a model_fn kept as written): tags that depend on the previous word are learnt; the variables have TF
+    1.x's names."""
+    results = run_tagger(target, tmp_path, "--bilstm")
+    assert "contrib_rnn.TimeReversedFusedRNN(contrib_rnn.LSTMBlockFusedCell(16))" in results["source"]
     assert {"lstm_fused_cell/kernel", "lstm_fused_cell_1/kernel", "crf"} <= set(results["names"])
-    right = total = 0
-    for predicted, tags, length in zip(results["predicted"], results["tags"], results["nwords"], strict=True):
-        right += sum(p == t for p, t in zip(predicted[:length], tags[:length], strict=True))
-        total += length
-    assert right / total > 0.9, right / total
+    assert results["accuracy"] > 0.9, results["accuracy"]
