@@ -147,10 +147,10 @@ MOVED["crf"] = ("estimator_migrate.compat.contrib_crf", frozenset({
 # runs before the migrated code's own compat import, and would load Keras 3's, which has no such cells)
 IMPORTED_AS_IS = frozenset({"rnn"})
 # Names of a module kept elsewhere than the rest of it (each: where, which names): contrib.rnn's static RNNs,
-# tf.compat.v1.nn's; its fused LSTM, compat.contrib_rnn's (TensorFlow 2's BlockLSTM kernel)
+# tf.compat.v1.nn's; its block LSTMs, compat.contrib_rnn's
 ELSEWHERE = {"rnn": (
     ("tensorflow.compat.v1.nn", frozenset({"static_rnn", "static_bidirectional_rnn", "static_state_saving_rnn"})),
-    ("estimator_migrate.compat.contrib_rnn", frozenset({"LSTMBlockFusedCell", "TimeReversedFusedRNN"})),
+    ("estimator_migrate.compat.contrib_rnn", frozenset({"LSTMBlockFusedCell", "LSTMBlockCell", "TimeReversedFusedRNN"})),
 )}
 # tf.contrib.data's functions TensorFlow 2 has no twin of, given back by compat.contrib_data
 CONTRIB_DATA = frozenset({"batch_and_drop_remainder", "padded_batch_and_drop_remainder"})

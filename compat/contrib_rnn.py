@@ -1,5 +1,5 @@
-"""tf.contrib.rnn's fused LSTM, `LSTMBlockFusedCell`, and `TimeReversedFusedRNN`, which TensorFlow 2 has no
-Python class for (sequence taggers ran their BiLSTMs with them: fast on CPU and GPU alike).
+"""tf.contrib.rnn's block LSTMs, `LSTMBlockFusedCell` and `LSTMBlockCell`, and `TimeReversedFusedRNN`, which
+TensorFlow 2 has no Python class for (sequence taggers ran their BiLSTMs with them: fast on CPU and GPU alike).
 
 TensorFlow 2 kept the kernel, `BlockLSTM` (and its gradient): the cell runs it over time-major inputs
 [time, batch, input] as TF 1.x's did, with its variables `kernel` ([input + units, 4 * units], the gates in the
@@ -7,7 +7,9 @@ order input, cell input, forget, output) and `bias` (zeros) under the layer's na
 `lstm_fused_cell_1`, ...), `forget_bias` added to the forget gate. Given `sequence_length`, the outputs past each
 sequence's length are zeros and the final state is the one at its last step (the initial state for a length of 0).
 `TimeReversedFusedRNN(cell)` runs a fused cell over each sequence reversed within its length (the backward half of a
-BiLSTM) and reverses its outputs back.
+BiLSTM) and reverses its outputs back. `LSTMBlockCell`, the one-step cell (for dynamic_rnn), computes the LSTM of
+`LSTMCell`: the same gates, peepholes, clipping and variables under the same names, in core ops instead of the
+`LSTMBlockCell` kernel.
 """
 
 from __future__ import annotations
@@ -105,3 +107,13 @@ class TimeReversedFusedRNN:
         outputs, state = self._cell(self._reverse(inputs, sequence_length), initial_state=initial_state, dtype=dtype,
                                     sequence_length=sequence_length, scope=scope)
         return self._reverse(outputs, sequence_length), state
+
+
+class LSTMBlockCell(tf.compat.v1.nn.rnn_cell.LSTMCell):
+    """TF 1.x's LSTMBlockCell (its parameters): LSTMCell's LSTM, variables `kernel`, `bias` (and `w_i_diag`,
+    `w_f_diag`, `w_o_diag` with peepholes) under `lstm_cell`."""
+
+    def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False, dtype=None, reuse=None,
+                 name="lstm_cell"):
+        super().__init__(num_units, use_peepholes=use_peephole, cell_clip=cell_clip, forget_bias=forget_bias,
+                         state_is_tuple=True, reuse=reuse, name=name, dtype=dtype)

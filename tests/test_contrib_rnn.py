@@ -97,3 +97,32 @@ def test_a_migrated_bilstm_crf_tagger_learns_its_tags(target, tmp_path):
     assert "contrib_rnn.TimeReversedFusedRNN(contrib_rnn.LSTMBlockFusedCell(16))" in results["source"]
     assert {"lstm_fused_cell/kernel", "lstm_fused_cell_1/kernel", "crf"} <= set(results["names"])
     assert results["accuracy"] > 0.9, results["accuracy"]
+
+
+@pytest.mark.parametrize(("use_peephole", "cell_clip"), [(False, None), (True, 0.5)], ids=["plain", "peephole_clip"])
+def test_the_block_cell_is_the_lstmblockcell_kernels_lstm(use_peephole, cell_clip):
+    """LSTMBlockCell -> LSTMCell's LSTM: three dynamic_rnn steps give what TensorFlow's LSTMBlockCell kernel (the
+    one TF 1.x's class ran) gives from the same variables, which have TF 1.x's names."""
+    with tf.Graph().as_default():
+        cell = contrib_rnn.LSTMBlockCell(UNITS, forget_bias=0.5, cell_clip=cell_clip, use_peephole=use_peephole)
+        outputs, state = tf.compat.v1.nn.dynamic_rnn(cell, tf.constant(INPUTS), dtype=tf.float32, time_major=True)
+        variables = {v.name.split("/")[-1].split(":")[0]: v for v in tf.compat.v1.global_variables()}
+        expected = ["bias", "kernel"] + (["w_f_diag", "w_i_diag", "w_o_diag"] if use_peephole else [])
+        assert sorted(variables) == expected
+        assert {v.name.rsplit("/", 1)[0] for v in variables.values()} == {"rnn/lstm_cell"}
+        c = h = tf.zeros([BATCH, UNITS])
+        zeros = tf.zeros([UNITS])
+        kernel_outputs = []
+        for step in range(TIME):
+            _, c, _, _, _, _, h = tf.raw_ops.LSTMBlockCell(
+                x=INPUTS[step], cs_prev=c, h_prev=h, w=variables["kernel"], b=variables["bias"],
+                wci=variables.get("w_i_diag", zeros), wcf=variables.get("w_f_diag", zeros),
+                wco=variables.get("w_o_diag", zeros), forget_bias=0.5,
+                cell_clip=cell_clip if cell_clip is not None else -1, use_peephole=use_peephole)
+            kernel_outputs.append(h)
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            session.run(variables["bias"].assign(RANDOM.randn(4 * UNITS).astype(np.float32)))
+            got, got_c, expected_outputs, expected_c = session.run([outputs, state.c, tf.stack(kernel_outputs), c])
+    np.testing.assert_allclose(got, expected_outputs, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_c, expected_c, rtol=1e-5, atol=1e-6)

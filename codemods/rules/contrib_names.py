@@ -24,8 +24,8 @@ SUCCESSORS = {
     "slim": "tf_slim (`import tf_slim as slim`: the same code, maintained)",
     "rnn": "tf.compat.v1.nn.rnn_cell's cells named where they are used (`tf.compat.v1.nn.rnn_cell.LSTMCell(...)`: an "
            "import of them runs before the migrated code's compat import and gets Keras 3, which has none), "
-           "tf.compat.v1.nn.static_rnn; LSTMBlockFusedCell and TimeReversedFusedRNN: compat.contrib_rnn's (renamed "
-           "where the rewrite reaches them); LSTMBlockCell and the other fused cells: no twin, tf_keras.layers.LSTM/GRU",
+           "tf.compat.v1.nn.static_rnn; LSTMBlockFusedCell, LSTMBlockCell and TimeReversedFusedRNN: compat.contrib_rnn's "
+           "(renamed where the rewrite reaches them); the other fused cells: no twin, tf_keras.layers.LSTM/GRU",
     "cudnn_rnn": "tf_keras.layers.LSTM/GRU (cuDNN kernels when their defaults are kept)",
     "data": "tf.data.Dataset's methods and tf.compat.v1.data.experimental (sliding_window_batch(size, stride) of one "
             "tensor: dataset.window(size, stride, drop_remainder=True).flat_map(lambda w: w.batch(size)); "

@@ -1301,16 +1301,18 @@ ROWS = [
         ("tf.compat.v1.make_ndarray(response.outputs[\"scores\"])",),
     ),
     Row(
-        "`tf.contrib.rnn.LSTMBlockFusedCell(num_units, forget_bias, cell_clip, use_peephole)` and "
-        "`TimeReversedFusedRNN(cell)` (fused BiLSTMs of sequence taggers; also imported by name)",
+        "`tf.contrib.rnn.LSTMBlockFusedCell(num_units, forget_bias, cell_clip, use_peephole)`, "
+        "`TimeReversedFusedRNN(cell)` (fused BiLSTMs of sequence taggers; also imported by name) and `LSTMBlockCell(...)`",
         "`contrib_rnn.<the same name>(...)`: TF 1.x's cell on TensorFlow 2's BlockLSTM kernel (its `kernel`/`bias` under "
         "`lstm_fused_cell`, outputs past each length zeros, the final state at its last step), the reversed runner "
-        "reversing each sequence within its length; LSTMBlockCell and the other fused cells keep a TODO",
+        "reversing each sequence within its length; `contrib_rnn.LSTMBlockCell(...)`: LSTMCell's LSTM (the same gates, "
+        "peepholes, clipping and variable names, checked against the LSTMBlockCell kernel); the other fused cells keep "
+        "a TODO",
         "same",
         "contrib_rnn_fused_cells",
         ("backward = contrib_rnn.TimeReversedFusedRNN(contrib_rnn.LSTMBlockFusedCell(params[\"lstm_size\"]))",
          "from estimator_migrate.compat.contrib_rnn import LSTMBlockFusedCell"),
-        ("backward = contrib_rnn.TimeReversedFusedRNN(",),
+        ("backward = contrib_rnn.TimeReversedFusedRNN(", "contrib_rnn.LSTMBlockCell(params[\"lstm_size\"])"),
     ),
     Row(
         "`tf.contrib.crf.crf_log_likelihood`, `crf_decode`, `viterbi_decode`, `crf_sequence_score`, `crf_log_norm`, "
