@@ -207,11 +207,14 @@ def estimator_start(estimator_dir: Path, model_dir: Path) -> Path:
     return model_dir
 
 
-def wrapped_reference(legacy_python: Path, program: Path, model_dir: Path, steps: int, *flags) -> Path:
+def wrapped_reference(legacy_python: Path, program: Path, model_dir: Path, steps: int, *flags,
+                      as_tf1: bool = False) -> Path:
     """`program` (taking --model_dir, --max_steps, --results, and `flags`) trained under the real Estimator to
-    `steps` in `model_dir`, its evaluation and predictions in model_dir/results.json: `model_dir`."""
-    run([legacy_python, program, "--model_dir", model_dir, "--max_steps", steps, "--results", model_dir / "results.json",
-         *flags])
+    `steps` in `model_dir`, its evaluation and predictions in model_dir/results.json: `model_dir`. `as_tf1`: run
+    as TensorFlow 1.x ran it (tests/legacy/run_as_tf1.py: graph mode, TF 1.x's names)."""
+    runner = [ROOT / "tests" / "legacy" / "run_as_tf1.py"] if as_tf1 else []
+    run([legacy_python, *runner, program, "--model_dir", model_dir, "--max_steps", steps,
+         "--results", model_dir / "results.json", *flags])
     return model_dir
 
 

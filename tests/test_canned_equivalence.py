@@ -155,16 +155,11 @@ def test_tf_estimator_given_a_tf1_optimizer_migrates_as_the_v1_estimator_it_was(
 @pytest.mark.parametrize(("name", "target"), _programs(CATEGORICAL))
 def test_migrated_categorical_canned_estimator_takes_the_estimators_steps(name, target, estimator_runs, tmp_path):
     program, estimator_dir, estimator_outputs = estimator_runs[name]
-    migrated = migrate_file(program, tmp_path / "migrated", target)
-    model_dir = estimator_start(estimator_dir, tmp_path / "model")
-    metrics_out = tmp_path / "metrics.json"
-    completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS,
-                     "--metrics_out", metrics_out])
-    assert f"Continuing the Estimator's checkpoint {model_dir / 'model.ckpt-0'} at step 1" in completed.stderr
+    migrated, model_dir, outputs = _run_from_estimator_start(program, estimator_dir, target, tmp_path)
 
     final = _migrated_programs_model(migrated)
     assert_canned_model_holds_estimator_weights(final, model_dir, estimator_dir, STEPS)
-    _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
+    _assert_same_outputs(outputs, estimator_outputs)
     _assert_plain_model_gives_estimator_logits(final, estimator_outputs, tmp_path)
 
 
@@ -173,17 +168,24 @@ def test_migrated_baseline_estimator_takes_the_estimators_steps(name, target, es
     """BaselineClassifier/BaselineRegressor -> compat.canned.baseline_classifier/regressor: from the Estimator's
     model.ckpt-0 (carried over by the migrated program), its bias and outputs after 20 steps."""
     program, estimator_dir, estimator_outputs = estimator_runs[name]
-    migrated = migrate_file(program, tmp_path / "migrated", target)
+    migrated, model_dir, outputs = _run_from_estimator_start(program, estimator_dir, target, tmp_path)
     assert "canned.baseline_" in migrated.read_text() and "Baseline" not in migrated.read_text()
-    model_dir = estimator_start(estimator_dir, tmp_path / "model")
-    metrics_out = tmp_path / "metrics.json"
-    completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS,
-                     "--metrics_out", metrics_out])
-    assert f"Continuing the Estimator's checkpoint {model_dir / 'model.ckpt-0'} at step 1" in completed.stderr
 
     final = _migrated_programs_model(migrated)
     assert_canned_model_holds_estimator_weights(final, model_dir, estimator_dir, STEPS, weights=1)
-    _assert_same_outputs(json.loads(metrics_out.read_text()), estimator_outputs)
+    _assert_same_outputs(outputs, estimator_outputs)
+
+
+def _run_from_estimator_start(program, estimator_dir, target, work):
+    """`program` migrated for `target` and run on a model_dir holding only the Estimator's model.ckpt-0, which it
+    carries over by itself: (the migrated program, its model_dir, its metrics and predictions)."""
+    migrated = migrate_file(program, work / "migrated", target)
+    model_dir = estimator_start(estimator_dir, work / "model")
+    metrics_out = work / "metrics.json"
+    completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", STEPS,
+                     "--metrics_out", metrics_out])
+    assert f"Continuing the Estimator's checkpoint {model_dir / 'model.ckpt-0'} at step 1" in completed.stderr
+    return migrated, model_dir, json.loads(metrics_out.read_text())
 
 
 def _assert_plain_model_gives_estimator_logits(model, estimator_outputs, work):

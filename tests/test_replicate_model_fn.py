@@ -11,7 +11,12 @@ import pytest
 import tensorflow as tf
 
 from estimator_migrate.compat import contrib_estimator
-from tests.conftest import ROOT, assert_wrapped_run_matches_estimator, run, run_wrapped_from_estimator_start
+from tests.conftest import (
+    ROOT,
+    assert_wrapped_run_matches_estimator,
+    run_wrapped_from_estimator_start,
+    wrapped_reference,
+)
 
 PROGRAM = ROOT / "tests" / "legacy" / "multi_gpu_program.py"
 STEPS = 20
@@ -19,10 +24,7 @@ STEPS = 20
 
 @pytest.fixture(scope="module")
 def estimator_dir(legacy_python, tmp_path_factory):
-    model_dir = tmp_path_factory.mktemp("replicated") / "model"
-    run([legacy_python, ROOT / "tests" / "legacy" / "run_as_tf1.py", PROGRAM, "--model_dir", model_dir,
-         "--max_steps", STEPS, "--results", model_dir / "results.json"])
-    return model_dir
+    return wrapped_reference(legacy_python, PROGRAM, tmp_path_factory.mktemp("replicated") / "model", STEPS, as_tf1=True)
 
 
 @pytest.mark.slow

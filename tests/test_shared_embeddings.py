@@ -10,7 +10,12 @@ from __future__ import annotations
 import pytest
 
 from estimator_migrate.compat import canned, tf1_feature_columns
-from tests.conftest import ROOT, assert_wrapped_run_matches_estimator, run, run_wrapped_from_estimator_start
+from tests.conftest import (
+    ROOT,
+    assert_wrapped_run_matches_estimator,
+    run_wrapped_from_estimator_start,
+    wrapped_reference,
+)
 
 PROGRAM = ROOT / "tests" / "legacy" / "shared_embedding_program.py"
 STEPS = 20
@@ -18,10 +23,7 @@ STEPS = 20
 
 @pytest.fixture(scope="module")
 def estimator_dir(legacy_python, tmp_path_factory):
-    model_dir = tmp_path_factory.mktemp("shared") / "model"
-    run([legacy_python, ROOT / "tests" / "legacy" / "run_as_tf1.py", PROGRAM, "--model_dir", model_dir,
-         "--max_steps", STEPS, "--results", model_dir / "results.json"])
-    return model_dir
+    return wrapped_reference(legacy_python, PROGRAM, tmp_path_factory.mktemp("shared") / "model", STEPS, as_tf1=True)
 
 
 @pytest.mark.slow
