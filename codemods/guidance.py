@@ -113,9 +113,15 @@ for _family, _twins in (("DNN", "DNNClassifier/DNNRegressor"), ("Linear", "Linea
         f"{_family}Estimator: {_GONE}with a BinaryClassHead, MultiClassHead or RegressionHead it is the {_twins} "
         "of the same arguments: use that, then run migrate again"
     )
-for _name in ("Head", "BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead",
-              "LogisticRegressionHead", "PoissonRegressionHead", "MultiHead"):
+for _name in ("Head", "MultiLabelHead", "LogisticRegressionHead", "PoissonRegressionHead", "MultiHead"):
     GUIDANCE[f"estimator.{_name}"] = f"{_name}: {_GONE}a head of a head-based canned estimator (see its estimator)"
+for _name in ("BinaryClassHead", "MultiClassHead", "RegressionHead", "binary_classification_head", "multi_class_head",
+              "regression_head"):
+    GUIDANCE[f"{'contrib.estimator' if _name.islower() else 'estimator'}.{_name}"] = (
+        f"{_name}: migrates (compat.estimator_heads.{_name}) in the model_fns of a project whose custom estimators "
+        "all migrate; here it stays (TensorFlow >= 2.16 has no tf.estimator, TensorFlow 2 no tf.contrib: this line "
+        "stops the program). A head-based canned estimator (DNNEstimator(head=...)) is not migrated yet"
+    )
 GUIDANCE["estimator.add_metrics"] = GUIDANCE["contrib.estimator.add_metrics"] = (
     "add_metrics: migrates (compat.added_metrics.add_metrics) with the estimators of a project that keeps none as "
     "TF1; here it stays (TensorFlow >= 2.16 has no tf.estimator: this line stops the program)"

@@ -111,6 +111,13 @@ SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
 ADD_METRICS = ("estimator.add_metrics", "contrib.estimator.add_metrics")
 # TensorFlow 1.x's tf.contrib.estimator.forward_features -> compat.forwarded_features (the same parameters)
 FORWARD_FEATURES = ("contrib.estimator.forward_features",)
+# tf.estimator's heads and TensorFlow 1.x's tf.contrib.estimator head factories, in a project whose model_fns the
+# tier wraps -> compat.estimator_heads' (the same parameters; a head builds the wrapped model_fn's EstimatorSpec)
+ESTIMATOR_HEADS = {
+    **{f"estimator.{name}": name for name in ("BinaryClassHead", "MultiClassHead", "RegressionHead")},
+    **{f"contrib.estimator.{name}": name
+       for name in ("binary_classification_head", "multi_class_head", "regression_head")},
+}
 CUSTOM = "estimator.Estimator"
 # tf.keras.estimator.model_to_estimator -> compat.keras_estimators' (same parameters): a compiled Keras 2 model
 KERAS_ESTIMATOR = ("keras.estimator.model_to_estimator", "estimator.keras.model_to_estimator",
@@ -390,6 +397,10 @@ def analyze(
 
         tier.calls = {key: kind for key, kind in tier.calls.items() if not dropped(key, kind)}
         tier.session_hook_names = {id(call.func) for call in visitor.calls if tier.kind(call) == "session_hook"}
+    if "estimator_head" in tier.calls.values() and not (project.wraps_model_fns and not project.keeps_estimators):
+        # a head builds a model_fn's spec: migrated only where the project's model_fns are wrapped (a head-based
+        # canned estimator's stays with it, with its TODO)
+        tier.calls = {key: kind for key, kind in tier.calls.items() if kind != "estimator_head"}
     if "model_fn_saver" in tier.calls.values():
         # A Saver made in a model_fn the wrapped model runs: it reads (a Scaffold init_fn's restore) and writes TF1
         # checkpoints of the model's variables by their TF1 names, as it did ("wrapped_saver": in a model_fn migrated
@@ -497,6 +508,8 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
             return "add_metrics"
         if api.path in FORWARD_FEATURES:
             return "forward_features"
+        if api.path in ESTIMATOR_HEADS:
+            return "estimator_head"
         if api.path == "train.Saver":
             return "model_fn_saver"  # kept only in a model_fn the tier wraps (analyze)
     if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ESTIMATOR_METHODS:

@@ -214,7 +214,8 @@ def _wrapped_signatures(model, serving_input_receiver_fn) -> dict[str, tf.types.
     one_string = len(names) == 1 and tensors[names[0]].dtype == tf.string
     specs = {name: tf.TensorSpec(tensors[name].shape, tensors[name].dtype, name=name) for name in names}
     found = {}
-    for key, (kind, outputs) in model.serving_signatures(features_spec).items():
+    served_signatures, resources = model.serving_signatures(features_spec)
+    for key, (kind, outputs) in served_signatures.items():
         def served(*receiver_tensors, outputs=outputs):
             return outputs(*tf.nest.flatten(features(*receiver_tensors)))
 
@@ -224,7 +225,15 @@ def _wrapped_signatures(model, serving_input_receiver_fn) -> dict[str, tf.types.
         elif one_string:
             found[key] = tf.function(served).get_concrete_function(
                 tf.TensorSpec(tensors[names[0]].shape, tf.string, name="inputs"))
-    return found
+    return _Signatures(found, resources)
+
+
+class _Signatures(dict):
+    """Signature functions, with the resources (lookup tables) they use: the export must hold those too."""
+
+    def __init__(self, functions: dict, resources: list):
+        super().__init__(functions)
+        self.resources = resources
 
 
 def export_saved_model(
@@ -248,6 +257,7 @@ def export_saved_model(
     try:
         exported = _Exported(model)
         found = signatures(model, serving_input_receiver_fn)
+        exported.tables = list(getattr(found, "resources", ()))  # a wrapped model_fn's vocabularies
         # a wrapped model_fn's PREDICT Scaffold may restore its variables from other names (moving averages)
         restoring = getattr(model, "restoring_as_the_scaffold", None)
         with restoring("infer") if restoring is not None else contextlib.nullcontext():  # ModeKeys.PREDICT

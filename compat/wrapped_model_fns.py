@@ -40,6 +40,7 @@ import tf_keras
 from tensorflow.python.eager import lift_to_graph  # a variable's initial value, out of the trace
 from tensorflow.python.ops import variable_scope  # partitioned variables, refused
 from tensorflow.python.summary import summary as tf1_summary  # TF1 summary ops kept TF1's
+from tensorflow.python.trackable import resource  # the lookup tables a model_fn makes, for its export
 from tensorflow.python.training import (
     checkpoint_utils,  # init_from_checkpoint's initializer
     moving_averages,  # ExponentialMovingAverage.variables_to_restore, by TF1 names
@@ -490,27 +491,37 @@ class WrappedModelFn(tf_keras.Model):
                     built["export_outputs"] = forwarded_features.with_forwarded_outputs(spec.export_outputs, forwarded)
             built["feeds"] = _flat_input(features, labels)
 
-        wrapped = tf.compat.v1.wrap_function(graph, [features_spec] if labels_spec is None else [features_spec, labels_spec])
+        tables = resource.ResourceTracker()  # the lookup tables the model_fn makes (outside the graph)
+        with resource.resource_tracker_scope(tables):
+            wrapped = tf.compat.v1.wrap_function(graph, [features_spec] if labels_spec is None
+                                                 else [features_spec, labels_spec])
         if mode == ModeKeys.EVAL:  # as Estimator: the updates at each batch, the values read once at the end
             built["fetches"] = built["updates"]
         made = ModeGraph(wrapped, built["feeds"], built["fetches"], built["collections"], built["hooks"])
+        table_initializers = built["collections"].get(tf.compat.v1.GraphKeys.TABLE_INITIALIZERS)
+        if table_initializers:
+            # The graph's lookup tables (a vocabulary's, a head's label_vocabulary) were made outside it, once; their
+            # initializers stayed in it. Estimator's Scaffold ran them as the session started: here, once now.
+            wrapped.prune([], table_initializers)()
         if built["init_fn"] is not None:
             with made.as_default():  # as the session Estimator gave it: its graph the default one
                 built["init_fn"](HookSession(made))
         if mode == ModeKeys.EVAL:
             made.values = wrapped.prune([], built["values"])
         made.export_outputs = built.get("export_outputs")
+        made.resources = list(tables.resources)
         self.restored_from[mode] = built["restored_from"]
         made.summaries = built["summaries"]  # the model_fn wrote summaries of its own
         return made
 
-    def serving_signatures(self, features_spec) -> dict[str, tuple[str, Callable]]:
+    def serving_signatures(self, features_spec) -> tuple[dict[str, tuple[str, Callable]], list]:
         """What Estimator's export_saved_model exported of the model_fn, for features of `features_spec` (a
         serving input receiver's): signature key -> (kind, a function of the flattened features returning the
-        signature's outputs by name), from the PREDICT spec's export outputs (its predictions by default)."""
+        signature's outputs by name), from the PREDICT spec's export outputs (its predictions by default); and
+        the resources those functions use (lookup tables), which the export must hold."""
         graph = self.tf1_graph(ModeKeys.PREDICT, features_spec)
         return {key: (output.kind, graph.wrapped.prune(graph.feeds, output.outputs))
-                for key, output in graph.export_outputs.items()}
+                for key, output in graph.export_outputs.items()}, graph.resources
 
     def call(self, features, training=False):
         """The PREDICT-mode predictions (Keras's forward pass)."""

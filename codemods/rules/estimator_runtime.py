@@ -17,6 +17,8 @@ functions take the Estimator methods' parameters in the same order, the estimato
     est.evaluate/predict/export_saved_model(...)   -> estimator_training.evaluate/predict/export_saved_model(est, ...)
     tf.estimator.add_metrics(est, metric_fn)       -> added_metrics.add_metrics(est, metric_fn)
     tf.contrib.estimator.forward_features(est, k)  -> forwarded_features.forward_features(est, k)
+    tf.estimator.BinaryClassHead(...)              -> estimator_heads.BinaryClassHead(...)  (in a wrapped model_fn's
+    tf.contrib.estimator.binary_classification_head(...) -> estimator_heads.binary_classification_head(...)  project)
 
 With `--target loop`, `train` and `train_and_evaluate` come from `compat.estimator_loop` instead. With
 `--exact`, the keras target's get `exact=True` (compat.exact's backups); the loop target's a TODO saying they
@@ -30,7 +32,7 @@ import libcst as cst
 from codemods.canned_estimators import CANNED, DROPPED_WHEN_NONE, MOVED_TO_CHECKPOINTING, head_api
 from codemods.registry import Rule, register
 from codemods.rules.canned_estimator import canned_builder_call
-from codemods.runtime_tier import CUSTOM, RUNCONFIG_PARAMS, SPECS, wrapped_arguments
+from codemods.runtime_tier import CUSTOM, ESTIMATOR_HEADS, RUNCONFIG_PARAMS, SPECS, wrapped_arguments
 from codemods.syntax import call_arguments, is_none, with_keywords
 from codemods.templates import source
 
@@ -103,6 +105,12 @@ class EstimatorRuntimeRule(Rule):
             ctx.record(original, self.rule_id, True, "tf.contrib.estimator.forward_features -> compat.forwarded_features."
                        "forward_features (the features in predict's predictions and the export's predict signature)")
             return updated.with_changes(func=cst.parse_expression("forwarded_features.forward_features"))
+        if kind == "estimator_head":
+            ctx.need_compat("estimator_heads")
+            name = ESTIMATOR_HEADS[ctx.resolver.call_api(original).path]
+            ctx.record(original, self.rule_id, True, f"{name} -> compat.estimator_heads.{name} (the head's loss, "
+                       "metrics, predictions and exports built in the wrapped model_fn's graph, as its Estimator's)")
+            return updated.with_changes(func=cst.parse_expression(f"estimator_heads.{name}"))
         if kind == "config":
             ctx.record(original, self.rule_id, True, "RunConfig -> compat.estimator_training.TrainingConfig")
             return with_keywords(updated, RUNCONFIG_PARAMS).with_changes(

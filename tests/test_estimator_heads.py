@@ -1,0 +1,143 @@
+"""Estimator heads in a custom model_fn (compat/estimator_heads.py) against the real Estimator's.
+
+tests/legacy/head_model_fn_program.py gives its loss, metrics, predictions and exports to a head: binary (string
+labels through a vocabulary, example weights, a threshold), multi-class (a named head) or regression. Written with
+TensorFlow 2's head classes, and respelled as TensorFlow 1.x code had it: tf.contrib.estimator's factories, the
+optimizer given to the head. TensorFlow 2.15 has no tf.contrib: the reference for that spelling is the real
+Estimator running the functions those factories returned (the Estimator's own TF1 heads, reduction
+SUM_OVER_BATCH_SIZE as the factories set it). Migrated and run from the Estimator's model.ckpt-0 for 30 steps,
+each program holds the Estimator's model.ckpt-30 within 1e-5 and gives its evaluation (every metric, under the
+same keys), predictions and exported signatures' outputs.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tf_keras
+
+from estimator_migrate.compat import estimator_heads
+from estimator_migrate.compat.estimator_training import ModeKeys
+from tests.conftest import (
+    ROOT,
+    assert_tf1_variables_match,
+    respelled,
+    run_wrapped_from_estimator_start,
+    wrapped_reference,
+)
+
+PROGRAM = ROOT / "tests" / "legacy" / "head_model_fn_program.py"
+STEPS = 30
+_MINIMIZE = "train_op_fn=lambda loss: optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step()))"
+# TensorFlow 1.x's spelling: tf.contrib.estimator's factories, the TF1 optimizer given to the head
+TF1 = {
+    "tf.estimator.BinaryClassHead(": "tf.contrib.estimator.binary_classification_head(",
+    "tf.estimator.MultiClassHead(": "tf.contrib.estimator.multi_class_head(",
+    "tf.estimator.RegressionHead(": "tf.contrib.estimator.regression_head(",
+    _MINIMIZE: "optimizer=optimizer)",
+}
+# What those factories returned, as TensorFlow 2.15's Estimator has it
+_REDUCTION = "loss_reduction=tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE, "
+TF1_REFERENCE = {
+    "import tensorflow as tf\n":
+        "import tensorflow as tf\nfrom tensorflow_estimator.python.estimator.canned import head as head_lib\n",
+    "tf.estimator.BinaryClassHead(": f"head_lib._binary_logistic_head_with_sigmoid_cross_entropy_loss({_REDUCTION}",
+    "tf.estimator.MultiClassHead(": f"head_lib._multi_class_head_with_softmax_cross_entropy_loss({_REDUCTION}",
+    "tf.estimator.RegressionHead(": f"head_lib._regression_head({_REDUCTION}",
+    _MINIMIZE: "optimizer=optimizer)",
+}
+METRICS = {
+    "binary": {"accuracy", "accuracy/positive_threshold_0.4", "accuracy_baseline", "auc", "auc_precision_recall",
+               "average_loss", "label/mean", "loss", "precision", "precision/positive_threshold_0.4", "prediction/mean",
+               "recall", "recall/positive_threshold_0.4", "global_step"},
+    "multi_class": {"accuracy/digits", "average_loss/digits", "loss", "global_step"},
+    "regression": {"average_loss", "label/mean", "loss", "prediction/mean", "global_step"},
+}
+SIGNATURES = {"binary": {"classification", "predict", "regression", "serving_default"},
+              "multi_class": {"classification", "predict", "serving_default"},
+              "regression": {"predict", "regression", "serving_default"}}
+
+
+def _assert_same_values(got, expected, what):
+    """Nested lists of numbers (within 1e-5) or strings (equal)."""
+    flat_got, flat_expected = np.asarray(got), np.asarray(expected)
+    assert flat_got.shape == flat_expected.shape, what
+    if flat_expected.dtype.kind in "US":
+        assert flat_got.tolist() == flat_expected.tolist(), what
+    else:
+        np.testing.assert_allclose(flat_got, flat_expected, rtol=1e-5, atol=1e-6, err_msg=what)
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+@pytest.mark.parametrize(("head", "spelling", "target"), [
+    ("binary", "tf2", "keras"), ("binary", "tf1", "loop"),
+    ("multi_class", "tf2", "loop"), ("multi_class", "tf1", "keras"),
+    ("regression", "tf2", "keras"), ("regression", "tf1", "loop"),
+])
+def test_a_head_trains_evaluates_predicts_and_exports_as_the_estimators(head, spelling, target, legacy_python,
+                                                                         tmp_path):
+    program, reference = PROGRAM, PROGRAM
+    if spelling == "tf1":
+        program = respelled(PROGRAM, TF1, tmp_path / "tf1_program.py")
+        reference = respelled(PROGRAM, TF1_REFERENCE, tmp_path / "tf1_reference.py")
+    estimator_dir = wrapped_reference(legacy_python, reference, tmp_path / "estimator", STEPS, "--head", head)
+    migrated, model_dir, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path / "run",
+                                                                    STEPS, "--head", head)
+    assert "estimator_heads." in migrated and "tf.estimator." not in migrated and "contrib" not in migrated
+
+    assert_tf1_variables_match(model_dir, estimator_dir / f"model.ckpt-{STEPS}", estimator_dir / "model.ckpt-0", STEPS,
+                               ("hidden/kernel", "logits/kernel", "logits/bias"), head)
+    expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "results.json", results))
+    assert expected["metrics"].keys() == got["metrics"].keys() == METRICS[head]
+    for key, value in expected["metrics"].items():
+        assert got["metrics"][key] == pytest.approx(value, rel=1e-5, abs=1e-6), key
+    assert len(got["predictions"]) == len(expected["predictions"]) == 8
+    for index, (mine, theirs) in enumerate(zip(got["predictions"], expected["predictions"], strict=True)):
+        assert mine.keys() == theirs.keys()
+        for key in theirs:
+            _assert_same_values(mine[key], theirs[key], f"prediction {index}: {key}")
+    assert got["served"].keys() == expected["served"].keys() == SIGNATURES[head]
+    for signature, outputs in expected["served"].items():
+        assert got["served"][signature].keys() == outputs.keys(), signature
+        for name, values in outputs.items():
+            _assert_same_values(got["served"][signature][name], values, f"{signature}: {name}")
+
+
+def _spec(head, mode, **arguments):
+    """The head's spec of a one-layer model in a graph of its own (as a model_fn builds it)."""
+    with tf.Graph().as_default():
+        tf.compat.v1.train.get_or_create_global_step()
+        logits = tf.compat.v1.layers.dense(tf.ones([4, 3]), head.logits_dimension)
+        return head.create_estimator_spec(features={"x": tf.ones([4, 3])}, mode=mode, logits=logits, **arguments)
+
+
+def test_a_keras_optimizer_given_to_a_head_is_one_error_saying_to_give_train_op_fn():
+    head = estimator_heads.BinaryClassHead()
+    with pytest.raises(ValueError, match=r"optimizer=Adagrad.*give the head train_op_fn="):
+        _spec(head, ModeKeys.TRAIN, labels=[[1.0]] * 4, optimizer=tf_keras.optimizers.Adagrad())
+
+
+def test_heads_check_their_arguments_as_the_estimators_did():
+    with pytest.raises(ValueError, match="n_classes must be > 2"):
+        estimator_heads.MultiClassHead(n_classes=2)
+    with pytest.raises(ValueError, match=r"Length of label_vocabulary must be n_classes \(3\)"):
+        estimator_heads.multi_class_head(3, label_vocabulary=["a", "b"])
+    with pytest.raises(ValueError, match=r"thresholds not in \(0, 1\)"):
+        estimator_heads.binary_classification_head(thresholds=[1.5])
+    with pytest.raises(ValueError, match="Invalid loss_reduction"):  # TensorFlow 2's heads took SUM or SUM_OVER_BATCH_SIZE
+        estimator_heads.RegressionHead(loss_reduction=tf.compat.v1.losses.Reduction.MEAN)
+    assert estimator_heads.regression_head(loss_reduction=tf.compat.v1.losses.Reduction.MEAN).loss_reduction == \
+        tf.compat.v1.losses.Reduction.MEAN
+    with pytest.raises(ValueError, match="train_op_fn and optimizer cannot both be None"):
+        _spec(estimator_heads.RegressionHead(), ModeKeys.TRAIN, labels=[1.0] * 4)
+
+
+def test_a_named_heads_predict_spec_exports_its_signatures():
+    spec = _spec(estimator_heads.multi_class_head(4, name="topic"), ModeKeys.PREDICT)
+    assert set(spec.export_outputs) == {"serving_default", "classification", "predict"}
+    assert set(spec.predictions) == {"logits", "probabilities", "class_ids", "classes", "all_class_ids",
+                                     "all_classes"}
