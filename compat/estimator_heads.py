@@ -245,6 +245,24 @@ class _ClassifierHead(_Head):
                 "all_class_ids": tf.tile(tf.expand_dims(tf.range(self._n_classes), 0), [tf.shape(class_logits)[0], 1]),
                 "all_classes": self._classes(class_logits)}
 
+    _thresholds = ()
+
+    def _threshold_metrics(self, labels, probabilities, weights) -> dict:
+        """Accuracy, precision and recall at each of the head's thresholds."""
+        metrics = {}
+        labels = tf.cast(labels, tf.float32)
+        for threshold in self._thresholds:
+            # TensorFlow 1.x's heads counted a probability equal to the threshold as positive; Keras's BinaryAccuracy not
+            positive = tf.math.greater_equal(probabilities, threshold) if self._v1 \
+                else tf.math.greater(probabilities, threshold)
+            metrics[f"accuracy/positive_threshold_{threshold:g}"] = tf.compat.v1.metrics.accuracy(
+                labels, tf.cast(positive, tf.float32), weights=weights)
+            for kind, metric in (("precision", tf.compat.v1.metrics.precision_at_thresholds),
+                                 ("recall", tf.compat.v1.metrics.recall_at_thresholds)):
+                value, update = metric(labels, probabilities, thresholds=(threshold,), weights=weights)
+                metrics[f"{kind}/positive_threshold_{threshold:g}"] = (tf.squeeze(value), tf.squeeze(update))
+        return metrics
+
     def _classification_outputs(self, predictions) -> dict:
         classification = ClassificationOutput(scores=predictions["probabilities"],
                                               classes=self._classes(predictions["logits"]))
@@ -328,15 +346,7 @@ class BinaryClassHead(_ClassifierHead):
                                                              summation_method=pr_summation,
                                                              name="auc_precision_recall"),
         }
-        for threshold in self._thresholds:
-            # TensorFlow 1.x's heads counted a logistic equal to the threshold as positive; Keras's BinaryAccuracy not
-            positive = tf.math.greater_equal(logistic, threshold) if self._v1 else tf.math.greater(logistic, threshold)
-            metrics[f"accuracy/positive_threshold_{threshold:g}"] = tf.compat.v1.metrics.accuracy(
-                labels, tf.cast(positive, tf.float32), weights=w)
-            for kind, metric in (("precision", tf.compat.v1.metrics.precision_at_thresholds),
-                                 ("recall", tf.compat.v1.metrics.recall_at_thresholds)):
-                value, update = metric(labels, logistic, thresholds=(threshold,), weights=w)
-                metrics[f"{kind}/positive_threshold_{threshold:g}"] = (tf.squeeze(value), tf.squeeze(update))
+        metrics.update(self._threshold_metrics(labels, logistic, w))
         return {self._key(key): pair for key, pair in metrics.items()}
 
 
@@ -385,6 +395,108 @@ class MultiClassHead(_ClassifierHead):
             self._key("accuracy"): tf.compat.v1.metrics.accuracy(labels, predictions["class_ids"],
                                                                  weights=_weights_or_none(weights), name="accuracy"),
         }
+
+
+class MultiLabelHead(_ClassifierHead):
+    """`tf.estimator.MultiLabelHead` (and, with `v1=True`, TensorFlow 1.x's multi-label head): a sigmoid cross
+    entropy per class, averaged over the `n_classes` logits of each example. Labels are multi-hot, or a
+    SparseTensor of class ids (or of names, through `label_vocabulary`)."""
+
+    def __init__(self, n_classes, weight_column=None, thresholds=None, label_vocabulary=None,
+                 loss_reduction=SUM_OVER_BATCH_SIZE, loss_fn=None, classes_for_class_based_metrics=None, name=None,
+                 v1=False):
+        if n_classes is None or n_classes < 2:
+            raise ValueError(f"n_classes must be > 1 for multi-label classification. Given: {n_classes}")
+        thresholds = tuple(thresholds) if thresholds else ()
+        for threshold in thresholds:
+            if threshold <= 0.0 or threshold >= 1.0:
+                raise ValueError(f"thresholds must be in (0, 1) range. Given: {threshold}")
+        if label_vocabulary is not None and not isinstance(label_vocabulary, list | tuple):
+            raise ValueError(f"label_vocabulary must be a list or tuple. Given type: {type(label_vocabulary)}")
+        if label_vocabulary is not None and len(label_vocabulary) != n_classes:
+            raise ValueError(f"Length of label_vocabulary must be n_classes ({n_classes}). "
+                             f"Given: {len(label_vocabulary)}")
+        classes = tuple(classes_for_class_based_metrics or ())
+        if classes and isinstance(classes[0], str):
+            if not label_vocabulary:
+                raise ValueError("label_vocabulary must be provided when classes_for_class_based_metrics are strings.")
+            classes = tuple(list(label_vocabulary).index(name) for name in classes)
+        for class_id in classes:
+            if class_id < 0 or class_id >= n_classes:
+                raise ValueError(f"All classes_for_class_based_metrics must be in range [0, {n_classes - 1}]. "
+                                 f"Given: {class_id}")
+        super().__init__(weight_column, loss_reduction, loss_fn, name, v1)
+        self._n_classes = n_classes
+        self._thresholds = thresholds
+        self._label_vocabulary = label_vocabulary
+        self._metric_classes = classes
+
+    @property
+    def logits_dimension(self):
+        return self._n_classes
+
+    def _processed_labels(self, logits, labels):
+        if labels is None:
+            return self._dense_labels(labels, logits, self._n_classes)  # (its error)
+        if isinstance(labels, tf.SparseTensor):
+            if labels.dtype == tf.string:
+                ids = lookup_ops.index_table_from_tensor(tuple(self._label_vocabulary),
+                                                         name="class_id_lookup").lookup(labels.values)
+                labels = tf.SparseTensor(labels.indices, ids, labels.dense_shape)
+            elif not labels.values.dtype.is_integer:
+                raise ValueError(f"Labels dtype should be integer. Instead got {labels.values.dtype}.")
+            else:
+                message = f"labels must be an integer SparseTensor with values in [0, {self._n_classes})"
+                checks = [tf.compat.v1.debugging.assert_less(labels.values, tf.cast(self._n_classes, labels.dtype),
+                                                             message=message),
+                          tf.compat.v1.debugging.assert_non_negative(labels.values, message=message)]
+                with tf.control_dependencies(checks):
+                    labels = tf.SparseTensor(labels.indices, tf.identity(labels.values), labels.dense_shape)
+            labels = tf.cast(tf.sparse.to_indicator(labels, self._n_classes), tf.int64)
+        else:
+            labels = tf.convert_to_tensor(labels)
+            message = "labels must be an integer indicator Tensor with values in [0, 1]"
+            checks = [tf.compat.v1.debugging.assert_less_equal(labels, tf.cast(1, labels.dtype), message=message),
+                      tf.compat.v1.debugging.assert_non_negative(labels, message=message)]
+            with tf.control_dependencies(checks):
+                labels = tf.identity(labels)
+        return self._dense_labels(labels, logits, self._n_classes)
+
+    def _unreduced_loss(self, labels, logits, features):
+        return self._loss_of(labels, logits, features, lambda y, z: tf.reduce_mean(  # (averaged over the classes)
+            tf.compat.v1.losses.sigmoid_cross_entropy(multi_class_labels=y, logits=z,
+                                                      reduction=tf.compat.v1.losses.Reduction.NONE),
+            axis=-1, keepdims=True))
+
+    def _predictions(self, logits):
+        predictions = {"logits": logits, "probabilities": tf.math.sigmoid(logits, name="probabilities")}
+        if not self._v1:  # TensorFlow 2's head also gave each example's class names
+            predictions["classes"] = self._classes(logits)
+        return predictions
+
+    def _export_outputs(self, predictions):
+        return self._classification_outputs(predictions)
+
+    def _metrics(self, labels, predictions, unreduced, weights):
+        probabilities = predictions["probabilities"]
+        w = _weights_or_none(weights)
+        pr_summation = "trapezoidal" if self._v1 else "careful_interpolation"
+        metrics = {
+            "average_loss": _mean(unreduced, weights, "average_loss"),
+            "auc": tf.compat.v1.metrics.auc(labels, probabilities, weights=w, name="auc"),
+            "auc_precision_recall": tf.compat.v1.metrics.auc(labels, probabilities, weights=w, curve="PR",
+                                                             summation_method=pr_summation,
+                                                             name="auc_precision_recall"),
+            **self._threshold_metrics(labels, probabilities, w),
+        }
+        for class_id in self._metric_classes:
+            named = self._label_vocabulary[class_id] if self._label_vocabulary else f"class{class_id}"
+            class_labels, class_probabilities = labels[..., class_id:class_id + 1], probabilities[..., class_id:class_id + 1]
+            metrics[f"probability_mean/{named}"] = _mean(class_probabilities, weights, None)
+            metrics[f"auc/{named}"] = tf.compat.v1.metrics.auc(class_labels, class_probabilities, weights=w)
+            metrics[f"auc_precision_recall/{named}"] = tf.compat.v1.metrics.auc(
+                class_labels, class_probabilities, weights=w, curve="PR", summation_method=pr_summation)
+        return {self._key(key): pair for key, pair in metrics.items()}
 
 
 class RegressionHead(_Head):
@@ -444,6 +556,14 @@ def multi_class_head(n_classes, weight_column=None, label_vocabulary=None, loss_
                      loss_fn=None, name=None) -> MultiClassHead:
     """`tf.contrib.estimator.multi_class_head`."""
     return MultiClassHead(n_classes, weight_column, label_vocabulary, loss_reduction, loss_fn, name, v1=True)
+
+
+def multi_label_head(n_classes, weight_column=None, thresholds=None, label_vocabulary=None,
+                     loss_reduction=SUM_OVER_BATCH_SIZE, loss_fn=None, classes_for_class_based_metrics=None,
+                     name=None) -> MultiLabelHead:
+    """`tf.contrib.estimator.multi_label_head`."""
+    return MultiLabelHead(n_classes, weight_column, thresholds, label_vocabulary, loss_reduction, loss_fn,
+                          classes_for_class_based_metrics, name, v1=True)
 
 
 def regression_head(weight_column=None, label_dimension=1, loss_reduction=SUM_OVER_BATCH_SIZE, loss_fn=None,
