@@ -161,3 +161,18 @@ def test_a_named_heads_predict_spec_exports_its_signatures():
     assert set(spec.export_outputs) == {"serving_default", "classification", "predict"}
     assert set(spec.predictions) == {"logits", "probabilities", "class_ids", "classes", "all_class_ids",
                                      "all_classes"}
+
+
+def test_a_multi_label_heads_sparse_labels_become_multi_hot_as_the_estimators_did():
+    """Class ids or names (through the vocabulary) in a SparseTensor, each example's set of labels."""
+    head = estimator_heads.MultiLabelHead(n_classes=3, label_vocabulary=["red", "green", "blue"])
+    with tf.Graph().as_default():
+        logits = tf.zeros([2, 3])
+        ids = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([2, 0, 1], tf.int64), [2, 2])
+        names = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant(["blue", "red", "green"]), [2, 2])
+        processed = [head._processed_labels(logits, labels) for labels in (ids, names)]  # noqa: SLF001
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.tables_initializer())
+            from_ids, from_names = session.run(processed)
+    np.testing.assert_array_equal(from_ids, [[0, 0, 1], [1, 1, 0]])
+    np.testing.assert_array_equal(from_names, [[0, 0, 1], [1, 1, 0]])
