@@ -75,7 +75,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     step = model.optimizer.iterations
     kind, every = config.cadence
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
-    manager = manager_for(checkpoint, config, step_counter=step)
+    manager = manager_for(checkpoint, config, model, step_counter=step)
 
     def save():
         with root_logging.untouched():

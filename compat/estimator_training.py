@@ -484,13 +484,17 @@ def saving_listeners_of(model, saving_listeners) -> SavingListeners:
     return SavingListeners(saving_listeners, session_of() if saving_listeners and session_of else None)
 
 
-def manager_for(checkpoint: tf.train.Checkpoint, config: TrainingConfig, **kwargs) -> tf.train.CheckpointManager:
-    """The CheckpointManager in model_dir with the RunConfig's retention (keep_checkpoint_max 0 or None: all)."""
+def manager_for(checkpoint: tf.train.Checkpoint, config: TrainingConfig, model=None,
+                **kwargs) -> tf.train.CheckpointManager:
+    """The CheckpointManager in model_dir with the RunConfig's retention (keep_checkpoint_max 0 or None: all), or
+    that of the Saver a wrapped model_fn's training Scaffold gave (`model.saver_retention`: Estimator saved with it)."""
+    retention = getattr(model, "saver_retention", None) or {
+        "max_to_keep": config.keep_checkpoint_max, "keep_checkpoint_every_n_hours": config.keep_checkpoint_every_n_hours}
     return tf.train.CheckpointManager(
         checkpoint,
         config.model_dir,
-        max_to_keep=config.keep_checkpoint_max or None,  # CheckpointManager refuses 0
-        keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
+        max_to_keep=retention["max_to_keep"] or None,  # CheckpointManager refuses 0
+        keep_checkpoint_every_n_hours=retention["keep_checkpoint_every_n_hours"],
         **kwargs,
     )
 
@@ -516,7 +520,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     dataset = made_from_input(model, input_fn, TRAIN, dataset, exact)
     callbacks = callbacks_of(hooks, "train", model)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
-    manager = manager_for(checkpoint, config)
+    manager = manager_for(checkpoint, config, model)
     if resume.restore_latest(checkpoint, manager) is None:
         warm_start_afresh(model)
     done = int(model.optimizer.iterations)

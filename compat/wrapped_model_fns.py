@@ -466,6 +466,7 @@ class WrappedModelFn(tf_keras.Model):
                     # (which warm-started only when model_dir held none).
                     tf.compat.v1.train.warm_start(*self.warm_start_settings)
                 built["restored_from"] = {} if mode == ModeKeys.TRAIN else _restored_from(spec.scaffold, self.tf1_variables)
+                built["saver"] = getattr(spec.scaffold, "saver", None) if mode == ModeKeys.TRAIN else None
                 built["collections"] = tf1.collections
                 built["hooks"] = (spec.training_hooks + spec.training_chief_hooks if mode == ModeKeys.TRAIN
                                   else spec.evaluation_hooks if mode == ModeKeys.EVAL else ())
@@ -511,6 +512,10 @@ class WrappedModelFn(tf_keras.Model):
         made.export_outputs = built.get("export_outputs")
         made.resources = list(tables.resources)
         self.restored_from[mode] = built["restored_from"]
+        if built["saver"] is not None:  # (a training Scaffold's: its retention is model_dir's, as it saved there)
+            saver = built["saver"]  # (a UserDict: Keras tracks no plain dict attribute of it)
+            self.saver_retention = collections.UserDict(
+                max_to_keep=saver._max_to_keep, keep_checkpoint_every_n_hours=saver._keep_checkpoint_every_n_hours)  # noqa: SLF001
         made.summaries = built["summaries"]  # the model_fn wrote summaries of its own
         return made
 
@@ -724,11 +729,28 @@ def _check_scaffold(scaffold, mode: str) -> None:
     """A default `Scaffold()` is what Estimator made anyway, and its `init_fn` runs when the variables are made
     (`WrappedModelFn.tf1_graph`); an evaluation's or prediction's `saver` says which checkpoint value each variable
     is restored from (`WrappedModelFn.restoring_as_the_scaffold`). One that sets init or ready ops, a summary op or
-    a training's saver changes how the session starts or saves, which a wrapped model_fn does not do."""
+    a training's Saver other than the default one with its own retention changes how the session starts or
+    saves, which a wrapped model_fn does not do."""
     given = [name.lstrip("_") for name in _SCAFFOLD_SETTINGS
              if getattr(scaffold, name, None) is not None] if scaffold is not None else []
-    if mode != ModeKeys.TRAIN and given == ["saver"] and isinstance(scaffold.saver, tf.compat.v1.train.Saver):
-        return
+    if given == ["saver"] and isinstance(scaffold.saver, tf.compat.v1.train.Saver):
+        if mode != ModeKeys.TRAIN:
+            return
+        saver = scaffold.saver
+        # Estimator saved model_dir's checkpoints with a training Scaffold's Saver: its retention is carried over
+        # (saver_retention); a Saver saving other than every variable under model.ckpt-<step> is not. (Built, a
+        # Saver holds its var_list: without one, the graph's variables.)
+        saved = saver._var_list  # noqa: SLF001
+        saved = list(saved.values()) if isinstance(saved, dict) else list(saved or [])
+        every = {id(v) for v in tf.compat.v1.global_variables() + tf.compat.v1.get_collection("saveable_objects")}
+        if {id(v) for v in saved} == every and not saver._pad_step_number:  # noqa: SLF001
+            return
+        raise ValueError(
+            "the model_fn's train Scaffold's Saver saves some of the variables (var_list) or pads the step "
+            "(pad_step_number): Estimator saved model_dir's checkpoints with it, and the migrated checkpoints hold "
+            "every variable under model.ckpt-<step>; give Saver() only max_to_keep / keep_checkpoint_every_n_hours "
+            "(which are carried over)"
+        )
     if given:
         raise ValueError(
             f"the model_fn's {mode} Scaffold sets {', '.join(given)}: a wrapped model_fn has no session to start or "

@@ -127,10 +127,10 @@ def test_prediction_hooks_and_other_return_values_are_one_error():
         WrappedModelFn(lambda features, labels, mode: None).make_variables(_dataset().element_spec)
 
 
-def test_an_evaluations_scaffold_saver_restores_by_its_names_and_a_trainings_is_one_error():
+def test_an_evaluations_scaffold_saver_restores_by_its_names_and_a_trainings_gives_the_retention():
     """EVAL's `Scaffold(saver=Saver({"logits/kernel/swapped": kernel, ...}))` evaluates with the value saved under
     that name (here: a variable the TRAIN graph made), and the model keeps its own afterwards; a Saver in TRAIN
-    would change how checkpoints are written: one error."""
+    saved model_dir's checkpoints: its retention is the model's (tests/test_scaffold_saver.py)."""
 
     def swapped(features, labels, mode, params):
         spec = model_fn(features, labels, mode, params)
@@ -161,8 +161,9 @@ def test_an_evaluations_scaffold_saver_restores_by_its_names_and_a_trainings_is_
         spec = model_fn(features, labels, mode, params)
         return spec._replace(scaffold=tf.compat.v1.train.Scaffold(saver=tf.compat.v1.train.Saver(max_to_keep=3)))
 
-    with pytest.raises(ValueError, match="the model_fn's train Scaffold sets saver"):
-        WrappedModelFn(saving, params={"learning_rate": 0.1}).make_variables(_dataset().element_spec)
+    saved = WrappedModelFn(saving, params={"learning_rate": 0.1})
+    saved.make_variables(_dataset().element_spec)
+    assert dict(saved.saver_retention) == {"max_to_keep": 3, "keep_checkpoint_every_n_hours": 10000.0}
 
 
 def test_export_outputs_default_and_are_checked_as_estimator_s():

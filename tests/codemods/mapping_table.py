@@ -1423,8 +1423,10 @@ ROWS = [
         "names; a checkpoint restored afterwards wins, as Estimator ran it only when model_dir held none "
         "(compat.wrapped_model_fns); an EVAL or PREDICT Scaffold's `saver` (`Saver(ema.variables_to_restore())`: "
         "evaluate and predict with the moving averages) restores each variable from the name it gives, for the "
-        "evaluation, prediction or export only; a Scaffold's init or ready ops, summary op or a training's saver: "
-        "one error",
+        "evaluation, prediction or export only; a training Scaffold's `Saver(max_to_keep=, "
+        "keep_checkpoint_every_n_hours=)` decides which of model_dir's checkpoints are kept, as the Saver Estimator "
+        "saved them with (a Saver of some variables, `pad_step_number`: one error); a Scaffold's init or ready ops or "
+        "summary op: one error",
         "same",
         "scaffold_init_fn",
         ("    saver = tf.compat.v1.train.Saver(",),
