@@ -114,9 +114,11 @@ FORWARD_FEATURES = ("contrib.estimator.forward_features",)
 # tf.estimator's heads and TensorFlow 1.x's tf.contrib.estimator head factories, in a project whose model_fns the
 # tier wraps -> compat.estimator_heads' (the same parameters; a head builds the wrapped model_fn's EstimatorSpec)
 ESTIMATOR_HEADS = {
-    **{f"estimator.{name}": name for name in ("BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead")},
+    **{f"estimator.{name}": name for name in ("BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead",
+                                             "PoissonRegressionHead", "LogisticRegressionHead")},
     **{f"contrib.estimator.{name}": name
-       for name in ("binary_classification_head", "multi_class_head", "multi_label_head", "regression_head")},
+       for name in ("binary_classification_head", "multi_class_head", "multi_label_head", "regression_head",
+                    "poisson_regression_head", "logistic_regression_head")},
 }
 CUSTOM = "estimator.Estimator"
 # tf.keras.estimator.model_to_estimator -> compat.keras_estimators' (same parameters): a compiled Keras 2 model

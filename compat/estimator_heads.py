@@ -542,6 +542,35 @@ class RegressionHead(_Head):
         }
 
 
+class PoissonRegressionHead(RegressionHead):
+    """`tf.estimator.PoissonRegressionHead` (and, with `v1=True`, TensorFlow 1.x's): `tf.nn.log_poisson_loss` of the
+    logits as log rates, the predictions their exp."""
+
+    def __init__(self, label_dimension=1, weight_column=None, loss_reduction=SUM_OVER_BATCH_SIZE,
+                 compute_full_loss=True, name=None, v1=False):
+        self._compute_full_loss = compute_full_loss
+        super().__init__(label_dimension, weight_column, loss_reduction, self._poisson_loss, tf.math.exp, name, v1)
+
+    def _poisson_loss(self, labels, logits):
+        return tf.nn.log_poisson_loss(targets=labels, log_input=logits, compute_full_loss=self._compute_full_loss)
+
+
+class LogisticRegressionHead(RegressionHead):
+    """`tf.estimator.LogisticRegressionHead` (and, with `v1=True`, TensorFlow 1.x's): sigmoid cross entropy of one
+    logit against a label in [0, 1], the predictions its sigmoid."""
+
+    def __init__(self, weight_column=None, loss_reduction=SUM_OVER_BATCH_SIZE, name=None, v1=False):
+        super().__init__(1, weight_column, loss_reduction, self._logistic_loss, tf.math.sigmoid, name, v1)
+
+    @staticmethod
+    def _logistic_loss(labels, logits):
+        checks = [tf.compat.v1.debugging.assert_less_equal(labels, tf.cast(1, labels.dtype),
+                                                           message="Labels must be in range [0, 1]"),
+                  tf.compat.v1.debugging.assert_non_negative(labels, message="Labels must be in range [0, 1]")]
+        with tf.control_dependencies(checks):
+            return tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.identity(labels), logits=logits)
+
+
 # TensorFlow 1.x's tf.contrib.estimator factories: the same heads as TF 1.x built them (its metrics and
 # UPDATE_OPS), the reduction SUM_OVER_BATCH_SIZE unless given.
 
@@ -570,3 +599,15 @@ def regression_head(weight_column=None, label_dimension=1, loss_reduction=SUM_OV
                     inverse_link_fn=None, name=None) -> RegressionHead:
     """`tf.contrib.estimator.regression_head`."""
     return RegressionHead(label_dimension, weight_column, loss_reduction, loss_fn, inverse_link_fn, name, v1=True)
+
+
+def poisson_regression_head(weight_column=None, label_dimension=1, loss_reduction=SUM_OVER_BATCH_SIZE,
+                            compute_full_loss=True, name=None) -> PoissonRegressionHead:
+    """`tf.contrib.estimator.poisson_regression_head`."""
+    return PoissonRegressionHead(label_dimension, weight_column, loss_reduction, compute_full_loss, name, v1=True)
+
+
+def logistic_regression_head(weight_column=None, loss_reduction=SUM_OVER_BATCH_SIZE,
+                             name=None) -> LogisticRegressionHead:
+    """`tf.contrib.estimator.logistic_regression_head`."""
+    return LogisticRegressionHead(weight_column, loss_reduction, name, v1=True)

@@ -2,10 +2,11 @@
 
 tests/legacy/head_model_fn_program.py gives its loss, metrics, predictions and exports to a head: binary (string
 labels through a vocabulary, example weights, a threshold), multi-class (a named head), multi-label (multi-hot
-labels, a threshold, one class's metrics) or regression. Written with TensorFlow 2's head classes, and respelled
-as TensorFlow 1.x code had it: tf.contrib.estimator's factories, the optimizer given to the head. TensorFlow 2.15
-has no tf.contrib: the reference for that spelling is the real Estimator running the functions those factories
-returned (the Estimator's own TF1 heads, reduction SUM_OVER_BATCH_SIZE as the factories set it). Migrated and run
+labels, a threshold, one class's metrics), regression, Poisson or logistic regression. Written with TensorFlow 2's
+head classes, and respelled as TensorFlow 1.x code had it: tf.contrib.estimator's factories, the optimizer given
+to the head. TensorFlow 2.15 has no tf.contrib: the reference for that spelling is the real Estimator running the
+functions those factories returned (the Estimator's own TF1 heads, reduction SUM_OVER_BATCH_SIZE as the factories
+set it; the Poisson and logistic ones: its regression head given their loss and inverse link). Migrated and run
 from the Estimator's model.ckpt-0 for 30 steps, each program holds the Estimator's model.ckpt-30 within 1e-5 and
 gives its evaluation (every metric, under the same keys), predictions and exported signatures' outputs.
 
@@ -42,6 +43,8 @@ TF1 = {
     "tf.estimator.MultiClassHead(": "tf.contrib.estimator.multi_class_head(",
     "tf.estimator.MultiLabelHead(": "tf.contrib.estimator.multi_label_head(",
     "tf.estimator.RegressionHead(": "tf.contrib.estimator.regression_head(",
+    "tf.estimator.PoissonRegressionHead(": "tf.contrib.estimator.poisson_regression_head(",
+    "tf.estimator.LogisticRegressionHead(": "tf.contrib.estimator.logistic_regression_head(",
     _MINIMIZE: "optimizer=optimizer)",
 }
 # What those factories returned, as TensorFlow 2.15's Estimator has it
@@ -52,6 +55,13 @@ TF1_REFERENCE = {
     "tf.estimator.BinaryClassHead(": f"head_lib._binary_logistic_head_with_sigmoid_cross_entropy_loss({_REDUCTION}",
     "tf.estimator.MultiClassHead(": f"head_lib._multi_class_head_with_softmax_cross_entropy_loss({_REDUCTION}",
     "tf.estimator.RegressionHead(": f"head_lib._regression_head({_REDUCTION}",
+    # (the Poisson and logistic factories gave the regression head their loss and inverse link)
+    "tf.estimator.PoissonRegressionHead(": f"head_lib._regression_head({_REDUCTION}inverse_link_fn=tf.math.exp, "
+                                           "loss_fn=lambda labels, logits: tf.nn.log_poisson_loss(labels, logits, "
+                                           "compute_full_loss=True), ",
+    "tf.estimator.LogisticRegressionHead(": f"head_lib._regression_head({_REDUCTION}inverse_link_fn=tf.math.sigmoid, "
+                                            "loss_fn=lambda labels, logits: tf.nn.sigmoid_cross_entropy_with_logits("
+                                            "labels=labels, logits=logits), ",
     _MINIMIZE: "optimizer=optimizer)",
 }
 METRICS = {
@@ -64,10 +74,12 @@ METRICS = {
                     "probability_mean/prime", "recall/positive_threshold_0.5", "global_step"},
     "regression": {"average_loss", "label/mean", "loss", "prediction/mean", "global_step"},
 }
+METRICS["poisson"] = METRICS["logistic"] = METRICS["regression"]
 SIGNATURES = {"binary": {"classification", "predict", "regression", "serving_default"},
               "multi_class": {"classification", "predict", "serving_default"},
               "multi_label": {"classification", "predict", "serving_default"},
               "regression": {"predict", "regression", "serving_default"}}
+SIGNATURES["poisson"] = SIGNATURES["logistic"] = SIGNATURES["regression"]
 
 
 def _assert_same_values(got, expected, what):
@@ -87,6 +99,7 @@ def _assert_same_values(got, expected, what):
     ("multi_class", "tf2", "loop"), ("multi_class", "tf1", "keras"),
     ("multi_label", "tf2", "keras"), ("multi_label", "tf1", "loop"),
     ("regression", "tf2", "keras"), ("regression", "tf1", "loop"),
+    ("poisson", "tf2", "loop"), ("poisson", "tf1", "keras"), ("logistic", "tf2", "keras"), ("logistic", "tf1", "loop"),
 ])
 def test_a_head_trains_evaluates_predicts_and_exports_as_the_estimators(head, spelling, target, legacy_python,
                                                                          tmp_path):

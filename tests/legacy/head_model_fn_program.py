@@ -3,7 +3,8 @@ tests/test_estimator_heads.py: the shape of CTR and text-classification Estimato
 over the logits of the model_fn's own layers).
 
 --head picks binary (string labels through a vocabulary, example weights, a threshold), multi_class (ten
-classes, a named head), multi_label (four multi-hot labels, a threshold, metrics of one class) or regression. Written with TensorFlow 2's head classes; the test also runs it respelled
+classes, a named head), multi_label (four multi-hot labels, a threshold, metrics of one class), regression,
+poisson (the digit as a count) or logistic (the digit / 9 as a probability). Written with TensorFlow 2's head classes; the test also runs it respelled
 as TensorFlow 1.x code had it (tf.contrib.estimator's factories, the optimizer given to the head). It trains to
 --max_steps, evaluates, predicts 8 examples and exports (parsing serving receiver), writing to --results as JSON:
 the metrics, the predictions and what each exported signature gives for the 8 examples.
@@ -32,6 +33,10 @@ def digits(head):
         digit = data.target
         labels = np.stack([digit % 2 == 0, digit >= 5, np.isin(digit, [2, 3, 5, 7]), np.isin(digit, [0, 1, 4, 9])],
                           axis=1).astype(np.int64)
+    elif head == "poisson":
+        labels = data.target.astype(np.float32)
+    elif head == "logistic":
+        labels = (data.target / 9.0).astype(np.float32)
     else:
         labels = (data.target / 10.0).astype(np.float32)
     return features, labels
@@ -53,6 +58,10 @@ def make_head(kind):
         return tf.estimator.MultiLabelHead(n_classes=4, weight_column="weight", thresholds=[0.5],
                                            label_vocabulary=["even", "large", "prime", "square"],
                                            classes_for_class_based_metrics=["prime"])
+    if kind == "poisson":
+        return tf.estimator.PoissonRegressionHead(weight_column="weight")
+    if kind == "logistic":
+        return tf.estimator.LogisticRegressionHead(weight_column="weight")
     return tf.estimator.RegressionHead(label_dimension=1, weight_column="weight")
 
 
@@ -88,7 +97,7 @@ def main():
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--max_steps", type=int, default=30)
     parser.add_argument("--results", required=True)
-    parser.add_argument("--head", choices=["binary", "multi_class", "multi_label", "regression"], default="binary")
+    parser.add_argument("--head", choices=["binary", "multi_class", "multi_label", "regression", "poisson", "logistic"], default="binary")
     args = parser.parse_args()
 
     config = tf.estimator.RunConfig(save_checkpoints_steps=10, tf_random_seed=7)
