@@ -170,6 +170,7 @@ class Tf1Graph:
         self.local_variables = {} if local_variables is None else local_variables
         self._exit = contextlib.ExitStack()
         self._created = set()  # ids of the variables this graph made
+        self._making_metric = 0  # inside a Keras metric's add_weight
 
     @property
     def made_variables(self) -> bool:
@@ -195,6 +196,19 @@ class Tf1Graph:
         self.collections = self.graph._collections = {}  # noqa: SLF001  (kept: the mode's hooks run in them)
         self._exit.callback(setattr, self.graph, "_collections", saved)
         self._exit.enter_context(tf.variable_creator_scope(self._variable))
+        # A Keras metric's variables (TensorFlow 2's Estimator took metric objects in eval_metric_ops) were local
+        # ones, as TF1's metrics' are: each evaluation starts from zero, no checkpoint holds them
+        metric_add_weight = tf_keras.metrics.Metric.add_weight
+
+        def add_metric_weight(metric, *args, **kwargs):
+            self._making_metric += 1
+            try:
+                return metric_add_weight(metric, *args, **kwargs)
+            finally:
+                self._making_metric -= 1
+
+        tf_keras.metrics.Metric.add_weight = add_metric_weight
+        self._exit.callback(setattr, tf_keras.metrics.Metric, "add_weight", metric_add_weight)
         # tf_keras asks whether it runs eagerly outside functions to choose between TF1's graph Keras (its layers,
         # Input placeholders) and TF2's (KerasTensors); inside this wrapped function it would get its layers from
         # the first and its Inputs from the second (a `Sequential([..., input_shape=...])` in a model_fn then
@@ -243,7 +257,7 @@ class Tf1Graph:
         # body's graph, whose scope get_variable cleared, not the model_fn's, still in the loop's scope.
         graph = tf.compat.v1.get_default_graph()
         name = requested.rstrip("/") if requested.endswith("/") else graph.unique_name(requested)
-        collections_ = list(kwargs.get("collections") or [GLOBAL_VARIABLES])
+        collections_ = [LOCAL_VARIABLES] if self._making_metric else list(kwargs.get("collections") or [GLOBAL_VARIABLES])
         if kwargs.get("trainable", True) is not False and TRAINABLE_VARIABLES not in collections_:
             collections_.append(TRAINABLE_VARIABLES)
         store = self.local_variables if LOCAL_VARIABLES in collections_ else self.variables
@@ -779,8 +793,15 @@ def _restored_from(scaffold, variables: dict) -> dict[str, str]:
 
 
 def _metric_pair(name: str, pair):
+    """A TF1 (value, update_op) pair as it is; a Keras metric object updated in the model_fn as TensorFlow 2's
+    Estimator took it: its result and its update (its variables are local ones: Tf1Graph)."""
+    if isinstance(pair, tf_keras.metrics.Metric):
+        if not pair.updates:
+            raise ValueError(f'Please call update_state(...) on the "{pair.name}" metric')
+        return pair.result(), pair.updates[0]
     if not (isinstance(pair, tuple | list) and len(pair) == 2):
-        raise TypeError(f"eval_metric_ops[{name!r}] must be a (value, update_op) pair, got {type(pair).__name__}")
+        raise TypeError(f"eval_metric_ops[{name!r}] must be a (value, update_op) pair or a Keras metric, "
+                        f"got {type(pair).__name__}")
     return pair
 
 
