@@ -113,11 +113,12 @@ for _family, _twins in (("DNN", "DNNClassifier/DNNRegressor"), ("Linear", "Linea
         f"{_family}Estimator: {_GONE}with a BinaryClassHead, MultiClassHead or RegressionHead it is the {_twins} "
         "of the same arguments: use that, then run migrate again"
     )
-for _name in ("Head", "MultiHead"):
+for _name in ("Head",):
     GUIDANCE[f"estimator.{_name}"] = f"{_name}: {_GONE}a head of a head-based canned estimator (see its estimator)"
 for _name in ("BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead", "PoissonRegressionHead",
-              "LogisticRegressionHead", "binary_classification_head", "multi_class_head", "multi_label_head",
-              "regression_head", "poisson_regression_head", "logistic_regression_head"):
+              "LogisticRegressionHead", "MultiHead", "binary_classification_head", "multi_class_head",
+              "multi_label_head", "regression_head", "poisson_regression_head", "logistic_regression_head",
+              "multi_head"):
     GUIDANCE[f"{'contrib.estimator' if _name.islower() else 'estimator'}.{_name}"] = (
         f"{_name}: migrates (compat.estimator_heads.{_name}) in the model_fns of a project whose custom estimators "
         "all migrate; here it stays (TensorFlow >= 2.16 has no tf.estimator, TensorFlow 2 no tf.contrib: this line "

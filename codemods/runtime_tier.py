@@ -115,10 +115,10 @@ FORWARD_FEATURES = ("contrib.estimator.forward_features",)
 # tier wraps -> compat.estimator_heads' (the same parameters; a head builds the wrapped model_fn's EstimatorSpec)
 ESTIMATOR_HEADS = {
     **{f"estimator.{name}": name for name in ("BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead",
-                                             "PoissonRegressionHead", "LogisticRegressionHead")},
+                                             "PoissonRegressionHead", "LogisticRegressionHead", "MultiHead")},
     **{f"contrib.estimator.{name}": name
        for name in ("binary_classification_head", "multi_class_head", "multi_label_head", "regression_head",
-                    "poisson_regression_head", "logistic_regression_head")},
+                    "poisson_regression_head", "logistic_regression_head", "multi_head")},
 }
 CUSTOM = "estimator.Estimator"
 # tf.keras.estimator.model_to_estimator -> compat.keras_estimators' (same parameters): a compiled Keras 2 model

@@ -25,6 +25,7 @@ error saying to give `train_op_fn`).
 from __future__ import annotations
 
 import collections
+import contextlib
 import inspect
 
 import tensorflow as tf
@@ -173,7 +174,9 @@ class _Head:
                     if regularization is not None:
                         metrics[self._key("regularization_loss")] = tf.compat.v1.metrics.mean(regularization)
                 return EstimatorSpec(ModeKeys.EVAL, predictions=predictions, loss=loss, eval_metric_ops=metrics)
-            train_op = self._train_op(loss, optimizer, train_op_fn, update_ops)
+            # (TensorFlow 1.x's heads also ran the graph's UPDATE_OPS with it)
+            update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS) if self._v1 else update_ops
+            train_op = _train_op(loss, optimizer, train_op_fn, update_ops, self._v1)
         with tf.name_scope(""):
             tf.compat.v1.summary.scalar(self._key("loss"), loss)
             if self._v1 and self._reduction == "weighted_sum":
@@ -183,27 +186,27 @@ class _Head:
                 tf.compat.v1.summary.scalar(self._key("regularization_loss"), regularization)
         return EstimatorSpec(ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op)
 
-    def _train_op(self, loss, optimizer, train_op_fn, update_ops):
-        if optimizer is not None and train_op_fn is not None:
-            raise ValueError("train_op_fn and optimizer cannot both be set.")
-        if optimizer is None and train_op_fn is None:
-            raise ValueError("train_op_fn and optimizer cannot both be None.")
-        if optimizer is not None:
-            if not isinstance(optimizer, tf.compat.v1.train.Optimizer):
-                raise ValueError(
-                    f"create_estimator_spec(optimizer={type(optimizer).__name__}): a Keras optimizer, which TensorFlow "
-                    "2's head applied with get_updates, is not migrated; give the head "
-                    "train_op_fn=lambda loss: tf.compat.v1.train.<Optimizer>(...).minimize(loss, "
-                    "global_step=tf.compat.v1.train.get_global_step()) instead")
-            train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-        else:
-            train_op = train_op_fn(loss)
-        if self._v1:  # TensorFlow 1.x's heads ran the graph's UPDATE_OPS with the train_op
-            update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
-        if update_ops:
-            train_op = tf.group(train_op, *update_ops)
-        return train_op
-
+def _train_op(loss, optimizer, train_op_fn, update_ops, v1: bool):
+    """The train_op of a head's TRAIN spec: a TF1 optimizer's `minimize(loss, global_step)` or `train_op_fn(loss)`,
+    grouped with `update_ops`. TensorFlow 2's heads made it in a `training` name scope of the graph's root, which
+    names what the optimizer makes there (`training/beta1_power`); TensorFlow 1.x's in the head's scope."""
+    if optimizer is not None and train_op_fn is not None:
+        raise ValueError("train_op_fn and optimizer cannot both be set.")
+    if optimizer is None and train_op_fn is None:
+        raise ValueError("train_op_fn and optimizer cannot both be None.")
+    if optimizer is not None and not isinstance(optimizer, tf.compat.v1.train.Optimizer):
+        raise ValueError(
+            f"create_estimator_spec(optimizer={type(optimizer).__name__}): a Keras optimizer, which TensorFlow 2's "
+            "head applied with get_updates, is not migrated; give the head train_op_fn=lambda loss: "
+            "tf.compat.v1.train.<Optimizer>(...).minimize(loss, global_step=tf.compat.v1.train.get_global_step()) "
+            "instead")
+    with contextlib.ExitStack() as scopes:
+        if not v1:
+            scopes.enter_context(tf.compat.v1.name_scope(""))
+            scopes.enter_context(tf.compat.v1.name_scope("training"))
+        train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step()) \
+            if optimizer is not None else train_op_fn(loss)
+        return tf.group(train_op, *update_ops) if update_ops else train_op
 
 
 class _ClassifierHead(_Head):
@@ -571,6 +574,97 @@ class LogisticRegressionHead(RegressionHead):
             return tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.identity(labels), logits=logits)
 
 
+class MultiHead:
+    """`tf.estimator.MultiHead(heads, head_weights)` (and, with `v1=True`, TensorFlow 1.x's `multi_head`): heads
+    of their own names over slices of the logits (or a dict of logits by head name), labels a dict by head name;
+    the loss the weighted sum of theirs, their metrics and a `loss/<name>` each, their predictions keyed
+    (head name, key), their export signatures under `<name>` / `<name>/<key>` (the first head's the default) and
+    every head's predictions merged as `predict`."""
+
+    def __init__(self, heads, head_weights=None, v1=False):
+        if not heads:
+            raise ValueError(f"Must specify heads. Given: {heads}")
+        if head_weights and len(head_weights) != len(heads):
+            raise ValueError("heads and head_weights must have the same size. "
+                             f"Given len(heads): {len(heads)}. Given len(head_weights): {len(head_weights)}.")
+        for head in heads:
+            if not head.name:
+                raise ValueError(f"All given heads must have name specified. Given: {head}")
+        self._heads = tuple(heads)
+        self._head_weights = tuple(head_weights) if head_weights else ()
+        self._v1 = v1
+
+    @property
+    def name(self):
+        return "_".join(head.name for head in self._heads)
+
+    @property
+    def logits_dimension(self):
+        return sum(head.logits_dimension for head in self._heads)
+
+    def _split(self, logits) -> dict:
+        if isinstance(logits, dict):
+            missing = [head.name for head in self._heads if head.name not in logits]
+            if missing:
+                raise ValueError(f"logits has missing values for head(s): {missing}")
+            return logits
+        logits, split, start = tf.convert_to_tensor(logits), {}, 0
+        for head in self._heads:
+            split[head.name] = logits[..., start:start + head.logits_dimension]
+            start += head.logits_dimension
+        return split
+
+    def _merged(self, losses):
+        if self._head_weights:
+            losses = [loss * weight for loss, weight in zip(losses, self._head_weights, strict=True)]
+        return tf.math.add_n(losses)
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None, trainable_variables=None,
+                              train_op_fn=None, update_ops=None, regularization_losses=None):
+        """The EstimatorSpec the Estimator's multi-head returned for `mode`."""
+        logits = self._split(logits)
+        if labels is not None and not isinstance(labels, dict):
+            raise ValueError(f"labels must be a dict. Given: {labels}")
+        specs = [head.create_estimator_spec(features=features, mode=mode, logits=logits[head.name],
+                                            labels=labels[head.name] if labels else None,
+                                            train_op_fn=lambda loss: tf.no_op()) for head in self._heads]
+        predictions = {(head.name, key): value for head, spec in zip(self._heads, specs, strict=True)
+                       for key, value in spec.predictions.items()}
+        if mode == ModeKeys.PREDICT:
+            return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(specs))
+        loss = self._merged([spec.loss for spec in specs])
+        given = regularization_losses if self._v1 else regularization_losses is not None
+        if given and self._v1:
+            raise ValueError("TensorFlow 1.x's multi_head took no regularization_losses")
+        regularization = tf.math.add_n(regularization_losses) if given else None
+        if regularization is not None:
+            loss += regularization
+        if mode == ModeKeys.EVAL:
+            metrics = {}
+            for head, spec in zip(self._heads, specs, strict=True):
+                metrics[f"loss/{head.name}"] = tf.compat.v1.metrics.mean(spec.loss)
+                metrics.update(spec.eval_metric_ops)
+            if regularization is not None:
+                metrics["regularization_loss"] = tf.compat.v1.metrics.mean(regularization)
+            return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=metrics)
+        train_op = _train_op(loss, optimizer, train_op_fn, update_ops, self._v1)
+        with tf.compat.v1.name_scope(""):
+            tf.compat.v1.summary.scalar("loss", loss)
+        return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
+
+    def _export_outputs(self, specs) -> dict:
+        first = specs[0].export_outputs
+        outputs = {_SERVING_KEYS["default"]: first[_SERVING_KEYS["default"]]}
+        merged = {}
+        for head, spec in zip(self._heads, specs, strict=True):
+            for key, output in spec.export_outputs.items():
+                outputs[head.name if key == _SERVING_KEYS["default"] else f"{head.name}/{key}"] = output
+                if key == _SERVING_KEYS["predict"] and isinstance(output, PredictOutput):
+                    merged.update({f"{head.name}/{name}": value for name, value in output.outputs.items()})
+        outputs[_SERVING_KEYS["predict"]] = PredictOutput(merged)
+        return outputs
+
+
 # TensorFlow 1.x's tf.contrib.estimator factories: the same heads as TF 1.x built them (its metrics and
 # UPDATE_OPS), the reduction SUM_OVER_BATCH_SIZE unless given.
 
@@ -611,3 +705,8 @@ def logistic_regression_head(weight_column=None, loss_reduction=SUM_OVER_BATCH_S
                              name=None) -> LogisticRegressionHead:
     """`tf.contrib.estimator.logistic_regression_head`."""
     return LogisticRegressionHead(weight_column, loss_reduction, name, v1=True)
+
+
+def multi_head(heads, head_weights=None) -> MultiHead:
+    """`tf.contrib.estimator.multi_head`."""
+    return MultiHead(heads, head_weights, v1=True)

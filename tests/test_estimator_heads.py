@@ -189,3 +189,57 @@ def test_a_multi_label_heads_sparse_labels_become_multi_hot_as_the_estimators_di
             from_ids, from_names = session.run(processed)
     np.testing.assert_array_equal(from_ids, [[0, 0, 1], [1, 1, 0]])
     np.testing.assert_array_equal(from_names, [[0, 0, 1], [1, 1, 0]])
+
+
+MULTI_HEAD_PROGRAM = ROOT / "tests" / "legacy" / "multi_head_model_fn_program.py"
+MULTI_HEAD_TF1 = {
+    "tf.estimator.MultiHead(": "tf.contrib.estimator.multi_head(",
+    "tf.estimator.MultiClassHead(": "tf.contrib.estimator.multi_class_head(",
+    "tf.estimator.RegressionHead(": "tf.contrib.estimator.regression_head(",
+}
+# Adam's beta powers are named by the scope the head made the train_op in (TF 2's `training_2/`, after its heads'
+# own): the TF 1.x spelling and its TF 2 reference train with Adagrad, whose slots are named by their variables
+ADAGRAD = {"tf.compat.v1.train.AdamOptimizer(0.01)": "tf.compat.v1.train.AdagradOptimizer(0.1)"}
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+@pytest.mark.parametrize(("spelling", "target"), [("tf2", "loop"), ("tf1", "keras")])
+def test_a_multi_head_trains_evaluates_predicts_and_exports_as_the_estimators(spelling, target, legacy_python,
+                                                                              tmp_path):
+    """tests/legacy/multi_head_model_fn_program.py: a ten-class head and a regression head weighted by half. TensorFlow
+    2.15 kept no TF 1.x multi_head: that spelling is checked against TF 2's MultiHead, whose heads' metrics are the
+    same for these two heads."""
+    program, reference = MULTI_HEAD_PROGRAM, MULTI_HEAD_PROGRAM
+    if spelling == "tf1":
+        reference = respelled(MULTI_HEAD_PROGRAM, ADAGRAD, tmp_path / "reference.py")
+        program = respelled(reference, MULTI_HEAD_TF1, tmp_path / "tf1_program.py")
+    estimator_dir = wrapped_reference(legacy_python, reference, tmp_path / "estimator", STEPS)
+    migrated, model_dir, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path / "run",
+                                                                    STEPS)
+    assert "estimator_heads.MultiHead(" in migrated or "estimator_heads.multi_head(" in migrated
+    assert_tf1_variables_match(model_dir, estimator_dir / f"model.ckpt-{STEPS}", estimator_dir / "model.ckpt-0", STEPS,
+                               ("hidden/kernel", "logits/kernel"), spelling)
+    expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "results.json", results))
+    assert expected["metrics"].keys() == got["metrics"].keys() == {
+        "accuracy/digit", "average_loss/digit", "loss/digit", "average_loss/ink", "label/mean/ink",
+        "prediction/mean/ink", "loss/ink", "loss", "global_step"}
+    assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5, abs=1e-6)
+    for mine, theirs in zip(got["predictions"], expected["predictions"], strict=True):
+        assert mine.keys() == theirs.keys() and "ink/predictions" in mine
+        for key in theirs:
+            _assert_same_values(mine[key], theirs[key], key)
+    assert got["served"].keys() == expected["served"].keys() == {
+        "serving_default", "digit", "digit/classification", "digit/predict", "ink", "ink/regression", "ink/predict",
+        "predict"}
+    for signature, outputs in expected["served"].items():
+        assert got["served"][signature].keys() == outputs.keys(), signature
+        for name, values in outputs.items():
+            _assert_same_values(got["served"][signature][name], values, f"{signature}: {name}")
+
+
+def test_a_multi_heads_heads_must_be_named_and_weighted_one_each():
+    with pytest.raises(ValueError, match="All given heads must have name specified"):
+        estimator_heads.MultiHead([estimator_heads.RegressionHead()])
+    with pytest.raises(ValueError, match="heads and head_weights must have the same size"):
+        estimator_heads.multi_head([estimator_heads.regression_head(name="a")], head_weights=[1.0, 2.0])

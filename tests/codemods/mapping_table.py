@@ -1365,15 +1365,15 @@ ROWS = [
     ),
     Row(
         "A head in a custom model_fn: `tf.estimator.BinaryClassHead` / `MultiClassHead` / `MultiLabelHead` / "
-        "`RegressionHead` / `PoissonRegressionHead` / `LogisticRegressionHead`, TensorFlow 1.x's "
+        "`RegressionHead` / `PoissonRegressionHead` / `LogisticRegressionHead` / `MultiHead`, TensorFlow 1.x's "
         "`tf.contrib.estimator.binary_classification_head` / `multi_class_head` / `multi_label_head` / "
-        "`regression_head` / `poisson_regression_head` / `logistic_regression_head`, and "
+        "`regression_head` / `poisson_regression_head` / `logistic_regression_head` / `multi_head`, and "
         "`head.create_estimator_spec(features, mode, logits, labels, optimizer= | train_op_fn=)`",
         "`estimator_heads.<the same name>(...)`: the head builds, in the wrapped model_fn's graph, the Estimator's loss "
         "(labels through `label_vocabulary`, `weight_column`, the reduction), predictions, export signatures and "
         "metrics under the same keys, each generation's own (TF 1.x's: `tf.compat.v1.metrics`, UPDATE_OPS in the "
         "train_op, a TF1 optimizer; TF 2's: Keras's AUC-PR and thresholds); a Keras optimizer given to a head: one "
-        "error saying to give `train_op_fn`. MultiHead, and heads of a head-based canned estimator: TODO",
+        "error saying to give `train_op_fn`. Heads of a head-based canned estimator: TODO",
         "same",
         "estimator_heads_in_model_fn",
         ("my_head = estimator_heads.binary_classification_head(thresholds=[0.5])",
