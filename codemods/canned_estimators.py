@@ -26,6 +26,9 @@ class CannedSpec:
     # The leading parameters the v1 and v2 classes (tensorflow_estimator 2.15) share in this order: positional
     # arguments bind to them; past them v1's partitioner parameters shift the rest, so those must be named.
     positional: tuple[str, ...] = ()
+    # head-based (DNNEstimator(head=...)): the builder takes the head (compat.estimator_heads') and reads its loss
+    # reduction and version from it, when the program runs
+    head_based: bool = False
 
 
 _DNN = frozenset({
@@ -86,6 +89,23 @@ CANNED["estimator.BaselineRegressor"] = CannedSpec(
     "baseline_regressor", _BASELINE | {"label_dimension"}, (), ("optimizer",),
     positional=("model_dir", "label_dimension", "weight_column", "optimizer", "config", "loss_reduction"),
 )
+# Head-based estimators (tf.estimator's, TensorFlow 1.x's tf.contrib.estimator's): the classifier or regressor of
+# their head (compat.canned.dnn_estimator(head, ...) decides which, and refuses a head neither has)
+_HEAD_BASED = {
+    "DNNEstimator": CannedSpec(
+        "dnn_estimator", (_DNN - {"weight_column"}) | {"head"}, ("head", "hidden_units", "feature_columns"),
+        ("optimizer",), positional=("head", "hidden_units", "feature_columns", "model_dir", "optimizer",
+                                    "activation_fn", "dropout"), head_based=True),
+    "LinearEstimator": CannedSpec(
+        "linear_estimator", (_LINEAR - {"weight_column"}) | {"head"}, ("head", "feature_columns"), ("optimizer",),
+        positional=("head", "feature_columns", "model_dir", "optimizer", "config"), head_based=True),
+    "DNNLinearCombinedEstimator": CannedSpec(
+        "dnn_linear_combined_estimator", (_COMBINED - {"weight_column"}) | {"head"},
+        ("head", *_COMBINED_REQUIRED), ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
+        positional=("head", *_COMBINED_ORDER), head_based=True),
+}
+for _name, _spec in _HEAD_BASED.items():
+    CANNED[f"estimator.{_name}"] = CANNED[f"contrib.estimator.{_name}"] = _spec
 MOVED_TO_CHECKPOINTING = ("model_dir", "config")
 # Partitioners split variables across parameter servers; the model computes the same without them (TF2's
 # counterpart is a ParameterServerStrategy's variable_partitioner): dropped. Only v1 estimators take them.
@@ -136,6 +156,8 @@ def head_api(api: Api, arguments: dict, resolver) -> Api:
     (`tf.compat.v1.train.AdamOptimizer(...)`, also in `lambda: ...`) is TensorFlow 1.x's v1 estimator, whose head
     summed the loss over the batch. TensorFlow 2's v2 classes refuse a TF1 optimizer ("not a
     tf.keras.optimizers.Optimizer instance"), so the program can only have run on 1.x."""
+    if api.path.startswith("contrib.estimator."):
+        return Api(api.path, True)  # TensorFlow 1.x's head-based estimators
     if api.v1 or not any(_tf1_optimizer(arguments[key], resolver) for key in CANNED[api.path].optimizers
                          if key in arguments):
         return api

@@ -191,8 +191,13 @@ def _members(body: list[ast.stmt]) -> list[str]:
     return names
 
 
+# The head-based canned estimators: compat.canned builds the classifier or regressor of their head
+HEAD_BASED = frozenset({"DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator"})
+
+
 def _estimator_like(name: str) -> bool:
-    return name.endswith("Estimator") or name.startswith("BoostedTrees")  # (Baseline* are canned: compat.canned)
+    # (Baseline* are canned: compat.canned)
+    return (name.endswith("Estimator") and name not in HEAD_BASED) or name.startswith("BoostedTrees")
 
 
 def _last_name(node: ast.expr) -> str:

@@ -111,8 +111,8 @@ SPECS = {"estimator.TrainSpec": "TrainSpec", "estimator.EvalSpec": "EvalSpec"}
 ADD_METRICS = ("estimator.add_metrics", "contrib.estimator.add_metrics")
 # TensorFlow 1.x's tf.contrib.estimator.forward_features -> compat.forwarded_features (the same parameters)
 FORWARD_FEATURES = ("contrib.estimator.forward_features",)
-# tf.estimator's heads and TensorFlow 1.x's tf.contrib.estimator head factories, in a project whose model_fns the
-# tier wraps -> compat.estimator_heads' (the same parameters; a head builds the wrapped model_fn's EstimatorSpec)
+# tf.estimator's heads and TensorFlow 1.x's tf.contrib.estimator head factories -> compat.estimator_heads' (the same
+# parameters): a head builds a wrapped model_fn's EstimatorSpec, or tells a head-based canned estimator its twin
 ESTIMATOR_HEADS = {
     **{f"estimator.{name}": name for name in ("BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead",
                                              "PoissonRegressionHead", "LogisticRegressionHead", "MultiHead")},
@@ -399,10 +399,6 @@ def analyze(
 
         tier.calls = {key: kind for key, kind in tier.calls.items() if not dropped(key, kind)}
         tier.session_hook_names = {id(call.func) for call in visitor.calls if tier.kind(call) == "session_hook"}
-    if "estimator_head" in tier.calls.values() and not (project.wraps_model_fns and not project.keeps_estimators):
-        # a head builds a model_fn's spec: migrated only where the project's model_fns are wrapped (a head-based
-        # canned estimator's stays with it, with its TODO)
-        tier.calls = {key: kind for key, kind in tier.calls.items() if kind != "estimator_head"}
     if "model_fn_saver" in tier.calls.values():
         # A Saver made in a model_fn the wrapped model runs: it reads (a Scaffold init_fn's restore) and writes TF1
         # checkpoints of the model's variables by their TF1 names, as it did ("wrapped_saver": in a model_fn migrated

@@ -666,6 +666,47 @@ def dnn_linear_combined_regressor(
     )
 
 
+def _head_twin(head, what: str) -> tuple[str, dict]:
+    """A head-based canned estimator's head (compat.estimator_heads', what the rewrite makes of tf.estimator's and
+    tf.contrib.estimator's): ("classifier" | "regressor", that builder's head arguments), or one error."""
+    twin = getattr(head, "canned_twin", None)
+    if twin is None:
+        raise TypeError(f"{what}(head={head!r}): the head must be one of tf.estimator's heads (migrated: "
+                        "compat.estimator_heads)")
+    return twin()
+
+
+def dnn_estimator(head, hidden_units: Sequence[int], feature_columns: Sequence, optimizer=None,
+                  activation_fn=tf.nn.relu, dropout: float | None = None, batch_norm: bool = False) -> CannedModel:
+    """A compiled model equivalent to a head-based `DNNEstimator`: the DNNClassifier or DNNRegressor of its head
+    (the same network, variable names and head), checked when the program runs."""
+    kind, arguments = _head_twin(head, "DNNEstimator")
+    builder = dnn_classifier if kind == "classifier" else dnn_regressor
+    return builder(feature_columns=feature_columns, hidden_units=hidden_units, optimizer=optimizer,
+                   activation_fn=activation_fn, dropout=dropout, batch_norm=batch_norm, **arguments)
+
+
+def linear_estimator(head, feature_columns: Sequence, optimizer=None) -> CannedModel:
+    """A compiled model equivalent to a head-based `LinearEstimator`: the LinearClassifier or LinearRegressor of
+    its head, checked when the program runs."""
+    kind, arguments = _head_twin(head, "LinearEstimator")
+    builder = linear_classifier if kind == "classifier" else linear_regressor
+    return builder(feature_columns=feature_columns, optimizer=optimizer, **arguments)
+
+
+def dnn_linear_combined_estimator(head, linear_feature_columns: Sequence, dnn_feature_columns: Sequence,
+                                  dnn_hidden_units: Sequence[int], linear_optimizer=None, dnn_optimizer=None,
+                                  dnn_activation_fn=tf.nn.relu, dnn_dropout: float | None = None,
+                                  batch_norm: bool = False) -> DNNLinearCombinedModel:
+    """A compiled model equivalent to a head-based `DNNLinearCombinedEstimator`: the DNNLinearCombinedClassifier or
+    Regressor of its head, checked when the program runs."""
+    kind, arguments = _head_twin(head, "DNNLinearCombinedEstimator")
+    builder = dnn_linear_combined_classifier if kind == "classifier" else dnn_linear_combined_regressor
+    return builder(linear_feature_columns=linear_feature_columns, dnn_feature_columns=dnn_feature_columns,
+                   dnn_hidden_units=dnn_hidden_units, linear_optimizer=linear_optimizer, dnn_optimizer=dnn_optimizer,
+                   dnn_activation_fn=dnn_activation_fn, dnn_dropout=dnn_dropout, batch_norm=batch_norm, **arguments)
+
+
 def has_categorical_features(model) -> bool:
     """Whether a `compat.canned` model reads a feature through a non-numeric column (categorical,
     bucketized, indicator, embedding): `migrate convert-checkpoint` cannot rebuild such a model from the

@@ -150,6 +150,28 @@ class _Head:
         """TensorFlow 1.x's `_Head.create_loss`: (training_loss, unreduced_loss, weights, processed_labels)."""
         return LossSpec(*self._losses(features, self._check_logits(logits), labels))
 
+    def canned_twin(self) -> tuple[str, dict]:
+        """What a head-based canned estimator given this head is (DNNEstimator(head=MultiClassHead(3)) is the
+        DNNClassifier of n_classes=3, the same model, variables and head): ("classifier" | "regressor", the
+        classifier's or regressor's head arguments), or one error naming what it has no twin for."""
+        what = type(self).__name__
+        reduction = {"weighted_sum": "sum", "weighted_sum_over_batch_size": "sum_over_batch_size"}.get(self._reduction)
+        unmatched = [setting for setting, given in (
+            ("loss_reduction", reduction is None), ("loss_fn", self._loss_fn is not None), ("name", bool(self._name)),
+            ("thresholds", bool(getattr(self, "_thresholds", ()))),
+            ("inverse_link_fn", getattr(self, "_inverse_link_fn", None) is not None)) if given]
+        kind = self._canned_kind
+        if kind is None or unmatched:
+            raise ValueError(
+                f"a canned estimator given {what}{' with ' + ', '.join(unmatched) if unmatched else ''} is not "
+                "migrated: the canned classifiers and regressors have no such head (a custom model_fn returning "
+                "head.create_estimator_spec(...) is)")
+        arguments = {"weight_column": self._weight_column, "loss_reduction": reduction,
+                     "head_version": "v1" if self._v1 else "v2", **self._canned_arguments()}
+        return kind, arguments
+
+    _canned_kind = None
+
     def predictions(self, logits, keys=None):
         """The head's predictions of `logits` (those of `keys`, when given)."""
         predictions = self._predictions(self._check_logits(logits))
@@ -294,6 +316,10 @@ class BinaryClassHead(_ClassifierHead):
     sigmoid cross entropy of one logit per example."""
 
     logits_dimension = 1
+    _canned_kind = "classifier"
+
+    def _canned_arguments(self) -> dict:
+        return {"n_classes": 2, "label_vocabulary": self._label_vocabulary}
 
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None, loss_reduction=SUM_OVER_BATCH_SIZE,
                  loss_fn=None, name=None, v1=False):
@@ -370,9 +396,14 @@ class MultiClassHead(_ClassifierHead):
         self._n_classes = n_classes
         self._label_vocabulary = label_vocabulary
 
+    _canned_kind = "classifier"
+
     @property
     def logits_dimension(self):
         return self._n_classes
+
+    def _canned_arguments(self) -> dict:
+        return {"n_classes": self._n_classes, "label_vocabulary": self._label_vocabulary}
 
     def _processed_labels(self, logits, labels):
         labels = self._dense_labels(labels, logits, 1)
@@ -516,9 +547,14 @@ class RegressionHead(_Head):
         self._label_dimension = label_dimension
         self._inverse_link_fn = inverse_link_fn
 
+    _canned_kind = "regressor"
+
     @property
     def logits_dimension(self):
         return self._label_dimension
+
+    def _canned_arguments(self) -> dict:
+        return {"label_dimension": self._label_dimension}
 
     def _processed_labels(self, logits, labels):
         return tf.cast(self._dense_labels(labels, logits, self._label_dimension), tf.float32)

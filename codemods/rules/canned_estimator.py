@@ -83,11 +83,15 @@ def canned_builder_call(original: cst.Call, updated: cst.Call, ctx, api, kwargs)
             need_optimizer_module(ctx, module)
             arg = arg.with_changes(value=optimizer)
         args.append(arg)
-    reduction = builder_reduction(kwargs, ctx.resolver, api.v1)
-    keywords = {"loss_reduction": reduction}
-    if reduction != HEAD_REDUCTION[api.v1]:  # not the head's own: say which head it is
-        keywords["head_version"] = "v1" if api.v1 else "v2"
+    keywords = {}
+    if not spec.head_based:  # (a head-based estimator's builder reads them from its head)
+        reduction = builder_reduction(kwargs, ctx.resolver, api.v1)
+        keywords["loss_reduction"] = reduction
+        if reduction != HEAD_REDUCTION[api.v1]:  # not the head's own: say which head it is
+            keywords["head_version"] = "v1" if api.v1 else "v2"
     last = updated.args[-1]
+    if not keywords and args and args[-1] is not last:  # the call's last argument left out: its ending kept
+        args[-1] = args[-1].with_changes(comma=last.comma, whitespace_after_arg=last.whitespace_after_arg)
     separator = updated.args[0].comma if len(updated.args) > 1 else cst.MaybeSentinel.DEFAULT
     if not isinstance(separator, cst.Comma):
         separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))

@@ -1393,17 +1393,32 @@ ROWS = [
         ("columns = tf1_feature_columns.shared_embedding_columns([user, clicked], dimension=8)",),
     ),
     Row(
-        "The rest of tf.estimator: `BaselineEstimator`, head-based `DNN/Linear/DNNLinearCombinedEstimator` and their heads, "
-        "`KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and an "
-        "`InMemoryEvaluatorHook` or `add_metrics` of a project keeping such an estimator)",
+        "The rest of tf.estimator: `BaselineEstimator` (TensorFlow 2.15's fails to train on a tf.data input), `KMeans`, "
+        "`LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and a head, a head-based "
+        "estimator, an `InMemoryEvaluatorHook` or `add_metrics` of a project keeping such an estimator)",
         "kept, each call with a `TODO(migrate)` saying what replaces it (codemods/guidance.py); their train/evaluate "
         "calls with the kept-estimator TODO",
         "same",
         "todo_estimator_apis_without_twin",
         ("# TODO(migrate): unsupported-api: add_metrics: migrates",
          "# TODO(migrate): unsupported-api: BaselineEstimator: not migrated yet",
-         "# TODO(migrate): estimator-runtime: kept: `.train(...)` may run an estimator that stays TF1"),
+         "# TODO(migrate): estimator-train: kept: estimator `estimator` is not migrated"),
         ("# TODO(migrate): unsupported-api: InMemoryEvaluatorHook: migrates",),
+    ),
+    Row(
+        "A head-based canned estimator: `DNNEstimator` / `LinearEstimator` / `DNNLinearCombinedEstimator(head=...)` "
+        "(tf.estimator's, TensorFlow 1.x's tf.contrib.estimator's)",
+        "`canned.dnn_estimator` / `linear_estimator` / `dnn_linear_combined_estimator(head=...)`, the other arguments "
+        "as the classifier's: the DNNClassifier/DNNRegressor (...) of its head (compat.estimator_heads': a binary or "
+        "multi-class head's n_classes, vocabulary, weights and reduction; a regression head's label_dimension), the "
+        "same network, variable names and head, decided when the program runs; another head (multi-label, Poisson, "
+        "a named one, thresholds, loss_fn): one error",
+        "same",
+        "head_based_canned_estimators",
+        ("dnn = estimator_training.configure(config=config, model=canned.dnn_estimator(head=head, hidden_units=[64, 32], "
+         "feature_columns=columns))",),
+        ("dnn = estimator_training.configure(config=config, model=canned.dnn_estimator(head=head, hidden_units=[64, 32], "
+         "feature_columns=columns))",),
     ),
     Row(
         "`tf.estimator.experimental.InMemoryEvaluatorHook(estimator, input_fn, steps, hooks, name, every_n_iter)` "

@@ -1,0 +1,72 @@
+"""Head-based canned estimators, for tests/test_head_canned_estimators.py: `tf.estimator.DNNEstimator(head=...)` and
+its siblings, which TensorFlow 2's API documents as the classifier or regressor of their head.
+
+--estimator picks dnn (a ten-class head with example weights), linear (a binary head, string labels through a
+vocabulary) or combined (a regression head). Trains to --max_steps, evaluates and
+predicts 8 examples, writing both to --results as JSON.
+"""
+
+import argparse
+import json
+
+import numpy as np
+import tensorflow as tf
+from sklearn.datasets import load_digits
+
+COLUMNS = [tf.feature_column.numeric_column("x", shape=[64])]
+
+
+def digits(estimator):
+    data = load_digits()
+    features = {"x": (data.data / 16.0).astype(np.float32),
+                "w": np.where(data.target % 2 == 0, 1.5, 1.0).astype(np.float32)}
+    if estimator == "linear":
+        return features, np.where(data.target >= 5, "large", "small")
+    if estimator == "combined":
+        return features, (data.target / 10.0).astype(np.float32)
+    return features, data.target.astype(np.int64)
+
+
+def input_fn(estimator, start, stop, repeat):
+    features, labels = digits(estimator)
+    dataset = tf.data.Dataset.from_tensor_slices(({k: v[start:stop] for k, v in features.items()}, labels[start:stop]))
+    return (dataset.repeat() if repeat else dataset).batch(50)
+
+
+def build(estimator, model_dir, config):
+    if estimator == "dnn":
+        return tf.estimator.DNNEstimator(head=tf.estimator.MultiClassHead(n_classes=10, weight_column="w"),
+                                         hidden_units=[16], feature_columns=COLUMNS, model_dir=model_dir,
+                                         config=config)
+    if estimator == "linear":
+        head = tf.estimator.BinaryClassHead(label_vocabulary=["small", "large"])
+        return tf.estimator.LinearEstimator(head=head, feature_columns=COLUMNS, model_dir=model_dir, config=config)
+    if estimator == "combined":  # (the last one)
+        return tf.estimator.DNNLinearCombinedEstimator(
+            head=tf.estimator.RegressionHead(weight_column="w"), linear_feature_columns=COLUMNS,
+            dnn_feature_columns=COLUMNS, dnn_hidden_units=[8], model_dir=model_dir, config=config)
+    raise ValueError(f"no estimator {estimator!r}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", required=True)
+    parser.add_argument("--max_steps", type=int, default=20)
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--estimator", choices=["dnn", "linear", "combined"], default="dnn")
+    args = parser.parse_args()
+    config = tf.estimator.RunConfig(save_checkpoints_steps=10, tf_random_seed=11)
+    estimator = build(args.estimator, args.model_dir, config)
+    estimator.train(lambda: input_fn(args.estimator, 0, 1400, True), max_steps=args.max_steps)
+    metrics = estimator.evaluate(lambda: input_fn(args.estimator, 1400, 1797, False))
+    predictions = estimator.predict(lambda: input_fn(args.estimator, 0, 8, False))
+    with open(args.results, "w") as out:
+        json.dump({
+            "metrics": {key: float(value) for key, value in metrics.items()},
+            "predictions": [{key: np.asarray(value).astype(str if np.asarray(value).dtype.kind in "SO" else float)
+                             .tolist() for key, value in prediction.items()} for prediction in predictions],
+        }, out)
+
+
+if __name__ == "__main__":
+    main()

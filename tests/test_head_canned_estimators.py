@@ -1,0 +1,81 @@
+"""Head-based canned estimators (compat.canned.dnn_estimator, linear_estimator, dnn_linear_combined_estimator):
+`DNNEstimator(head=MultiClassHead(10))` is the DNNClassifier of n_classes=10 (the same network, variable names and
+head), and so migrates, the head deciding the twin when the program runs.
+
+tests/legacy/head_canned_program.py builds a DNNEstimator of a weighted ten-class head, a LinearEstimator of a
+binary head with a label vocabulary or a DNNLinearCombinedEstimator of a weighted regression head; also respelled
+as TensorFlow 1.x code had it (tf.contrib.estimator's estimators and head factories), whose reference is TensorFlow
+2.15's v1 estimators given the heads those factories returned. Migrated and run from the Estimator's model.ckpt-0
+for 20 steps, it evaluates and predicts as the Estimator (every metric and prediction within 1e-5).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from estimator_migrate.compat import canned, estimator_heads
+from tests.conftest import ROOT, respelled, run_wrapped_from_estimator_start, wrapped_reference
+
+PROGRAM = ROOT / "tests" / "legacy" / "head_canned_program.py"
+STEPS = 20
+_ESTIMATORS = ("DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator")
+_HEADS = {"MultiClassHead": ("multi_class_head", "_multi_class_head_with_softmax_cross_entropy_loss"),
+          "BinaryClassHead": ("binary_classification_head", "_binary_logistic_head_with_sigmoid_cross_entropy_loss"),
+          "RegressionHead": ("regression_head", "_regression_head")}
+TF1 = {**{f"tf.estimator.{name}(": f"tf.contrib.estimator.{name}(" for name in _ESTIMATORS},
+       **{f"tf.estimator.{head}(": f"tf.contrib.estimator.{factory}(" for head, (factory, _) in _HEADS.items()}}
+TF1_REFERENCE = {
+    "import tensorflow as tf\n":
+        "import tensorflow as tf\nfrom tensorflow_estimator.python.estimator.canned import head as head_lib\n",
+    **{f"tf.estimator.{name}(": f"tf.compat.v1.estimator.{name}(" for name in _ESTIMATORS},
+    **{f"tf.estimator.{head}(": f"head_lib.{function}(loss_reduction=tf.compat.v1.losses.Reduction.SUM_OVER_BATCH_SIZE, "
+       for head, (_, function) in _HEADS.items()},
+}
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+@pytest.mark.parametrize(("estimator", "spelling", "target"), [
+    ("dnn", "tf2", "keras"), ("dnn", "tf1", "loop"), ("linear", "tf2", "loop"), ("linear", "tf1", "keras"),
+    ("combined", "tf2", "keras"), ("combined", "tf1", "loop"),
+])
+def test_a_head_based_estimator_trains_evaluates_and_predicts_as_the_estimators(estimator, spelling, target,
+                                                                                legacy_python, tmp_path):
+    program, reference = PROGRAM, PROGRAM
+    if spelling == "tf1":
+        program = respelled(PROGRAM, TF1, tmp_path / "tf1_program.py")
+        reference = respelled(PROGRAM, TF1_REFERENCE, tmp_path / "tf1_reference.py")
+    estimator_dir = wrapped_reference(legacy_python, reference, tmp_path / "estimator", STEPS, "--estimator", estimator)
+    migrated, _, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path / "run", STEPS,
+                                                            "--estimator", estimator)
+    builder = {"dnn": "dnn_estimator", "linear": "linear_estimator", "combined": "dnn_linear_combined_estimator"}
+    assert f"canned.{builder[estimator]}(" in migrated and "tf.estimator" not in migrated and "contrib" not in migrated
+    expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "results.json", results))
+    assert got["metrics"].keys() == expected["metrics"].keys() and "loss" in expected["metrics"]
+    assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5, abs=1e-6)
+    assert len(got["predictions"]) == len(expected["predictions"]) == 8
+    for mine, theirs in zip(got["predictions"], expected["predictions"], strict=True):
+        assert mine.keys() == theirs.keys()
+        for key, values in theirs.items():
+            if isinstance(values[0], str):
+                assert mine[key] == values, key
+            else:
+                np.testing.assert_allclose(mine[key], values, rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+def test_a_head_no_canned_estimator_has_is_one_error_when_the_model_is_built():
+    columns = [tf.feature_column.numeric_column("x", shape=[2])]
+    with pytest.raises(ValueError, match="given MultiLabelHead is not migrated"):
+        canned.dnn_estimator(estimator_heads.MultiLabelHead(n_classes=3), [4], columns)
+    with pytest.raises(ValueError, match="given BinaryClassHead with name, thresholds is not migrated"):
+        canned.linear_estimator(estimator_heads.BinaryClassHead(thresholds=[0.3], name="ctr"), columns)
+    with pytest.raises(ValueError, match="given PoissonRegressionHead with loss_fn, inverse_link_fn is not migrated"):
+        canned.dnn_estimator(estimator_heads.PoissonRegressionHead(), [4], columns)
+    with pytest.raises(TypeError, match=r"DNNEstimator\(head=.*\): the head must be one of tf.estimator's heads"):
+        canned.dnn_estimator(object(), [4], columns)
+    model = canned.dnn_estimator(estimator_heads.multi_class_head(3, weight_column="w"), [4], columns)
+    assert canned.head_of(model) == canned.Head("multi_class", v1=True, summed=False)
