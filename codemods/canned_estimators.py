@@ -103,6 +103,9 @@ _HEAD_BASED = {
         "dnn_linear_combined_estimator", (_COMBINED - {"weight_column"}) | {"head"},
         ("head", *_COMBINED_REQUIRED), ("linear_optimizer", "dnn_optimizer"), two_optimizers=True,
         positional=("head", *_COMBINED_ORDER), head_based=True),
+    "BaselineEstimator": CannedSpec(
+        "baseline_estimator", frozenset({"head", "optimizer"}), ("head",), ("optimizer",),
+        positional=("head", "model_dir", "optimizer", "config"), head_based=True),
 }
 for _name, _spec in _HEAD_BASED.items():
     CANNED[f"estimator.{_name}"] = CANNED[f"contrib.estimator.{_name}"] = _spec

@@ -104,7 +104,8 @@ for _name in _EARLY_STOPPING:
 # so each call stops the program; say what replaces it.
 _GONE = "not migrated yet (TensorFlow >= 2.16 has no tf.estimator: this line stops the program); "
 for _family, _twins in (("DNN", "DNNClassifier/DNNRegressor"), ("Linear", "LinearClassifier/LinearRegressor"),
-                        ("DNNLinearCombined", "DNNLinearCombinedClassifier/Regressor")):
+                        ("DNNLinearCombined", "DNNLinearCombinedClassifier/Regressor"),
+                        ("Baseline", "BaselineClassifier/BaselineRegressor")):
     GUIDANCE[f"estimator.{_family}Estimator"] = GUIDANCE[f"contrib.estimator.{_family}Estimator"] = (
         f"{_family}Estimator: migrates (compat.canned.{_family.lower().replace('dnnlinear', 'dnn_linear_')}_estimator: "
         f"the {_twins} of its BinaryClassHead, MultiClassHead or RegressionHead) with the estimators of a project "
@@ -132,11 +133,6 @@ GUIDANCE["contrib.estimator.forward_features"] = (
 GUIDANCE["estimator.experimental.InMemoryEvaluatorHook"] = (
     "InMemoryEvaluatorHook: migrates (compat.estimator_training.InMemoryEvaluator) with the estimators of a project "
     "that keeps none as TF1; here it stays (TensorFlow >= 2.16 has no tf.estimator: this line stops the program)"
-)
-# (TensorFlow 2.15's BaselineEstimator fails to train on a tf.data input: nothing to check a migration against)
-GUIDANCE["estimator.BaselineEstimator"] = GUIDANCE["contrib.estimator.BaselineEstimator"] = (
-    f"BaselineEstimator: {_GONE}with a BinaryClassHead, MultiClassHead or RegressionHead it is the "
-    "BaselineClassifier/BaselineRegressor of the same arguments: use that, then run migrate again"
 )
 for _name in ("KMeans", "LinearSDCA", "RNNClassifier", "RNNEstimator"):
     GUIDANCE[f"estimator.experimental.{_name}"] = (

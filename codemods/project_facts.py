@@ -192,7 +192,7 @@ def _members(body: list[ast.stmt]) -> list[str]:
 
 
 # The head-based canned estimators: compat.canned builds the classifier or regressor of their head
-HEAD_BASED = frozenset({"DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator"})
+HEAD_BASED = frozenset({"DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator", "BaselineEstimator"})
 
 
 def _estimator_like(name: str) -> bool:

@@ -707,6 +707,15 @@ def dnn_linear_combined_estimator(head, linear_feature_columns: Sequence, dnn_fe
                    dnn_activation_fn=dnn_activation_fn, dnn_dropout=dnn_dropout, batch_norm=batch_norm, **arguments)
 
 
+def baseline_estimator(head, optimizer=None) -> BaselineModel:
+    """A compiled model equivalent to a head-based `BaselineEstimator`: the BaselineClassifier or
+    BaselineRegressor of its head, checked when the program runs."""
+    kind, arguments = _head_twin(head, "BaselineEstimator")
+    if optimizer is not None:  # (the baselines' own default otherwise: Ftrl at 0.3)
+        arguments["optimizer"] = optimizer
+    return (baseline_classifier if kind == "classifier" else baseline_regressor)(**arguments)
+
+
 def has_categorical_features(model) -> bool:
     """Whether a `compat.canned` model reads a feature through a non-numeric column (categorical,
     bucketized, indicator, embedding): `migrate convert-checkpoint` cannot rebuild such a model from the

@@ -3,7 +3,8 @@
 head), and so migrates, the head deciding the twin when the program runs.
 
 tests/legacy/head_canned_program.py builds a DNNEstimator of a weighted ten-class head, a LinearEstimator of a
-binary head with a label vocabulary or a DNNLinearCombinedEstimator of a weighted regression head; also respelled
+binary head with a label vocabulary, a DNNLinearCombinedEstimator of a weighted regression head or a
+BaselineEstimator of a ten-class head; also respelled
 as TensorFlow 1.x code had it (tf.contrib.estimator's estimators and head factories), whose reference is TensorFlow
 2.15's v1 estimators given the heads those factories returned. Migrated and run from the Estimator's model.ckpt-0
 for 20 steps, it evaluates and predicts as the Estimator (every metric and prediction within 1e-5).
@@ -22,7 +23,7 @@ from tests.conftest import ROOT, respelled, run_wrapped_from_estimator_start, wr
 
 PROGRAM = ROOT / "tests" / "legacy" / "head_canned_program.py"
 STEPS = 20
-_ESTIMATORS = ("DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator")
+_ESTIMATORS = ("DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator", "BaselineEstimator")
 _HEADS = {"MultiClassHead": ("multi_class_head", "_multi_class_head_with_softmax_cross_entropy_loss"),
           "BinaryClassHead": ("binary_classification_head", "_binary_logistic_head_with_sigmoid_cross_entropy_loss"),
           "RegressionHead": ("regression_head", "_regression_head")}
@@ -41,7 +42,7 @@ TF1_REFERENCE = {
 @pytest.mark.legacy
 @pytest.mark.parametrize(("estimator", "spelling", "target"), [
     ("dnn", "tf2", "keras"), ("dnn", "tf1", "loop"), ("linear", "tf2", "loop"), ("linear", "tf1", "keras"),
-    ("combined", "tf2", "keras"), ("combined", "tf1", "loop"),
+    ("combined", "tf2", "keras"), ("combined", "tf1", "loop"), ("baseline", "tf2", "loop"), ("baseline", "tf1", "keras"),
 ])
 def test_a_head_based_estimator_trains_evaluates_and_predicts_as_the_estimators(estimator, spelling, target,
                                                                                 legacy_python, tmp_path):
@@ -52,7 +53,8 @@ def test_a_head_based_estimator_trains_evaluates_and_predicts_as_the_estimators(
     estimator_dir = wrapped_reference(legacy_python, reference, tmp_path / "estimator", STEPS, "--estimator", estimator)
     migrated, _, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path / "run", STEPS,
                                                             "--estimator", estimator)
-    builder = {"dnn": "dnn_estimator", "linear": "linear_estimator", "combined": "dnn_linear_combined_estimator"}
+    builder = {"dnn": "dnn_estimator", "linear": "linear_estimator", "combined": "dnn_linear_combined_estimator",
+               "baseline": "baseline_estimator"}
     assert f"canned.{builder[estimator]}(" in migrated and "tf.estimator" not in migrated and "contrib" not in migrated
     expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "results.json", results))
     assert got["metrics"].keys() == expected["metrics"].keys() and "loss" in expected["metrics"]

@@ -1393,22 +1393,24 @@ ROWS = [
         ("columns = tf1_feature_columns.shared_embedding_columns([user, clicked], dimension=8)",),
     ),
     Row(
-        "The rest of tf.estimator: `BaselineEstimator` (TensorFlow 2.15's fails to train on a tf.data input), `KMeans`, "
-        "`LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they build (and a head, a head-based "
-        "estimator, an `InMemoryEvaluatorHook` or `add_metrics` of a project keeping such an estimator)",
+        "The rest of tf.estimator: `KMeans`, `LinearSDCA`, `RNN*`, the logit-fn builders; the methods of what they "
+        "build (and a head, a head-based estimator, an `InMemoryEvaluatorHook` or `add_metrics` of a project keeping "
+        "such an estimator)",
         "kept, each call with a `TODO(migrate)` saying what replaces it (codemods/guidance.py); their train/evaluate "
         "calls with the kept-estimator TODO",
         "same",
         "todo_estimator_apis_without_twin",
         ("# TODO(migrate): unsupported-api: add_metrics: migrates",
-         "# TODO(migrate): unsupported-api: BaselineEstimator: not migrated yet",
+         "# TODO(migrate): unsupported-api: BoostedTreesClassifier: gradient boosted trees have no TensorFlow 2 "
+         "counterpart",
          "# TODO(migrate): estimator-train: kept: estimator `estimator` is not migrated"),
         ("# TODO(migrate): unsupported-api: InMemoryEvaluatorHook: migrates",),
     ),
     Row(
-        "A head-based canned estimator: `DNNEstimator` / `LinearEstimator` / `DNNLinearCombinedEstimator(head=...)` "
-        "(tf.estimator's, TensorFlow 1.x's tf.contrib.estimator's)",
-        "`canned.dnn_estimator` / `linear_estimator` / `dnn_linear_combined_estimator(head=...)`, the other arguments "
+        "A head-based canned estimator: `DNNEstimator` / `LinearEstimator` / `DNNLinearCombinedEstimator` / "
+        "`BaselineEstimator(head=...)` (tf.estimator's, TensorFlow 1.x's tf.contrib.estimator's)",
+        "`canned.dnn_estimator` / `linear_estimator` / `dnn_linear_combined_estimator` / `baseline_estimator(head=...)`, "
+        "the other arguments "
         "as the classifier's: the DNNClassifier/DNNRegressor (...) of its head (compat.estimator_heads': a binary or "
         "multi-class head's n_classes, vocabulary, weights and reduction; a regression head's label_dimension), the "
         "same network, variable names and head, decided when the program runs; another head (multi-label, Poisson, "
