@@ -100,6 +100,7 @@ def _assert_same_values(got, expected, what):
     ("multi_label", "tf2", "keras"), ("multi_label", "tf1", "loop"),
     ("regression", "tf2", "keras"), ("regression", "tf1", "loop"),
     ("poisson", "tf2", "loop"), ("poisson", "tf1", "keras"), ("logistic", "tf2", "keras"), ("logistic", "tf1", "loop"),
+    ("binary", "head_lib", "keras"), ("regression", "head_lib", "loop"),
 ])
 def test_a_head_trains_evaluates_predicts_and_exports_as_the_estimators(head, spelling, target, legacy_python,
                                                                          tmp_path):
@@ -107,12 +108,15 @@ def test_a_head_trains_evaluates_predicts_and_exports_as_the_estimators(head, sp
     tf1_multi_label = spelling == "tf1" and head == "multi_label"
     if spelling == "tf1":
         program = respelled(PROGRAM, TF1, tmp_path / "tf1_program.py")
-    if spelling == "tf1" and not tf1_multi_label:
+    if spelling != "tf2" and not tf1_multi_label:
         reference = respelled(PROGRAM, TF1_REFERENCE, tmp_path / "tf1_reference.py")
+    if spelling == "head_lib":  # a program calling the canned head module's constructors itself, as it is
+        program = reference
     estimator_dir = wrapped_reference(legacy_python, reference, tmp_path / "estimator", STEPS, "--head", head)
     migrated, model_dir, results = run_wrapped_from_estimator_start(program, estimator_dir, target, tmp_path / "run",
                                                                     STEPS, "--head", head)
-    assert "estimator_heads." in migrated and "tf.estimator." not in migrated and "contrib" not in migrated
+    assert ("head_lib._" if spelling == "head_lib" else "estimator_heads.") in migrated
+    assert "tf.estimator." not in migrated and "contrib" not in migrated and "tensorflow_estimator" not in migrated
 
     assert_tf1_variables_match(model_dir, estimator_dir / f"model.ckpt-{STEPS}", estimator_dir / "model.ckpt-0", STEPS,
                                ("hidden/kernel", "logits/kernel", "logits/bias"), head)
@@ -243,3 +247,13 @@ def test_a_multi_heads_heads_must_be_named_and_weighted_one_each():
         estimator_heads.MultiHead([estimator_heads.RegressionHead()])
     with pytest.raises(ValueError, match="heads and head_weights must have the same size"):
         estimator_heads.multi_head([estimator_heads.regression_head(name="a")], head_weights=[1.0, 2.0])
+
+
+def test_the_canned_head_module_has_every_name_the_rewrite_lets_a_program_read_of_it():
+    from codemods.rules.estimator_imports import HEAD_FUNCTIONS
+    from estimator_migrate.compat import canned_head
+
+    assert set(canned_head.__all__) == HEAD_FUNCTIONS
+    assert all(callable(getattr(canned_head, name)) for name in HEAD_FUNCTIONS)
+    head = canned_head._binary_logistic_or_multi_class_head(3, None, None, tf.compat.v1.losses.Reduction.SUM)
+    assert isinstance(head, estimator_heads.MultiClassHead) and head.logits_dimension == 3

@@ -9,6 +9,7 @@ one that code the rewrite kept still needs says so, rather than leave the progra
 import libcst as cst
 
 from codemods.api import dotted_name
+from codemods.imports import RUNTIME_PACKAGE
 from codemods.registry import Rule, register
 
 MESSAGE = ("{what}: TensorFlow >= 2.16 installs no tensorflow_estimator, and code the rewrite kept uses this "
@@ -19,6 +20,56 @@ MESSAGE = ("{what}: TensorFlow >= 2.16 installs no tensorflow_estimator, and cod
 def _estimator_module(module: str) -> bool:
     return module == "tensorflow_estimator" or module.startswith(("tensorflow_estimator.", "tensorflow.estimator",
                                                                   "tensorflow.python.estimator"))
+
+
+# TensorFlow's private canned head module, which programs copying a canned estimator imported as `head_lib`
+# -> compat.canned_head, the head constructors it had (its __all__: tests/test_estimator_heads.py checks they agree)
+_HEAD_MODULES = ("tensorflow.python.estimator.canned", "tensorflow_estimator.python.estimator.canned")
+HEAD_FUNCTIONS = frozenset({
+    "_binary_logistic_head_with_sigmoid_cross_entropy_loss", "_multi_class_head_with_softmax_cross_entropy_loss",
+    "_regression_head", "_binary_logistic_or_multi_class_head", "LossSpec",
+})
+
+
+def _attributes_read(module: cst.Module, name: str) -> set[str]:
+    """The attributes the module reads of the name `name` (`head_lib._regression_head` -> `_regression_head`);
+    "" when it uses the name otherwise (passed on, assigned)."""
+    class Reads(cst.CSTVisitor):
+        def __init__(self):
+            self.found: set[str] = set()
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            if isinstance(node.value, cst.Name) and node.value.value == name:
+                self.found.add(node.attr.value)
+                return False
+            return True
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                self.found.add("")
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            return False
+
+    reads = Reads()
+    module.visit(reads)
+    return reads.found
+
+
+def _migrated_head_import(original: cst.ImportFrom, ctx) -> cst.ImportFrom | None:
+    """`from tensorflow.python.estimator.canned import head as head_lib` -> compat.canned_head under the same name,
+    when the module reads nothing else of it and its estimators migrate (their model_fns are wrapped)."""
+    module = dotted_name(original.module) or ""
+    if module not in _HEAD_MODULES or len(original.names) != 1 or ctx.facts.runtime.blocked_by:
+        return None
+    alias = original.names[0]
+    if dotted_name(alias.name) != "head":
+        return None
+    bound = alias.asname.name.value if alias.asname is not None else "head"
+    if not _attributes_read(ctx.module, bound) <= HEAD_FUNCTIONS:
+        return None
+    return cst.ImportFrom(module=cst.parse_expression(RUNTIME_PACKAGE),
+                          names=[cst.ImportAlias(name=cst.Name("canned_head"), asname=cst.AsName(cst.Name(bound)))])
 
 
 @register
@@ -33,6 +84,11 @@ class EstimatorImportsRule(Rule):
         elif original.relative or original.module is None or isinstance(original.names, cst.ImportStar):
             return updated
         else:
+            migrated = _migrated_head_import(original, ctx)
+            if migrated is not None:
+                ctx.record(original, self.rule_id, True, "TensorFlow's private canned head module -> "
+                           "compat.canned_head (its head constructors, TF 1.x's heads: compat.estimator_heads)")
+                return migrated
             module = dotted_name(original.module) or ""
             imported = [dotted_name(alias.name) for alias in original.names]
             kept = imported if _estimator_module(module) else \

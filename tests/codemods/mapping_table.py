@@ -1407,6 +1407,19 @@ ROWS = [
         ("# TODO(migrate): unsupported-api: InMemoryEvaluatorHook: migrates",),
     ),
     Row(
+        "`from tensorflow.python.estimator.canned import head as head_lib` (or tensorflow_estimator's), a model_fn "
+        "copied from a canned estimator calling `head_lib._binary_logistic_or_multi_class_head(...)`, "
+        "`_binary_logistic_head_with_sigmoid_cross_entropy_loss`, `_multi_class_head_with_softmax_cross_entropy_loss`, "
+        "`_regression_head`",
+        "`from estimator_migrate.compat import canned_head as head_lib`: the same constructors, TF 1.x's heads "
+        "(compat.estimator_heads, the loss summed unless given, as head_lib's); any other name read of the module "
+        "keeps the import, with a TODO",
+        "same",
+        "canned_head_module_import",
+        ("canned_head as head_lib", "head = head_lib._binary_logistic_or_multi_class_head("),
+        ("canned_head as head_lib",),
+    ),
+    Row(
         "A head-based canned estimator: `DNNEstimator` / `LinearEstimator` / `DNNLinearCombinedEstimator` / "
         "`BaselineEstimator(head=...)` (tf.estimator's, TensorFlow 1.x's tf.contrib.estimator's)",
         "`canned.dnn_estimator` / `linear_estimator` / `dnn_linear_combined_estimator` / `baseline_estimator(head=...)`, "
