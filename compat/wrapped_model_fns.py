@@ -513,7 +513,9 @@ class WrappedModelFn(tf_keras.Model):
         if mode == ModeKeys.EVAL:  # as Estimator: the updates at each batch, the values read once at the end
             built["fetches"] = built["updates"]
         made = ModeGraph(wrapped, built["feeds"], built["fetches"], built["collections"], built["hooks"])
-        table_initializers = built["collections"].get(tf.compat.v1.GraphKeys.TABLE_INITIALIZERS)
+        # (a table made eagerly, a feature column's vocabulary, was initialized then: None, or another graph's op)
+        table_initializers = [op for op in built["collections"].get(tf.compat.v1.GraphKeys.TABLE_INITIALIZERS, ())
+                              if op is not None and getattr(op, "graph", None) is wrapped.graph]
         if table_initializers:
             # The graph's lookup tables (a vocabulary's, a head's label_vocabulary) were made outside it, once; their
             # initializers stayed in it. Estimator's Scaffold ran them as the session started: here, once now.
