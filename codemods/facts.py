@@ -248,9 +248,18 @@ class EstimatorFacts:
         cadences = [(kind, value) for kind, value in given.items() if not is_none(value)]
         if len(cadences) == 2:
             return "RunConfig sets both save_checkpoints_steps and save_checkpoints_secs (Estimator refuses that)"
-        if not cadences:
-            return "checkpointing switched off (save_checkpoints_*=None) is not migrated"
+        if not cadences or _switched_off(cadences[0][1]):
+            # compat.estimator_training trains it saving nothing, as Estimator (`if secs or steps:` no saver hook)
+            return RunTimeChecked("checkpointing switched off (save_checkpoints_* None or 0)")
         return cadences[0]
+
+    def summary_problem(self) -> RunTimeChecked | None:
+        """save_summary_steps=0 or None: Estimator wrote no summaries, which compat.estimator_training follows
+        (tier 1's code writes the loss every save_summary_steps steps)."""
+        value = self.config.kwargs.get("save_summary_steps") if self.config is not None else None
+        if value is not None and (is_none(value) or _switched_off(value)):
+            return RunTimeChecked("summaries switched off (save_summary_steps None or 0)")
+        return None
 
     def run_config_value(self, name: str) -> cst.BaseExpression | None:
         if self.config and name in self.config.kwargs:
@@ -899,6 +908,13 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
     cadence = estimator.checkpoint_cadence()  # after the trainings: their CheckpointSaverHook's, if any
     if isinstance(cadence, str):
         estimator.problems.append(cadence)
+    if estimator.summary_problem() is not None:
+        estimator.problems.append(estimator.summary_problem())
+
+
+def _switched_off(value: cst.BaseExpression) -> bool:
+    """A literal 0: a RunConfig cadence Estimator treated as off."""
+    return isinstance(value, cst.Integer) and value.evaluated_value == 0
 
 
 def _distribution_problems(estimator: EstimatorFacts, exact: bool) -> list[str]:

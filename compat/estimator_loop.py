@@ -21,11 +21,13 @@ import tf_keras
 
 from . import estimator_hooks, resume, root_logging
 from .estimator_training import (
+    NO_CHECKPOINT_SAVER,
     TRAIN,
     EvalSpec,
     TrainSpec,
     callbacks_of,
     check_limits,
+    check_not_trained_unsaved,
     config_of,
     input_dataset,
     made_from_input,
@@ -33,6 +35,7 @@ from .estimator_training import (
     periodic_evaluation,
     saving_listeners_of,
     session_only_hooks,
+    trained_without_checkpoints,
     trains,
     warm_start_afresh,
 )
@@ -73,14 +76,19 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     input_hooks, hooks = session_only_hooks(model, hooks)
     callbacks = tf_keras.callbacks.CallbackList(callbacks_of(hooks, "train", model), model=model)
     step = model.optimizer.iterations
-    kind, every = config.cadence
+    if not config.saves_checkpoints and saving_listeners:
+        raise ValueError(NO_CHECKPOINT_SAVER)
+    kind, every = config.cadence if config.saves_checkpoints else ("off", None)
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=step)
     manager = manager_for(checkpoint, config, model, step_counter=step)
 
     def save():
+        if kind == "off":  # RunConfig switched checkpointing off: Estimator saved nothing
+            return
         with root_logging.untouched():
             manager.save(checkpoint_number=step, check_interval=False)
     if resume.restore_latest(checkpoint, manager) is None:
+        check_not_trained_unsaved(model, "train")
         warm_start_afresh(model)
     last_step = max_steps if max_steps is not None else int(step) + steps if steps is not None else None
     if last_step is not None and int(step) >= last_step:
@@ -107,10 +115,11 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
             number = int(step)
             callbacks.on_train_batch_begin(number)
             loss = train_step(batch)
-            if int(step) % config.save_summary_steps == 0 and not writes_loss_summary:
+            if config.save_summary_steps and int(step) % config.save_summary_steps == 0 and not writes_loss_summary:
                 with summaries.as_default():
                     tf.summary.scalar("loss", loss, step=step)
-            due = int(step) >= saved_step + every if kind == "steps" else time.monotonic() - saved_at >= every
+            due = (int(step) >= saved_step + every if kind == "steps"
+                   else kind == "secs" and time.monotonic() - saved_at >= every)
             if due:
                 saved_step, saved_at = int(step), time.monotonic()
                 if listeners.around(save, saved_step):
@@ -125,6 +134,9 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         save()  # (the same files again: the training's end state)
     listeners.end(int(step))
     callbacks.on_train_end()
+    if kind == "off":
+        log.warning("RunConfig switches checkpointing off: this training saved no checkpoint, as Estimator's did")
+        trained_without_checkpoints(model)
     return model
 
 

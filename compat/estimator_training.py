@@ -31,6 +31,7 @@ import math
 import os
 import re
 import tempfile
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -174,17 +175,28 @@ class TrainingConfig:
         return dataclasses.replace(self, **changes)
 
     @property
+    def saves_checkpoints(self) -> bool:
+        """Whether training saves checkpoints: Estimator's `save_checkpoints_secs or save_checkpoints_steps`
+        (None or 0 for both switched its CheckpointSaverHook off)."""
+        return bool(self.save_checkpoints_steps or self.save_checkpoints_secs)
+
+    @property
     def cadence(self) -> tuple[str, float]:
-        """("steps", N) or ("secs", N): when checkpoints are saved."""
-        if self.save_checkpoints_steps is not None:
+        """("steps", N) or ("secs", N): when checkpoints are saved; what needs them (train_and_evaluate's
+        evaluations, saving listeners) is one error when checkpointing is off, as Estimator raised."""
+        if self.save_checkpoints_steps:
             return "steps", self.save_checkpoints_steps
-        if self.save_checkpoints_secs is not None:
+        if self.save_checkpoints_secs:
             return "secs", self.save_checkpoints_secs
-        raise ValueError(
-            "RunConfig switches checkpointing off (save_checkpoints_steps and save_checkpoints_secs are both None): "
-            "Estimator then saved no checkpoint and started every run from scratch; a migrated training checkpoints "
-            "and resumes. Give the RunConfig a cadence (save_checkpoints_steps=N or save_checkpoints_secs=N)"
-        )
+        raise ValueError(NO_CHECKPOINT_SAVER)
+
+
+NO_CHECKPOINT_SAVER = (
+    "RunConfig switches checkpointing off (save_checkpoints_steps and save_checkpoints_secs None or 0), and "
+    "train_and_evaluate's evaluations and saving listeners follow checkpoint saves: Estimator raised here too "
+    "('There should be a CheckpointSaverHook to use saving_listeners'). Give the RunConfig a cadence "
+    "(save_checkpoints_steps=N or save_checkpoints_secs=N)"
+)
 
 
 # A RunConfig's view of its task when TF_CONFIG describes no cluster (TF 2.15's values): the one a migrated
@@ -522,22 +534,13 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
     manager = manager_for(checkpoint, config, model)
     if resume.restore_latest(checkpoint, manager) is None:
+        check_not_trained_unsaved(model, "train")
         warm_start_afresh(model)
     done = int(model.optimizer.iterations)
     if max_steps is not None and done >= max_steps:
         log.info("Skipping training since max_steps has already saved.")
         return model
-    kind, every = config.cadence
-    backup_dir = os.path.join(config.model_dir, "backup")
-    if exact:
-        check_exact(model)
-        backup = ExactBackupAndRestore(backup_dir, save_freq=every if kind == "steps" else False,
-                                       save_secs=every if kind == "secs" else None)
-    elif kind == "steps":
-        backup = step_backup.BackupAndRestore(backup_dir, save_freq=every)
-    else:
-        backup = TimedBackupAndRestore(backup_dir, save_secs=every)
-    kept = KeptCheckpoints(manager, **{f"save_{kind}": every}, listeners=saving_listeners_of(model, saving_listeners))
+    fault_tolerance = _checkpointing(model, config, manager, saving_listeners, exact)
     eagerly = model.run_eagerly
     if steps_eagerly(callbacks):
         model.run_eagerly, model.train_function = True, None
@@ -550,20 +553,67 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
             model.fit(
                 dataset,
                 epochs=1,
-                steps_per_epoch=max_steps - call_start(manager, done, max_steps=max_steps) if max_steps is not None
-                else steps,
+                steps_per_epoch=steps if max_steps is None
+                else max_steps - (call_start(manager, done, max_steps=max_steps) if fault_tolerance else done),
                 callbacks=[
                     estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
-                    backup,  # before the user's hooks: Estimator saved before they ran
-                    kept,  # model_dir's checkpoints at Estimator's steps (compat.kept_checkpoints)
-                    tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps),
+                    *fault_tolerance,  # before the user's hooks: Estimator saved before they ran
+                    *([tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps)]
+                      if config.save_summary_steps else []),  # (0 or None: Estimator wrote no summaries)
                     *callbacks,
                 ],
             )
     finally:
         if model.run_eagerly != eagerly:
             model.run_eagerly, model.train_function = eagerly, None
+    if not fault_tolerance:
+        trained_without_checkpoints(model)
     return model
+
+
+def _checkpointing(model, config: TrainingConfig, manager, saving_listeners, exact: bool) -> list:
+    """The callbacks that save a training as Estimator's CheckpointSaverHook did: backups in model_dir/backup
+    (a crash resumes at the last one; `exact`: at the same batch) and model_dir's checkpoints at Estimator's steps
+    (compat.kept_checkpoints). None when the RunConfig switches checkpointing off: Estimator saved nothing."""
+    if not config.saves_checkpoints:
+        if saving_listeners:
+            raise ValueError(NO_CHECKPOINT_SAVER)
+        log.warning("RunConfig switches checkpointing off: this training saves no checkpoint, as Estimator's did")
+        return []
+    kind, every = config.cadence
+    backup_dir = os.path.join(config.model_dir, "backup")
+    if exact:
+        check_exact(model)
+        backup = ExactBackupAndRestore(backup_dir, save_freq=every if kind == "steps" else False,
+                                       save_secs=every if kind == "secs" else None)
+    elif kind == "steps":
+        backup = step_backup.BackupAndRestore(backup_dir, save_freq=every)
+    else:
+        backup = TimedBackupAndRestore(backup_dir, save_secs=every)
+    listeners = saving_listeners_of(model, saving_listeners)
+    return [backup, KeptCheckpoints(manager, **{f"save_{kind}": every}, listeners=listeners)]
+
+
+# Models trained with checkpointing off (RunConfig save_checkpoints_* None or 0): Estimator kept none of that
+# training, so its next call found no checkpoint and started from a fresh initialization
+_TRAINED_UNSAVED: weakref.WeakSet = weakref.WeakSet()
+
+
+def trained_without_checkpoints(model) -> None:
+    """Record a training whose RunConfig switched checkpointing off: nothing of it is in model_dir."""
+    _TRAINED_UNSAVED.add(model)
+
+
+def check_not_trained_unsaved(model, what: str) -> None:
+    """At a call that found no checkpoint in model_dir: one error for a model trained with checkpointing off,
+    where Estimator would have run `what` from a fresh initialization, not the weights trained in memory."""
+    if model in _TRAINED_UNSAVED:
+        raise ValueError(
+            f"{what} after a training with checkpointing off (RunConfig save_checkpoints_steps and "
+            "save_checkpoints_secs None or 0): Estimator saved nothing of that training, so here it started from a "
+            f"fresh initialization, and the migrated model holds the trained weights. Give the RunConfig a cadence "
+            "(save_checkpoints_steps=N) so the training is kept, or build a new estimator for a fresh start"
+        )
 
 
 def warm_start_afresh(model) -> None:
@@ -724,6 +774,7 @@ def _restore_for_inference(model, checkpoint_path, what: str, required: bool = F
         _expect_partial(resume.restore(tf.train.Checkpoint(model=model, optimizer=model.optimizer), checkpoint_path))
         return
     if not _restored_latest(model, what):
+        check_not_trained_unsaved(model, what)
         if required:
             if getattr(model, "warm_start_settings", None) is not None:
                 raise ValueError(f"Couldn't find trained model at {config.model_dir}: exporting the warm start's "

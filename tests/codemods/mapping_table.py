@@ -92,12 +92,24 @@ ROWS = [
         ("time.monotonic()", ">= 60:"),
     ),
     Row(
-        "`RunConfig` with both cadences set (Estimator raises), or with the one given set to `None` (no checkpoints)",
+        "`RunConfig` with both cadences set (Estimator raises)",
         "kept, `TODO(migrate)`",
         "same",
         "todo_both_checkpoint_cadences",
         ("# TODO(migrate): canned-estimator",),
         ("# TODO(migrate): canned-estimator",),
+    ),
+    Row(
+        "`RunConfig(save_checkpoints_steps=0 | None, save_summary_steps=0 | None)` (checkpoints or summaries off: "
+        "Estimator made no CheckpointSaverHook / SummarySaverHook)",
+        "`compat.estimator_training.TrainingConfig(...)` of the run-time tier: a training saves no checkpoint and no "
+        "backup (a crash restarts it, as Estimator's did) and writes no summary; a later call finding no checkpoint "
+        "after such a training (Estimator: a fresh initialization, not the weights in memory) and saving listeners "
+        "or train_and_evaluate (Estimator raised) are one error",
+        "same",
+        "runconfig_checkpointing_off",
+        ("estimator_training.TrainingConfig(save_checkpoints_steps=0, save_summary_steps=0)",),
+        ("estimator_training.TrainingConfig(save_checkpoints_steps=0, save_summary_steps=0)",),
     ),
     Row(
         "`DNNClassifier(feature_columns, hidden_units, optimizer, n_classes, dropout, activation_fn, batch_norm)`",
