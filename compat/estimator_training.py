@@ -316,8 +316,8 @@ def _tf1_checkpoint_values(model) -> dict[str, str]:
     `get_variable_*` read them (from model_dir, not from memory)."""
     if not hasattr(model, "tf1_variables"):
         raise TypeError(
-            "get_variable_names()/get_variable_value(): a migrated canned estimator's variables are Keras layers' "
-            "(read them with model.get_layer(...).weights or tf.train.load_checkpoint), not the Estimator's names"
+            f"get_variable_names()/get_variable_value(): {type(model).__name__} is a Keras model, whose variables "
+            "have no Estimator names (read them with model.get_layer(...).weights or tf.train.load_checkpoint)"
         )
     prefix = latest_checkpoint(model)
     if prefix is None:
@@ -336,7 +336,17 @@ def tf1_checkpoint_keys(prefix: str) -> dict[str, str]:
 
 
 def get_variable_names(model) -> list[str]:
-    """`estimator.get_variable_names()` of a wrapped model_fn: the TF1 names in its latest checkpoint."""
+    """`estimator.get_variable_names()`: a wrapped model_fn's TF1 names in its latest checkpoint; a canned model's
+    weights and global step by the Estimator's names (those get_variable_value reads), its optimizer's variables
+    (the Estimator listed its slots and hyperparameters too) left out, with a warning saying so."""
+    from .canned import CannedHead
+
+    if isinstance(model, CannedHead):
+        names = sorted(_canned_weights(model, "get_variable_names"))
+        log.warning("get_variable_names(): the migrated canned estimator's weights and global_step by the "
+                    "Estimator's names; its optimizer's slots and hyperparameters, which the Estimator listed too, "
+                    "are not")
+        return names
     return sorted(_tf1_checkpoint_values(model))
 
 
@@ -354,17 +364,23 @@ def get_variable_value(model, name: str):
     return tf.train.load_checkpoint(latest_checkpoint(model)).get_tensor(keys[name])
 
 
-def _canned_variable_value(model, name: str):
+def _canned_weights(model, what: str) -> dict:
+    """A canned model's weights and global step by the Estimator's names, restored from its latest checkpoint
+    (Estimator's get_variable_* read model_dir, not memory)."""
     from .canned_checkpoint import estimator_weights
 
-    with training_kept(model, "get_variable_value"):
-        if not _restored_latest(model, "get_variable_value"):
+    with training_kept(model, what):
+        if not _restored_latest(model, what):
             raise ValueError(f"Couldn't find a checkpoint in {model_dir_of(model)}")
-        weights = estimator_weights(model)
-        if name not in weights:
-            raise ValueError(f"{name} is not a weight of the migrated canned estimator (its weights: "
-                             f"{', '.join(sorted(weights))}; optimizer slots are not read by name)")
-        return weights[name].numpy()
+        return estimator_weights(model)
+
+
+def _canned_variable_value(model, name: str):
+    weights = _canned_weights(model, "get_variable_value")
+    if name not in weights:
+        raise ValueError(f"{name} is not a weight of the migrated canned estimator (its weights: "
+                         f"{', '.join(sorted(weights))}; optimizer slots are not read by name)")
+    return weights[name].numpy()
 
 
 def input_dataset(input_fn, mode: str, model, exact: bool = False, session_hooks: Sequence = ()) -> tf.data.Dataset:

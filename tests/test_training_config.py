@@ -163,8 +163,8 @@ def test_float_step_limits_train_until_the_step_reaches_them_and_canned_weights_
         module, tmp_path):
     """`train(steps=100 / 5)` (the Machine Learning Crash Course's `steps / periods`) trains 20 steps, and 2.5 three
     (Estimator's StopAtStepHook stopped once the step reached start + steps); `max_steps=24.5` ends at 25.
-    get_variable_value reads a canned model's weights and global step by the Estimator's names from its latest
-    checkpoint; an optimizer slot, or no checkpoint yet, is one error."""
+    get_variable_names / get_variable_value read a canned model's weights and global step by the Estimator's names
+    from its latest checkpoint; an optimizer slot, or no checkpoint yet, is one error."""
     from importlib import import_module
 
     trainer = import_module(f"estimator_migrate.compat.{module}")
@@ -181,6 +181,8 @@ def test_float_step_limits_train_until_the_step_reaches_them_and_canned_weights_
         trainer.train(model, input_fn, **limit)
         assert int(model.optimizer.iterations) == step
     assert estimator_training.get_variable_value(model, "global_step") == 25
+    assert model.get_variable_names() == ["global_step", "linear/linear_model/bias_weights",
+                                          "linear/linear_model/x/weights"]
     weights = estimator_training.get_variable_value(model, "linear/linear_model/x/weights")
     assert weights.shape == (1, 1) and weights[0, 0] == model.get_layer("linear_model").weights[0].numpy()[0, 0] != 0
     with pytest.raises(ValueError, match="linear/linear_model/x/weights/Ftrl is not a weight of the migrated canned"):
