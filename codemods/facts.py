@@ -93,7 +93,13 @@ RUNCONFIG_SUPPORTED = (
     "log_step_count_steps",
     "session_config",
     "train_distribute",
+    "protocol",
+    "session_creation_timeout_secs",
+    "checkpoint_save_graph_def",
+    "experimental_max_worker_delay_secs",
 )
+# RunConfig arguments carried over when they are None (their default), as the code they would change is not there
+RUNCONFIG_NONE_ONLY = ("device_fn", "eval_distribute", "experimental_distribute")
 # Why a RunConfig argument is not carried over, where the reason is not obvious.
 _NOT_SUPPORTED_WHY = {
     "eval_distribute": " (the Estimator gave each replica whole eval batches: evaluate(steps=N) read N x replicas "
@@ -460,8 +466,8 @@ def run_config_facts(call: cst.Call, variable: str | None) -> RunConfigFacts:
     kwargs, problems = call_arguments(call, RUNCONFIG_PARAMS)
     problems += [
         f"RunConfig({key}=...) is not migrated yet{_NOT_SUPPORTED_WHY.get(key, '')}"
-        for key in kwargs
-        if key not in RUNCONFIG_SUPPORTED
+        for key, value in kwargs.items()
+        if key not in RUNCONFIG_SUPPORTED and not (key in RUNCONFIG_NONE_ONLY and is_none(value))
     ]
     return RunConfigFacts(call, kwargs, problems, variable)
 

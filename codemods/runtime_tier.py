@@ -41,7 +41,7 @@ from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
 from codemods.guidance import RUN_WITH_WRAPPED
 from codemods.hook_facts import EARLY_STOPPING_APIS
 from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts, estimator_factories
-from codemods.syntax import call_arguments, fast_visit, keyword_args
+from codemods.syntax import call_arguments, fast_visit, is_none, keyword_args
 
 # Estimator methods the tier rewrites, and the keyword only an Estimator's version of the method takes (a
 # Keras model has evaluate and predict too): a call with it is an Estimator's whatever its receiver.
@@ -86,6 +86,9 @@ RUNCONFIG_PARAMS = ("model_dir", "tf_random_seed", "save_summary_steps", "save_c
 CONFIG_ARGUMENTS = (
     "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
     "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps", "session_config",
+    # a cluster's (a session's protocol, waits for the chief, worker delays) or the .meta graphs': nothing a
+    # local training computes (TrainingConfig keeps them)
+    "protocol", "session_creation_timeout_secs", "checkpoint_save_graph_def", "experimental_max_worker_delay_secs",
     "train_distribute",  # (None only: compat.estimator_training.TrainingConfig checks it)
 )
 # Built-in hooks that become compat.estimator_hooks callbacks wherever they are built (the early-stopping
@@ -237,7 +240,20 @@ def config_problems(call: cst.Call, tpu: bool = False) -> list[str]:
     plain = call.with_changes(args=[arg for arg in call.args if arg not in settings])
     kwargs, problems = keyword_args(plain) if tpu else call_arguments(plain, RUNCONFIG_PARAMS)
     accepted_ = CONFIG_ARGUMENTS + TPU_CONFIG_ARGUMENTS * tpu
-    return problems + [f"RunConfig({key}=...) is not migrated yet" for key in kwargs if key not in accepted_]
+    return problems + [
+        f"RunConfig({key}=...) is not migrated yet" for key, value in kwargs.items()
+        if key not in accepted_ and not (key in NONE_ONLY_CONFIG_ARGUMENTS and _may_be_none(value))
+    ]
+
+
+# RunConfig arguments TrainingConfig takes as None only (Estimator's default; anything else is one error when the
+# program runs): device placement of TF1 graph ops, and distributed evaluation
+NONE_ONLY_CONFIG_ARGUMENTS = ("device_fn", "eval_distribute", "experimental_distribute")
+
+
+def _may_be_none(value: cst.BaseExpression) -> bool:
+    """None, or a value the source cannot tell from None (a flag, a variable, a choice): not a call or a lambda."""
+    return is_none(value) or isinstance(value, (cst.Name, cst.Attribute, cst.IfExp, cst.Subscript))
 
 
 class _Calls(cst.CSTVisitor):

@@ -87,10 +87,13 @@ class TrainingConfig:
 
     Same names, defaults and checks as `tf.estimator.RunConfig`: giving both `save_checkpoints_steps` and
     `save_checkpoints_secs` is an error; giving neither saves every 600 seconds; giving one as None and not the
-    other (or both None) switches checkpointing off, which a migrated training does not do: `cadence` is then
-    one error (Estimator saved no checkpoint and resumed from none). `replace` follows RunConfig.replace: a
-    cadence given there replaces the other one. `session_config` and
-    `log_step_count_steps` are accepted and have no effect (TF2 has no sessions; `fit` logs progress itself).
+    other (or both None, or 0) switches checkpointing off: a training then saves nothing, as Estimator's
+    (`saves_checkpoints`). `replace` follows RunConfig.replace: a cadence given there replaces the other one.
+    `session_config` and `log_step_count_steps` are accepted and have no effect (TF2 has no sessions; `fit` logs
+    progress itself), as are a cluster's `protocol`, `session_creation_timeout_secs` and
+    `experimental_max_worker_delay_secs` and `checkpoint_save_graph_def` (TF2 checkpoints hold no graph);
+    `device_fn`, `eval_distribute` and `experimental_distribute` are accepted when None (their default): anything
+    else is one error.
     `train_distribute` is accepted when it is None (as a program that picks a strategy only on some machines
     passes it) or a strategy of one replica (one device: the Estimator took the same steps as without it; the
     training then runs without it); a strategy of several replicas is one error: the model was built outside its
@@ -107,6 +110,13 @@ class TrainingConfig:
     log_step_count_steps: int = 100
     session_config: Any = None
     train_distribute: Any = None
+    protocol: str | None = None
+    session_creation_timeout_secs: int = 7200
+    checkpoint_save_graph_def: bool = True
+    experimental_max_worker_delay_secs: int | None = None
+    device_fn: Any = None
+    eval_distribute: Any = None
+    experimental_distribute: Any = None
 
     def __new__(cls, *args, **settings):
         # `RunConfig(**settings)` migrates as `TrainingConfig(**settings)`: a setting it does not carry over
@@ -132,6 +142,10 @@ class TrainingConfig:
         )
 
     def __post_init__(self):
+        for name, why in _NONE_ONLY.items():
+            if getattr(self, name) is not None:
+                raise ValueError(f"RunConfig({name}={getattr(self, name)!r}) is not carried over by the migration: "
+                                 f"{why}; pass {name}=None (RunConfig's default)")
         if self.train_distribute is not None:
             replicas = getattr(self.train_distribute, "num_replicas_in_sync", None)
             if replicas != 1:
@@ -190,6 +204,14 @@ class TrainingConfig:
             return "secs", self.save_checkpoints_secs
         raise ValueError(NO_CHECKPOINT_SAVER)
 
+
+# TrainingConfig settings taken as None only, and why another value is not
+_NONE_ONLY = {
+    "device_fn": "it placed the ops of the Estimator's TF1 graph on devices, and a migrated model places its own",
+    "eval_distribute": "the Estimator gave each replica whole eval batches (evaluate(steps=N) read N x replicas "
+                       "batches, and a last batch the replicas could not share was left out)",
+    "experimental_distribute": "its DistributeConfig set up a distributed training, which is not migrated",
+}
 
 NO_CHECKPOINT_SAVER = (
     "RunConfig switches checkpointing off (save_checkpoints_steps and save_checkpoints_secs None or 0), and "

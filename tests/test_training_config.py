@@ -55,16 +55,31 @@ def test_settings_given_as_a_mapping_are_checked_by_name():
     settings = {"save_checkpoints_steps": 50, "keep_checkpoint_max": 3, "log_step_count_steps": 10}
     config = TrainingConfig(**settings).replace(session_config=object())
     assert (config.cadence, config.keep_checkpoint_max) == (("steps", 50), 3)
-    with pytest.raises(TypeError, match=r"RunConfig\(device_fn=\.\.\.\) is not a setting the migration carries over"):
-        TrainingConfig(**settings, device_fn=None)
+    with pytest.raises(TypeError, match=r"RunConfig\(save_checkpoint_steps=\.\.\.\) is not a setting the migration"):
+        TrainingConfig(**settings, save_checkpoint_steps=10)  # (misspelt: RunConfig raised a TypeError too)
+
+
+def test_a_clusters_settings_are_kept_and_device_placement_or_distributed_evaluation_only_as_none():
+    """RunConfig's protocol, session_creation_timeout_secs, experimental_max_worker_delay_secs and
+    checkpoint_save_graph_def change nothing a local training computes; device_fn, eval_distribute and
+    experimental_distribute are taken as None (their default), anything else is one error naming it."""
+    config = TrainingConfig(protocol="grpc", session_creation_timeout_secs=60, checkpoint_save_graph_def=False,
+                            experimental_max_worker_delay_secs=5, device_fn=None, eval_distribute=None,
+                            experimental_distribute=None, save_checkpoints_steps=10)
+    assert (config.protocol, config.session_creation_timeout_secs, config.cadence) == ("grpc", 60, ("steps", 10))
+    with pytest.raises(ValueError, match=r"RunConfig\(device_fn=<function .*\) is not carried over .* pass "
+                                         r"device_fn=None"):
+        TrainingConfig(device_fn=lambda op: "/cpu:0")
+    with pytest.raises(ValueError, match=r"RunConfig\(eval_distribute=.*whole eval batches"):
+        TrainingConfig(eval_distribute=tf.distribute.OneDeviceStrategy("/cpu:0"))
 
 
 def test_a_runconfig_property_it_does_not_hold_is_one_clear_error():
-    """A RunConfig setting it does not carry over (devices, distribution): reading one says so."""
+    """A RunConfig property it does not carry over (a TF_CONFIG cluster's): reading one says so."""
     config = TrainingConfig()
-    assert not hasattr(config, "device_fn")
-    with pytest.raises(AttributeError, match=r"RunConfig\.eval_distribute is not carried over by the migration"):
-        config.eval_distribute  # noqa: B018
+    assert config.device_fn is None and not hasattr(config, "cluster_spec")
+    with pytest.raises(AttributeError, match=r"RunConfig\.service is not carried over by the migration"):
+        config.service  # noqa: B018
 
 
 _RUNCONFIG_TASK = """
@@ -101,6 +116,8 @@ _CADENCE_CASES = [
     ({"save_checkpoints_steps": None}, None),  # a flag whose default is None: checkpointing off
     ({"save_checkpoints_secs": None}, None),
     ({"save_checkpoints_steps": None, "save_checkpoints_secs": None}, None),
+    ({"save_checkpoints_steps": 0}, None),  # Estimator: `if secs or steps`, no CheckpointSaverHook
+    ({"save_checkpoints_secs": 0}, None),
     ({}, {"save_checkpoints_steps": 20, "keep_checkpoint_max": 2}),
     ({"save_checkpoints_secs": 30}, {"save_checkpoints_steps": 20}),
     ({"save_checkpoints_steps": 100}, {"save_checkpoints_secs": 30}),
@@ -122,8 +139,9 @@ print(json.dumps(results))
 @pytest.mark.legacy
 def test_cadences_given_replaced_or_switched_off_are_runconfig_s(legacy_python):
     """The two cadences, as TF 2.15's RunConfig resolves them from what a program gave (one None switches it off
-    unless the other is given; replace's cadence replaces the other). Switched off, Estimator saved nothing:
-    a migrated training then fails at once with one error, before training a step it could not resume."""
+    unless the other is given; replace's cadence replaces the other; 0 is off too). Switched off, Estimator saved
+    nothing (tests/test_checkpoints_off.py), and what follows checkpoint saves (train_and_evaluate's evaluations,
+    saving listeners) is one error, as Estimator's was."""
     import json
 
     expected = json.loads(run([legacy_python, "-c", _RUNCONFIG_CADENCES % _CADENCE_CASES]).stdout.strip().splitlines()[-1])
@@ -132,11 +150,12 @@ def test_cadences_given_replaced_or_switched_off_are_runconfig_s(legacy_python):
         if changes is not None:
             config = config.replace(**changes)
         assert [config.save_checkpoints_steps, config.save_checkpoints_secs] == [steps, secs], (settings, changes)
-        if steps is None and secs is None:
+        assert config.saves_checkpoints == bool(steps or secs)
+        if not (steps or secs):
             with pytest.raises(ValueError, match=r"RunConfig switches checkpointing off .* Give the RunConfig a cadence"):
                 config.cadence  # noqa: B018
         else:
-            assert config.cadence == (("steps", steps) if steps is not None else ("secs", secs))
+            assert config.cadence == (("steps", steps) if steps else ("secs", secs))
 
 
 def test_an_in_memory_evaluator_evaluates_only_the_estimator_it_is_given_to(tmp_path):

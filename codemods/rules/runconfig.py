@@ -22,6 +22,16 @@ DROPPED = {
     "devices: tf.config.set_visible_devices)",
     "log_step_count_steps": "log_step_count_steps dropped (Estimator's global_step/sec log lines; fit prints "
     "progress, and the loss goes to TensorBoard every save_summary_steps)",
+    "protocol": "protocol dropped (a distributed session's; the migrated training runs in this process)",
+    "session_creation_timeout_secs": "session_creation_timeout_secs dropped (a worker's wait for the chief's "
+    "session; the migrated training runs in this process)",
+    "experimental_max_worker_delay_secs": "experimental_max_worker_delay_secs dropped (non-chief workers' start "
+    "delays; the migrated training runs in this process)",
+    "checkpoint_save_graph_def": "checkpoint_save_graph_def dropped (whether graph.pbtxt and .meta graphs were "
+    "written beside checkpoints; TF2 checkpoints hold no graph)",
+    "device_fn": "device_fn=None dropped (Estimator's default)",
+    "eval_distribute": "eval_distribute=None dropped (Estimator's default)",
+    "experimental_distribute": "experimental_distribute=None dropped (Estimator's default)",
 }
 
 

@@ -64,6 +64,17 @@ ROWS = [
         (),
     ),
     Row(
+        "`RunConfig(protocol=..., session_creation_timeout_secs=..., experimental_max_worker_delay_secs=..., "
+        "checkpoint_save_graph_def=..., device_fn=None, eval_distribute=None, experimental_distribute=None)`",
+        "dropped, with a note in the report (a cluster's settings and the .meta graphs: nothing a local training "
+        "computes; the run-time tier's TrainingConfig keeps them); a `device_fn` or an `eval_distribute` strategy: "
+        "kept with a TODO, or one error when the program runs",
+        "same",
+        "runconfig_cluster_settings",
+        ('save_freq=50 // math.gcd(50, 100)',),
+        ("regressor_manager.save(checkpoint_number=regressor_step)",),
+    ),
+    Row(
         "`RunConfig(train_distribute=strategy)` with a custom model_fn (a mean loss)",
         "the class's `compute_loss` returns `model_fns.replica_loss(loss)` (scaled by 1/replicas, as the TF1 "
         "optimizer scaled it); layers and slots made under `strategy.scope()`",
