@@ -7,7 +7,8 @@ parsing, which `tf.compat.v1` still builds), so a receiver migrates when the onl
 are those compat.estimator_export replaces under the same names:
 - `build_parsing_serving_input_receiver_fn(...)` / `build_raw_serving_input_receiver_fn(...)`, inline or
   assigned to a variable;
-- a function of this module returning `ServingInputReceiver(features, receiver_tensors)`.
+- a function of this module returning `ServingInputReceiver(features, receiver_tensors)` or
+  `TensorServingInputReceiver(features, receiver_tensors)`.
 `build_raw_serving_input_receiver_fn(features)` read only the dtype and shape of each feature tensor. Programs
 gave it `tf.placeholder`s built beside the export call, in TF1's default graph; a migrated program runs there
 eagerly, where a placeholder cannot be made: each placeholder that only describes such a feature (a value of
@@ -35,6 +36,8 @@ SERVING_INPUT_BUILDERS = {
     "estimator.export.build_raw_serving_input_receiver_fn": ("features", "default_batch_size"),
 }
 RECEIVER = "estimator.export.ServingInputReceiver"
+TENSOR_RECEIVER = "estimator.export.TensorServingInputReceiver"  # its one feature given to the model_fn as it is
+RECEIVERS = (RECEIVER, TENSOR_RECEIVER)
 RECEIVER_PARAMS = ("features", "receiver_tensors", "receiver_tensors_alternatives")
 # EvalSpec exporters compat.estimator_export has, with their parameters in order.
 EXPORTERS = {
@@ -46,7 +49,7 @@ EXPORTERS = {
     ),
 }
 # Estimator APIs the rewrite replaces by compat.estimator_export's, under the same name.
-REPLACED = (*SERVING_INPUT_BUILDERS, RECEIVER, *EXPORTERS)
+REPLACED = (*SERVING_INPUT_BUILDERS, *RECEIVERS, *EXPORTERS)
 
 
 def receiver_calls(
@@ -84,12 +87,12 @@ def _function_calls(function: cst.FunctionDef, resolver: ApiResolver) -> tuple[l
             problems.append(f"serving input receiver function {name} uses {api.path} (not migrated)")
             continue
         calls.append(call)
-        parameters = RECEIVER_PARAMS if api.path == RECEIVER else SERVING_INPUT_BUILDERS[api.path]
+        parameters = RECEIVER_PARAMS if api.path in RECEIVERS else SERVING_INPUT_BUILDERS[api.path]
         arguments, argument_problems = call_arguments(call, parameters)
         problems += argument_problems
         if "receiver_tensors_alternatives" in arguments:
-            problems.append("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet")
-    if not any(resolver.call_api(call).path == RECEIVER for call in calls):
+            problems.append(f"{api.path.rsplit('.', 1)[1]}(receiver_tensors_alternatives=...) is not migrated yet")
+    if not any(resolver.call_api(call).path in RECEIVERS for call in calls):
         problems.append(f"serving input receiver function {name} does not build a ServingInputReceiver(...)")
     return calls, problems
 

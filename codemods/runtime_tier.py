@@ -37,7 +37,7 @@ import libcst as cst
 
 from codemods.api import ApiResolver
 from codemods.canned_estimators import CANNED, DROPPED_WHEN_NONE, accepted, loss_reduction_problem
-from codemods.export_apis import EXPORTERS, RECEIVER, SERVING_INPUT_BUILDERS
+from codemods.export_apis import EXPORTERS, RECEIVERS, SERVING_INPUT_BUILDERS
 from codemods.guidance import RUN_WITH_WRAPPED
 from codemods.hook_facts import EARLY_STOPPING_APIS
 from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts, estimator_factories
@@ -141,7 +141,7 @@ def tpu_name(path: str | None) -> str | None:
         if path and path.startswith(module) and "." not in path[len(module):]:
             return path[len(module):]
     return None
-EXPORT_APIS = (*SERVING_INPUT_BUILDERS, RECEIVER, *EXPORTERS)
+EXPORT_APIS = (*SERVING_INPUT_BUILDERS, *RECEIVERS, *EXPORTERS)
 
 
 class RunTimeChecked(str):

@@ -16,7 +16,7 @@ its key (a classify or regress signature only from one string receiver tensor, n
 Servers and clients see the same signature names, input and output names, dtypes and values; the variables
 inside are the Keras model's, under Keras names. The receiver function is the program's own, run as the
 Estimator ran it (a TF1 graph: placeholders, parsing; `tf.compat.v1` still has them): this module replaces
-the three `tf.estimator.export` names it may use, `ServingInputReceiver`,
+the four `tf.estimator.export` names it may use, `ServingInputReceiver`, `TensorServingInputReceiver`,
 `build_parsing_serving_input_receiver_fn` and `build_raw_serving_input_receiver_fn`. `LatestExporter`,
 `FinalExporter` and `BestExporter` are EvalSpec's exporters, called by
 `compat.estimator_evaluation.PeriodicEvaluation`.
@@ -54,21 +54,35 @@ class ServingInputReceiver(NamedTuple):
     receiver_tensors_alternatives: dict | None = None
 
 
+class TensorServingInputReceiver(NamedTuple):
+    """`tf.estimator.export.TensorServingInputReceiver`: a receiver whose one feature the model_fn is given as the
+    tensor itself (a ServingInputReceiver gave a single tensor as `{"feature": tensor}`)."""
+
+    features: tf.Tensor
+    receiver_tensors: dict
+    receiver_tensors_alternatives: dict | None = None
+
+
 def _receiver(serving_input_receiver_fn) -> ServingInputReceiver:
-    """What the receiver function returns, its single tensors keyed as Estimator keyed them."""
+    """What the receiver function returns, its single tensors keyed as Estimator keyed them (the one feature of
+    a TensorServingInputReceiver given as it is)."""
     receiver = serving_input_receiver_fn()
-    if not isinstance(receiver, ServingInputReceiver):
+    if not isinstance(receiver, ServingInputReceiver | TensorServingInputReceiver):
         raise TypeError(
-            "serving_input_receiver_fn must return a compat.estimator_export.ServingInputReceiver, got "
-            f"{type(receiver).__name__}"
+            "serving_input_receiver_fn must return a compat.estimator_export.ServingInputReceiver or "
+            f"TensorServingInputReceiver, got {type(receiver).__name__}"
         )
+    kind = type(receiver).__name__
     if receiver.receiver_tensors_alternatives:
-        raise ValueError("ServingInputReceiver(receiver_tensors_alternatives=...) is not supported")
+        raise ValueError(f"{kind}(receiver_tensors_alternatives=...) is not supported")
     features, tensors = receiver.features, receiver.receiver_tensors
-    return ServingInputReceiver(
-        features if isinstance(features, dict) else {_SINGLE_FEATURE_NAME: features},
-        tensors if isinstance(tensors, dict) else {_SINGLE_RECEIVER_NAME: tensors},
-    )
+    if isinstance(receiver, TensorServingInputReceiver):
+        if not isinstance(features, tf.Tensor | tf.SparseTensor | tf.RaggedTensor):
+            raise ValueError(f"TensorServingInputReceiver: feature must be a Tensor, SparseTensor, or RaggedTensor, "
+                             f"got {type(features).__name__}")  # (Estimator's ValueError)
+    elif not isinstance(features, dict):
+        features = {_SINGLE_FEATURE_NAME: features}
+    return ServingInputReceiver(features, tensors if isinstance(tensors, dict) else {_SINGLE_RECEIVER_NAME: tensors})
 
 
 def build_parsing_serving_input_receiver_fn(feature_spec: dict, default_batch_size: int | None = None):
@@ -141,6 +155,9 @@ def signatures(model: tf_keras.Model, serving_input_receiver_fn) -> dict[str, tf
         head = head_of(model)
 
         def outputs(features):  # the canned head's predictions; the Keras model's inputs are dense
+            if not isinstance(features, dict):  # (its feature columns read a dict: the Estimator failed too)
+                raise TypeError("a canned estimator's feature columns read a dict of features, and the "
+                                "TensorServingInputReceiver gives one tensor: return a ServingInputReceiver")
             dense = {name: _dense(value) for name, value in features.items()}
             return forwarded(model, features, head_predictions(head, model(dense, training=False)))
 

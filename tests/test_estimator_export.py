@@ -183,7 +183,8 @@ def test_bad_serving_inputs_are_one_clear_error(tmp_path):
     model = _models()["binary"]
     with pytest.raises(TypeError, match="serving_input_receiver_fn must be a function"):
         estimator_export.export_saved_model(model, str(tmp_path), {"x": tf.zeros([1, 4])})
-    with pytest.raises(TypeError, match="must return a compat.estimator_export.ServingInputReceiver, got dict"):
+    with pytest.raises(TypeError, match="must return a compat.estimator_export.ServingInputReceiver or "
+                                        "TensorServingInputReceiver, got dict"):
         estimator_export.export_saved_model(model, str(tmp_path), lambda: {"x": tf.zeros([1, 4])})
     assert os.listdir(tmp_path) == []
 

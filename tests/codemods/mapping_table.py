@@ -878,6 +878,17 @@ ROWS = [
          "estimator_loop.train_and_evaluate(\n"),
     ),
     Row(
+        "A receiver function returning `tf.estimator.export.TensorServingInputReceiver(features, receiver_tensors)` "
+        "(a model_fn reading its features as one tensor)",
+        "`compat.estimator_export.TensorServingInputReceiver`: the model_fn given the tensor as it is (not in a "
+        "dict), the signature's input named `input` as Estimator's; a canned estimator given one is one error (its "
+        "feature columns read a dict: the Estimator failed too)",
+        "same",
+        "wrapped_export_tensor_receiver",
+        ("estimator_export.TensorServingInputReceiver(images, images)",),
+        ("estimator_export.TensorServingInputReceiver(images, images)",),
+    ),
+    Row(
         "`est.export_saved_model(...)` of a migrated custom model_fn Estimator whose PREDICT branch returns "
         "`EstimatorSpec(mode, predictions=...)` (no `export_outputs`)",
         "`compat.estimator_export.export_saved_model(est, ...)`: one signature, `serving_default`, the PREDICT "
