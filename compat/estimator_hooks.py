@@ -19,9 +19,10 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-
-class NanLossDuringTrainingError(RuntimeError):
-    """Training produced a NaN loss (Estimator raised its NanLossDuringTrainingError)."""
+# Estimator's own class (tf.estimator's was tf.compat.v1.train's, which TensorFlow 2 keeps): a program catching
+# it around a train call (`except tf.estimator.NanLossDuringTrainingError`, spelled tf.compat.v1.train's by the
+# rewrite) catches the migrated training's
+NanLossDuringTrainingError = tf.compat.v1.train.NanLossDuringTrainingError
 
 
 def check_loss(loss) -> None:

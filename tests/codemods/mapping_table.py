@@ -448,7 +448,7 @@ ROWS = [
     ),
     Row(
         "every `est.train(...)`: Estimator's own `NanTensorHook` on the loss",
-        "`compat.estimator_hooks.RaiseOnNanLoss()` first among the callbacks (before a save, as Estimator checked): `NanLossDuringTrainingError` at the NaN step (under `steps_per_execution`, at the end of its call)",
+        "`compat.estimator_hooks.RaiseOnNanLoss()` first among the callbacks (before a save, as Estimator checked): `NanLossDuringTrainingError` (TF1's class, `tf.compat.v1.train`'s: a program catching it catches this) at the NaN step (under `steps_per_execution`, at the end of its call)",
         "`estimator_hooks.check_loss(loss)` after each step (chunked loop: after each call, before its save)",
         "runconfig_every_field",
         ("estimator_hooks.RaiseOnNanLoss(),",),
