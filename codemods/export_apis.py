@@ -48,6 +48,10 @@ EXPORTERS = {
         "exports_to_keep",
     ),
 }
+# An EvalSpec exporter the rewrite does not follow (a program's own Exporter subclass, one built elsewhere): the
+# run-time tier passes it on, and compat.estimator_evaluation calls it as Estimator did (an Exporter, checked then)
+OTHER_EXPORTER = ("EvalSpec(exporters=...) holds something other than a LatestExporter(...), FinalExporter(...) or "
+                  "BestExporter(...) assigned once and used only there")
 # Estimator APIs the rewrite replaces by compat.estimator_export's, under the same name.
 REPLACED = (*SERVING_INPUT_BUILDERS, *RECEIVERS, *EXPORTERS)
 
@@ -107,10 +111,7 @@ def exporter_calls(
     for element in exporter_elements(exporters, variables):
         api = resolver.call_api(element)
         if api is None or api.path not in EXPORTERS:
-            problems.append(
-                "EvalSpec(exporters=...) holds something other than a LatestExporter(...), FinalExporter(...) or "
-                "BestExporter(...) assigned once and used only there"
-            )
+            problems.append(OTHER_EXPORTER)
             continue
         arguments, argument_problems = call_arguments(element, EXPORTERS[api.path])
         problems += argument_problems

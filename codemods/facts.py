@@ -27,6 +27,7 @@ from codemods.canned_estimators import (
 )
 from codemods.export_apis import (
     EXPORTERS,
+    OTHER_EXPORTER,
     SERVING_INPUT_BUILDERS,
     exporter_calls,
     exporter_elements,
@@ -1373,6 +1374,7 @@ def _exporter_problems(
     receiver as an export's)."""
     variables = {name: value for name, value in facts.exporter_variables.items() if facts.name_uses[name] == 2}
     calls, receivers, problems = exporter_calls(exporters, variables, resolver)
+    problems = [RunTimeChecked(problem) if problem == OTHER_EXPORTER else problem for problem in problems]
     estimator.export_api_calls.extend(calls)
     for receiver in receivers:
         problems += _serving_input_problems(receiver, estimator, facts, resolver)

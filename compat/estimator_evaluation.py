@@ -32,6 +32,7 @@ import tf_keras
 
 from . import added_metrics, backup_listeners
 from .canned import head_of
+from .estimator_export import Exporter
 from .estimator_prediction import head_predictions
 
 _AUC_THRESHOLDS = 200
@@ -195,8 +196,10 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
     `every_secs` seconds) the model is evaluated on a fresh `input_fn()`, unless the previous evaluation
     is less than `throttle_secs` old (the first save of the run always evaluates; the save of the
     restored state at the start never does), and once more at the end of training unless its last step was
-    just evaluated. After each evaluation every exporter exports (`compat.estimator_export`) under
-    `export_dir_base/<exporter name>`, told whether the evaluated step reached `max_steps` (the final export).
+    just evaluated. After each evaluation every exporter exports (`compat.estimator_export`'s, or a program's own
+    `Exporter`) under `export_dir_base/<exporter name>`, called as Estimator called it: given the model, the latest
+    checkpoint in `checkpoint_dir` (the one evaluated), the metrics, and whether the evaluated step reached
+    `max_steps` (the final export).
     Each evaluation is `evaluate_model`'s: a wrapped model_fn's EVAL spec, with `hooks` (the EvalSpec's).
     `result` is what `train_and_evaluate` returned: (the last metrics, the last exporters' results), or
     (None, None) when no step was trained (max_steps already reached).
@@ -214,8 +217,14 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         export_dir_base: str | None = None,
         max_steps: int | None = None,
         hooks: Sequence = (),
+        checkpoint_dir: str | None = None,
     ):
         super().__init__()
+        for exporter in exporters:
+            if not isinstance(exporter, Exporter):  # (Estimator's EvalSpec check)
+                raise TypeError(f"`exporters` must be an Exporter (compat.estimator_export's, or a subclass of it), "
+                                f"given {exporter!r}")
+        self.checkpoint_dir = checkpoint_dir
         if (every_steps is None) == (every_secs is None):
             raise ValueError("give exactly one checkpoint cadence: every_steps or every_secs")
         if exporters and export_dir_base is None:
@@ -252,8 +261,11 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         self._evaluated_step = int(self.model.optimizer.iterations.numpy())
         metrics = evaluate_model(self.model, self.input_fn(), self.steps, self.summary_dir, self.hooks)
         final = self.max_steps is not None and self._evaluated_step >= self.max_steps
+        # as Estimator called them, given the checkpoint evaluated (saved at this step before this callback ran)
+        checkpoint_path = tf.train.latest_checkpoint(self.checkpoint_dir) if self.checkpoint_dir else None
         exports = [
-            exporter.export(self.model, os.path.join(self.export_dir_base, exporter.name), metrics, final)
+            exporter.export(estimator=self.model, export_path=os.path.join(self.export_dir_base, exporter.name),
+                            checkpoint_path=checkpoint_path, eval_result=metrics, is_the_final_export=final)
             for exporter in self.exporters
         ]
         self.result = (metrics, exports)

@@ -19,11 +19,12 @@ Estimator ran it (a TF1 graph: placeholders, parsing; `tf.compat.v1` still has t
 the four `tf.estimator.export` names it may use, `ServingInputReceiver`, `TensorServingInputReceiver`,
 `build_parsing_serving_input_receiver_fn` and `build_raw_serving_input_receiver_fn`. `LatestExporter`,
 `FinalExporter` and `BestExporter` are EvalSpec's exporters, called by
-`compat.estimator_evaluation.PeriodicEvaluation`.
+`compat.estimator_evaluation.PeriodicEvaluation`, as is a program's own `Exporter` subclass.
 """
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import os
 import shutil
@@ -43,6 +44,22 @@ _IGNORED_VALUE = {tf.string: "", tf.int64: -1, tf.int32: -1}
 # The names Estimator gave a receiver tensor, features and predictions that were not dicts (export_utils,
 # PredictOutput).
 _SINGLE_RECEIVER_NAME, _SINGLE_FEATURE_NAME, _SINGLE_OUTPUT_NAME = "input", "feature", "output"
+
+
+class Exporter(abc.ABC):
+    """`tf.estimator.Exporter`: the base of a program's own EvalSpec exporter. After each evaluation of
+    `train_and_evaluate` it is called as Estimator called it: `export(estimator=<the migrated model>,
+    export_path=<model_dir>/export/<name>, checkpoint_path=<the checkpoint evaluated>, eval_result=<its metrics>,
+    is_the_final_export=<whether max_steps was reached>)` (compat.estimator_evaluation.PeriodicEvaluation)."""
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The directory under model_dir/export this exporter writes to."""
+
+    @abc.abstractmethod
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        """Export after an evaluation; what it returns is among train_and_evaluate's export results."""
 
 
 class ServingInputReceiver(NamedTuple):
@@ -299,18 +316,21 @@ def _timestamped_dir(export_dir_base: str, attempts: int = 10) -> str:
     raise RuntimeError(f"{export_dir_base}: no unused timestamped export directory after {attempts} attempts")
 
 
-class LatestExporter:
+class LatestExporter(Exporter):
     """`tf.estimator.LatestExporter`: after each evaluation of train_and_evaluate, an export under
     `model_dir/export/<name>`, then all but the newest `exports_to_keep` exports there deleted (None: none)."""
 
     def __init__(self, name: str, serving_input_receiver_fn, assets_extra: dict | None = None, as_text: bool = False,
                  exports_to_keep: int | None = 5):
         _check_exporter(name, as_text, exports_to_keep)
-        self.name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
+        self._name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
         self.exports_to_keep = exports_to_keep
 
-    def export(self, model: tf_keras.Model, export_path: str, eval_result: dict, is_the_final_export: bool) -> bytes:
-        exported = export_saved_model(model, export_path, self.serving_input_receiver_fn, self.assets_extra)
+    name = property(lambda self: self._name)
+
+    def export(self, estimator, export_path: str, checkpoint_path, eval_result: dict, is_the_final_export: bool) -> bytes:
+        """The model as evaluated (the state of `checkpoint_path`, which the Estimator's exported) under export_path."""
+        exported = export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra)
         _keep_newest(export_path, self.exports_to_keep)
         return exported
 
@@ -331,17 +351,20 @@ def _check_exporter(name: str, as_text: bool, exports_to_keep: int | None = None
         raise ValueError(f"exporter {name!r}: exports_to_keep must be a positive number or None")
 
 
-class FinalExporter:
+class FinalExporter(Exporter):
     """`tf.estimator.FinalExporter`: one export, after the evaluation of the step that reached max_steps."""
 
     def __init__(self, name: str, serving_input_receiver_fn, assets_extra: dict | None = None, as_text: bool = False):
         _check_exporter(name, as_text)
-        self.name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
+        self._name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
 
-    def export(self, model, export_path: str, eval_result: dict, is_the_final_export: bool) -> bytes | None:
+    name = property(lambda self: self._name)
+
+    def export(self, estimator, export_path: str, checkpoint_path, eval_result: dict,
+               is_the_final_export: bool) -> bytes | None:
         if not is_the_final_export:
             return None
-        return export_saved_model(model, export_path, self.serving_input_receiver_fn, self.assets_extra)
+        return export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra)
 
 
 def loss_smaller(best_eval_result: dict, current_eval_result: dict) -> bool:
@@ -352,7 +375,7 @@ def loss_smaller(best_eval_result: dict, current_eval_result: dict) -> bool:
     return best_eval_result["loss"] > current_eval_result["loss"]
 
 
-class BestExporter:
+class BestExporter(Exporter):
     """`tf.estimator.BestExporter`: an export when `compare_fn(best_eval_result=..., current_eval_result=...)`
     says the evaluation beats the last exported one, and always at the first evaluation of the run (as the
     Estimator's did: the best it read back from the eval event files was replaced before it was compared);
@@ -365,15 +388,18 @@ class BestExporter:
         _check_exporter(name, as_text, exports_to_keep)
         if compare_fn is None:
             raise ValueError(f"exporter {name!r}: compare_fn must not be None")
-        self.name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
+        self._name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
         self.compare_fn, self.exports_to_keep = compare_fn, exports_to_keep
         self._best_eval_result: dict | None = None  # of the last export of this run
 
-    def export(self, model, export_path: str, eval_result: dict, is_the_final_export: bool) -> bytes | None:
+    name = property(lambda self: self._name)
+
+    def export(self, estimator, export_path: str, checkpoint_path, eval_result: dict,
+               is_the_final_export: bool) -> bytes | None:
         first = self._best_eval_result is None
         if not first and not self.compare_fn(best_eval_result=self._best_eval_result, current_eval_result=eval_result):
             return None
         self._best_eval_result = eval_result
-        exported = export_saved_model(model, export_path, self.serving_input_receiver_fn, self.assets_extra)
+        exported = export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra)
         _keep_newest(export_path, self.exports_to_keep)
         return exported

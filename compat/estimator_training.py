@@ -700,6 +700,7 @@ def periodic_evaluation(model, train_spec: TrainSpec, eval_spec: EvalSpec) -> es
         export_dir_base=os.path.join(config.model_dir, "export"),
         max_steps=train_spec.max_steps,
         hooks=eval_hooks,
+        checkpoint_dir=config.model_dir,
     )
 
 

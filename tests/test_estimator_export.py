@@ -198,7 +198,7 @@ def test_exporters_keep_what_estimator_kept(tmp_path):
     final = estimator_export.FinalExporter("final", serving)
     for evaluation in range(3):
         is_final = evaluation == 2
-        returned = [e.export(model, str(tmp_path / e.name), {}, is_final) for e in (latest, every, final)]
+        returned = [e.export(model, str(tmp_path / e.name), None, {}, is_final) for e in (latest, every, final)]
         assert all(isinstance(path, bytes) for path in returned[:2])
         assert (returned[2] is None) == (not is_final)
     assert [len(os.listdir(tmp_path / name)) for name in ("latest", "every", "final")] == [2, 3, 1]
@@ -218,8 +218,9 @@ def test_best_exporter_exports_at_the_first_evaluation_then_when_compare_fn_says
     model = _models()["regression"]
     serving = estimator_export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4]), "shade": tf.constant(["a"])})
     best = estimator_export.BestExporter("best", serving, exports_to_keep=None)  # compare_fn: the loss is lower
-    exported = [best.export(model, str(tmp_path), {"loss": loss}, False) is not None for loss in (3.0, 4.0, 2.0, 2.0)]
+    exported = [best.export(model, str(tmp_path), None, {"loss": loss}, False) is not None
+                for loss in (3.0, 4.0, 2.0, 2.0)]
     assert exported == [True, False, True, False]
     assert len(os.listdir(tmp_path)) == 2
     with pytest.raises(ValueError, match="current_eval_result cannot be empty or no loss is found in it"):
-        best.export(model, str(tmp_path), {"accuracy": 1.0}, False)
+        best.export(model, str(tmp_path), None, {"accuracy": 1.0}, False)

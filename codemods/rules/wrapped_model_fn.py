@@ -6,7 +6,8 @@ project keeps no estimator TF1), `ModeKeys` becomes `estimator_training.ModeKeys
 for input_fns taking `mode`) and `EstimatorSpec` becomes `wrapped_model_fns.EstimatorSpec` (the same fields
 and checks), which compat.wrapped_model_fns reads; `tf.estimator.export.PredictOutput` (and the
 Classification/Regression outputs) in its export_outputs become wrapped_model_fns' twins, the signatures an
-export of the wrapped model_fn has (compat.estimator_export).
+export of the wrapped model_fn has (compat.estimator_export); `tf.estimator.Exporter`, the base of a program's own
+exporters, becomes compat.estimator_export's, which train_and_evaluate calls as Estimator did.
 """
 
 import libcst as cst
@@ -18,6 +19,8 @@ REPLACEMENTS = {
     "estimator.ModeKeys": ("estimator_training", "ModeKeys"),
     "estimator.EstimatorSpec": ("wrapped_model_fns", "EstimatorSpec"),
     "estimator.WarmStartSettings": ("estimator_training", "WarmStartSettings"),
+    # the base of a program's own EvalSpec exporters (a best-checkpoint copier, a results writer)
+    "estimator.Exporter": ("estimator_export", "Exporter"),
     **{f"estimator.export.{name}": ("wrapped_model_fns", name)
        for name in ("PredictOutput", "ClassificationOutput", "RegressionOutput")},
 }

@@ -770,12 +770,13 @@ ROWS = [
         "type annotations naming tf.estimator / tf.contrib APIs (`estimator: tf.estimator.Estimator`, "
         "`-> tf.estimator.EstimatorSpec`), evaluated when the def runs",
         "an estimator class -> `tf_keras.Model`, `RunConfig`/`TrainSpec`/`EvalSpec` -> `estimator_training`'s, "
-        "`ModeKeys`/`EstimatorSpec` as elsewhere; any other such API quotes the annotation as written (not evaluated)",
+        "`ModeKeys`/`EstimatorSpec`/`Exporter` as elsewhere; any other such API quotes the annotation as written (not "
+        "evaluated)",
         "same",
         "estimator_annotations",
         ("-> tf_keras.Model:", "config: Optional[estimator_training.TrainingConfig] = None",
-         'exporter: "tf.estimator.Exporter" = None'),
-        ("-> tf_keras.Model:", 'exporter: "tf.estimator.Exporter" = None'),
+         "exporter: estimator_export.Exporter = None", 'head: "tf.estimator.Head" = None'),
+        ("-> tf_keras.Model:", 'head: "tf.estimator.Head" = None'),
     ),
     Row(
         "`class MyModel(tf.estimator.Estimator)` whose constructor hands Estimator's its model_fn and settings "
@@ -876,6 +877,19 @@ ROWS = [
          'estimator_training.export_saved_model(estimator, "/tmp/wrapped_export/export", serving_input_fn)'),
         ('"serving_default": wrapped_model_fns.ClassificationOutput(scores=tf.nn.softmax(logits))',
          "estimator_loop.train_and_evaluate(\n"),
+    ),
+    Row(
+        "`class MyExporter(tf.estimator.Exporter)` given to `EvalSpec(exporters=[...])` (a best-checkpoint copier, a "
+        "results writer)",
+        "`class MyExporter(compat.estimator_export.Exporter)`; the estimator trains through the run-time tier, whose "
+        "`train_and_evaluate` calls it as Estimator did after each evaluation: `export(estimator=<the migrated "
+        "model>, export_path=<model_dir>/export/<name>, checkpoint_path=<the checkpoint evaluated: model_dir/ckpt-N>, "
+        "eval_result=<its metrics>, is_the_final_export=...)`; an exporter that is no Exporter is one TypeError, as "
+        "EvalSpec's",
+        "same",
+        "custom_exporter_subclass",
+        ("class ResultsExporter(estimator_export.Exporter):", "estimator_training.train_and_evaluate("),
+        ("class ResultsExporter(estimator_export.Exporter):", "estimator_loop.train_and_evaluate("),
     ),
     Row(
         "A receiver function returning `tf.estimator.export.TensorServingInputReceiver(features, receiver_tensors)` "
