@@ -32,12 +32,15 @@ import copy
 import functools
 import inspect
 import os
+import sys
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 import tensorflow as tf
 import tf_keras
 from tensorflow.python.eager import lift_to_graph  # a variable's initial value, out of the trace
+from tensorflow.python.ops import resource_variable_ops  # a variable's op, which TF1 code names it by
 from tensorflow.python.ops import variable_scope  # partitioned variables, refused
 from tensorflow.python.summary import summary as tf1_summary  # TF1 summary ops kept TF1's
 from tensorflow.python.trackable import resource  # the lookup tables a model_fn makes, for its export
@@ -235,6 +238,12 @@ class Tf1Graph:
         moving_averages.ExponentialMovingAverage.variables_to_restore = _variables_to_restore
         self._exit.callback(setattr, moving_averages.ExponentialMovingAverage, "variables_to_restore",
                             original_to_restore)
+        # TF1 code names a variable by its op (`tf.summary.histogram(v.op.name, v)`, slim's assign_from_checkpoint_fn,
+        # `{v.op.name: v}` maps for a Saver), which a variable made eagerly has not: the model_fn's variables answer
+        # with their TF1 name. TensorFlow's own code keeps asking the variable (it tests `hasattr(v, "op")`).
+        original_op = resource_variable_ops.BaseResourceVariable.op
+        resource_variable_ops.BaseResourceVariable.op = property(functools.partial(_variable_op, self, original_op))
+        self._exit.callback(setattr, resource_variable_ops.BaseResourceVariable, "op", original_op)
         original_partitioned = variable_scope._VariableStore._get_partitioned_variable  # noqa: SLF001
         variable_scope._VariableStore._get_partitioned_variable = _refuse_partitioned  # noqa: SLF001
         self._exit.callback(setattr, variable_scope._VariableStore, "_get_partitioned_variable", original_partitioned)
@@ -303,6 +312,30 @@ class Tf1Graph:
             raise ValueError(f"init_from_checkpoint into the partitioned variable {variable.name} is not migrated")
         with tf.init_scope():
             variable.assign(tf.train.load_checkpoint(ckpt_file).get_tensor(tensor_name))
+
+
+class VariableOp(NamedTuple):
+    """What TF1 code reads of a variable's op (`v.op.name`, `.type`, `.graph`), for a model_fn's variable made
+    eagerly, which has none."""
+
+    name: str
+    graph: tf.Graph
+    type: str = "VarHandleOp"
+
+
+# Modules that ask a variable for its op to choose a path (TensorFlow's, Keras's, this package's): they get the
+# variable's own answer
+_OWN_OP_READERS = ("tensorflow.", "tf_keras.", "keras.", "estimator_migrate.")
+
+
+def _variable_op(graph: Tf1Graph, original: property, variable):
+    """`variable.op` while a model_fn builds: its VariableOp for one of the model_fn's variables read by the program
+    (or a library of its own: tf_slim), the variable's own answer otherwise."""
+    caller = sys._getframe(1).f_globals.get("__name__", "")  # noqa: SLF001  (who reads decides)
+    mine = any(variable is made for made in (*graph.variables.values(), *graph.local_variables.values()))
+    if mine and not caller.startswith(_OWN_OP_READERS):
+        return VariableOp(variable.name.rsplit(":", 1)[0], graph.graph)
+    return original.fget(variable)
 
 
 def _variables_to_restore(ema, moving_avg_variables=None) -> dict:
