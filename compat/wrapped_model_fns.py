@@ -40,8 +40,10 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 from tensorflow.python.eager import lift_to_graph  # a variable's initial value, out of the trace
-from tensorflow.python.ops import resource_variable_ops  # a variable's op, which TF1 code names it by
-from tensorflow.python.ops import variable_scope  # partitioned variables, refused
+from tensorflow.python.ops import (
+    resource_variable_ops,  # a variable's op, which TF1 code names it by
+    variable_scope,  # partitioned variables, refused
+)
 from tensorflow.python.summary import summary as tf1_summary  # TF1 summary ops kept TF1's
 from tensorflow.python.trackable import resource  # the lookup tables a model_fn makes, for its export
 from tensorflow.python.training import (
