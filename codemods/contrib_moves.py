@@ -2,7 +2,7 @@
 
 tf.contrib went with TensorFlow 2.0 and was never in tf.compat.v1. Part of it moved, as the same code: contrib.layers'
 layers, initializers, regularizers, `optimize_loss` and summaries, contrib.framework's arg scopes and variable helpers,
-contrib.metrics' streaming metrics and all of contrib.slim into the tf-slim package (`pip install tf-slim`, `import tf_slim`, which runs on TensorFlow 2's
+contrib.metrics' streaming metrics, contrib.losses and all of contrib.slim into the tf-slim package (`pip install tf-slim`, `import tf_slim`, which runs on TensorFlow 2's
 tf.compat.v1; its layers on tf_keras's legacy layers); tf.contrib.tpu's optimizer, scopes and graph functions and
 tf.contrib.cluster_resolver's resolvers were tensorflow.python.tpu's and tensorflow.python.distribute's by TensorFlow
 1.15, which TensorFlow 2 keeps under tf.compat.v1; tf.contrib.data's transformations were deprecated aliases of
@@ -57,6 +57,13 @@ METRICS = frozenset({
     "streaming_true_negatives", "streaming_true_negatives_at_thresholds", "streaming_true_positives",
     "streaming_true_positives_at_thresholds",
 })
+# tf.contrib.losses' code (TensorFlow 1.x's first losses, logits first): tf_slim.losses, with its metric_learning
+LOSSES = frozenset({
+    "absolute_difference", "add_loss", "compute_weighted_loss", "cosine_distance", "get_losses",
+    "get_regularization_losses", "get_total_loss", "hinge_loss", "log_loss", "mean_pairwise_squared_error",
+    "mean_squared_error", "metric_learning", "sigmoid_cross_entropy", "softmax_cross_entropy",
+    "sparse_softmax_cross_entropy",
+})
 SLIM = LAYERS | FRAMEWORK | frozenset({
     "arg_scope_lib", "bucketization_op", "data", "data_decoder", "data_provider", "dataset", "dataset_data_provider",
     "evaluation", "initializers", "layers", "learning", "losses", "metrics", "model_analyzer", "normalization",
@@ -71,6 +78,7 @@ MOVED = {
     "framework": ("tf_slim", FRAMEWORK),
     "slim": ("tf_slim", SLIM),
     "metrics": ("tf_slim.metrics", METRICS),
+    "losses": ("tf_slim.losses", LOSSES),
     "tpu": ("tensorflow.compat.v1.tpu", frozenset({
         "CrossShardOptimizer", "batch_parallel", "bfloat16_scope", "core", "cross_replica_sum", "initialize_system",
         "outside_compilation", "replicate", "rewrite", "shard", "shutdown_system",

@@ -51,6 +51,7 @@ from tensorflow.python.training import (
     moving_averages,  # ExponentialMovingAverage.variables_to_restore, by TF1 names
     training_util,  # the global step read the built-in hooks fetch
 )
+from tf_keras.src.legacy_tf_layers import base as legacy_tf_layers  # their regularizers, added once
 
 from . import added_metrics, forwarded_features, warm_start
 from .estimator_evaluation import finish_evaluation
@@ -240,6 +241,11 @@ class Tf1Graph:
         moving_averages.ExponentialMovingAverage.variables_to_restore = _variables_to_restore
         self._exit.callback(setattr, moving_averages.ExponentialMovingAverage, "variables_to_restore",
                             original_to_restore)
+        # A TF1 layer's kernel_regularizer: its loss is added when the layer makes a variable new to the graph, not
+        # when it reuses one (tf_keras's own test of that fails in a function whose variables are made eagerly)
+        original_add_weight = legacy_tf_layers.Layer.add_weight
+        legacy_tf_layers.Layer.add_weight = _regularized_once(original_add_weight)
+        self._exit.callback(setattr, legacy_tf_layers.Layer, "add_weight", original_add_weight)
         # TF1 code names a variable by its op (`tf.summary.histogram(v.op.name, v)`, slim's assign_from_checkpoint_fn,
         # `{v.op.name: v}` maps for a Saver), which a variable made eagerly has not: the model_fn's variables answer
         # with their TF1 name. TensorFlow's own code keeps asking the variable (it tests `hasattr(v, "op")`).
@@ -314,6 +320,30 @@ class Tf1Graph:
             raise ValueError(f"init_from_checkpoint into the partitioned variable {variable.name} is not migrated")
         with tf.init_scope():
             variable.assign(tf.train.load_checkpoint(ckpt_file).get_tensor(tensor_name))
+
+
+def _regularized_once(add_weight):
+    """A TF1 layer's `add_weight`, its regularizer's loss added (to the layer's losses, which a TF1 graph files
+    under REGULARIZATION_LOSSES) only for a variable that this graph did not hold before, as TF1's layers did."""
+
+    def regularized(layer, *args, **kwargs):
+        if "regularizer" in kwargs:
+            regularizer = kwargs.pop("regularizer")
+        elif len(args) > _REGULARIZER_POSITION:
+            regularizer, args = args[_REGULARIZER_POSITION], (*args[:_REGULARIZER_POSITION], None,
+                                                              *args[_REGULARIZER_POSITION + 1:])
+        else:
+            regularizer = None
+        held = {variable.ref() for variable in tf.compat.v1.global_variables()}
+        variable = add_weight(layer, *args, **kwargs)
+        if regularizer is not None and variable.ref() not in held:
+            layer._handle_weight_regularization(args[0] if args else kwargs["name"], variable, regularizer)  # noqa: SLF001
+        return variable
+
+    return regularized
+
+
+_REGULARIZER_POSITION = 4  # add_weight(name, shape, dtype, initializer, regularizer, ...)
 
 
 class VariableOp(NamedTuple):

@@ -10,7 +10,7 @@ import sys
 
 import tf_slim
 
-from codemods.contrib_moves import FRAMEWORK, LAYERS, METRICS, SLIM
+from codemods.contrib_moves import FRAMEWORK, LAYERS, LOSSES, METRICS, SLIM
 
 
 def _public(module, modules: bool = False) -> set[str]:
@@ -33,5 +33,9 @@ def test_the_tables_are_the_installed_tf_slims_names():
     assert _public(layers) == LAYERS
     assert _public(sys.modules["tf_slim.ops.variables"]) | _public(sys.modules["tf_slim.ops.arg_scope"]) == FRAMEWORK
     assert _public(sys.modules["tf_slim.metrics"]) == METRICS
+    # tf.contrib.losses' names (TensorFlow 1.15's contrib/losses/__init__.py: loss_ops' and the metric_learning module)
+    losses = sys.modules["tf_slim.losses"]
+    assert {name for name in _public(sys.modules["tf_slim.losses.loss_ops"])
+                      if name in dir(losses)} | {"metric_learning"} == LOSSES and hasattr(losses, "metric_learning")
     assert _public(tf_slim, modules=True) == SLIM
     assert all(hasattr(tf_slim, name) for name in SLIM)  # what the rewrite writes, `tf_slim.<name>`, exists

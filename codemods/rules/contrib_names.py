@@ -34,6 +34,8 @@ SUCCESSORS = {
                 "the rest: tf.data and tf.compat.v1.train",
     "metrics": "tf_slim.metrics, the same code, for its names (the rewrite renames the references it can reach); "
                "tf.compat.v1.metrics (streaming_<name> -> <name>, labels first)",
+    "losses": "tf_slim.losses, the same code (logits first; the rewrite renames the references it can reach), or "
+              "tf.compat.v1.losses (labels first)",
     "lookup": "tf.lookup",
     "predictor": "tf.saved_model.load(export_dir).signatures[key] (from_saved_model and from_estimator are rewritten "
                  "where the rewrite reaches them)",

@@ -1192,6 +1192,18 @@ ROWS = [
         ("# TODO(migrate): contrib-api: tf.contrib.rnn",),
     ),
     Row(
+        "`tf.contrib.losses.<name>(logits, labels, ...)` (`softmax_cross_entropy`, `mean_squared_error`, "
+        "`get_total_loss`, `metric_learning`, ...), `from tensorflow.contrib import losses`",
+        "`tf_slim.losses.<name>` (the same code, logits first; `codemods/rules/contrib_modules.py`); the import -> "
+        "`from tf_slim import losses`; a TF1 layer's `kernel_regularizer` in a model_fn kept as written adds its loss "
+        "once per graph, as TF1's (tf_keras's own check failed in a traced function)",
+        "same",
+        "contrib_losses_to_tf_slim",
+        ("tf_slim.losses.softmax_cross_entropy(logits, tf.one_hot(labels, 3))",
+         "from tf_slim import losses as contrib_losses"),
+        ("tf_slim.losses.get_total_loss()",),
+    ),
+    Row(
         "`tf.contrib.metrics.streaming_<name>(predictions, labels, ...)` (`f1_score`, `aggregate_metric_map`, ...), "
         "`import tensorflow.contrib.metrics as m`, `from tensorflow.contrib.metrics import <name>`",
         "`tf_slim.metrics.<name>` (the same code; `codemods/rules/contrib_modules.py`); the imports -> `import "
