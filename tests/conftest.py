@@ -242,8 +242,10 @@ def run_wrapped_from_estimator_start(program: Path, estimator_dir: Path, target:
 def assert_tf1_variables_match(model_dir: Path, reference: Path, initial: Path, step: int, trained: tuple,
                                 what: str = "", atol: float = 1e-5) -> None:
     """A migrated wrapped graph's latest checkpoint in `model_dir` is at `step` and holds every variable of the
-    TF1 checkpoint `reference` under its TF1 name, within `atol`; those named in `trained` differ in `initial`
-    (the comparison shows training)."""
+    TF1 checkpoint `reference` under its TF1 name, within `atol` or 1e-5 of its magnitude (float32 sums over many
+    steps, an Adagrad accumulator near 5, differ in their sixth digit when the Estimator's graph ran its reductions in
+    another order: its own runs of one program differ so); those named in `trained` differ in `initial` (the
+    comparison shows training)."""
     import numpy as np
     import tensorflow as tf
 
@@ -257,7 +259,7 @@ def assert_tf1_variables_match(model_dir: Path, reference: Path, initial: Path, 
         expected = reference.read(name)
         if name in trained:
             assert not np.allclose(expected, initial.read(name)), f"{what}: {name} did not train"
-        np.testing.assert_allclose(value, expected, rtol=0, atol=atol, err_msg=f"{what}: {name}")
+        np.testing.assert_allclose(value, expected, rtol=1e-5, atol=atol, err_msg=f"{what}: {name}")
 
 
 def assert_wrapped_run_matches_estimator(model_dir: Path, estimator_dir: Path, step: int, trained: tuple,
