@@ -364,8 +364,9 @@ def _variable_op(graph: Tf1Graph, original: property, variable):
     """`variable.op` while a model_fn builds: its VariableOp for one of the model_fn's variables read by the program
     (or a library of its own: tf_slim), the variable's own answer otherwise."""
     caller = sys._getframe(1).f_globals.get("__name__", "")  # noqa: SLF001  (who reads decides)
-    mine = any(variable is made for made in (*graph.variables.values(), *graph.local_variables.values()))
-    if mine and not caller.startswith(_OWN_OP_READERS):
+    # (the caller first: TensorFlow asks of every variable while it traces, and need not wait for the search)
+    if not caller.startswith(_OWN_OP_READERS) and any(
+            variable is made for made in (*graph.variables.values(), *graph.local_variables.values())):
         return VariableOp(variable.name.rsplit(":", 1)[0], graph.graph)
     return original.fget(variable)
 
