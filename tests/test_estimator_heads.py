@@ -127,6 +127,10 @@ def test_a_head_trains_evaluates_predicts_and_exports_as_the_estimators(head, sp
             assert got["metrics"][key] == pytest.approx(value, abs=5e-3), key
             assert got["metrics"][key] != value, key
             continue
+        if key.startswith("auc"):  # counted over 200 thresholds: a prediction a float32 rounding (the Estimator's
+            # own reduction order varies) from one moves a count; clean clones measured 2.4e-5 of AUC-PR
+            assert got["metrics"][key] == pytest.approx(value, rel=1e-4), key
+            continue
         assert got["metrics"][key] == pytest.approx(value, rel=1e-5, abs=1e-6), key
     assert len(got["predictions"]) == len(expected["predictions"]) == 8
     for index, (mine, theirs) in enumerate(zip(got["predictions"], expected["predictions"], strict=True)):
