@@ -34,7 +34,7 @@ class CannedSpec:
 _DNN = frozenset({
     "feature_columns", "hidden_units", "optimizer", "dropout", "activation_fn", "batch_norm", "weight_column",
 })
-_LINEAR = frozenset({"feature_columns", "optimizer", "weight_column"})
+_LINEAR = frozenset({"feature_columns", "optimizer", "weight_column", "sparse_combiner"})
 _DNN_CLASSIFIER_ORDER = ("hidden_units", "feature_columns", "model_dir", "n_classes", "weight_column",
                          "label_vocabulary", "optimizer", "activation_fn", "dropout")
 _DNN_REGRESSOR_ORDER = ("hidden_units", "feature_columns", "model_dir", "label_dimension", "weight_column",
@@ -65,7 +65,7 @@ CANNED = {
 }
 _COMBINED = frozenset({
     "linear_feature_columns", "linear_optimizer", "dnn_feature_columns", "dnn_optimizer", "dnn_hidden_units",
-    "dnn_activation_fn", "dnn_dropout", "batch_norm", "weight_column",
+    "dnn_activation_fn", "dnn_dropout", "batch_norm", "weight_column", "linear_sparse_combiner",
 })
 _COMBINED_REQUIRED = ("linear_feature_columns", "dnn_feature_columns", "dnn_hidden_units")
 CANNED["estimator.DNNLinearCombinedClassifier"] = CannedSpec(
@@ -128,11 +128,16 @@ def accepted(key: str, spec: CannedSpec, v1: bool, value: cst.BaseExpression | N
 # An explicit `loss_reduction=` (tf.losses, tf.compat.v1.losses or tf.keras.losses `Reduction`) -> compat.canned's
 # loss_reduction. The heads' own: v1 heads sum over the batch, v2 heads average (AUTO: v2's own, the mean).
 _REDUCTIONS = {"SUM": "sum", "SUM_OVER_BATCH_SIZE": "sum_over_batch_size", "AUTO": "sum_over_batch_size"}
+# ... or written as its value: ReductionV2's (v2 estimators) and tf.compat.v1.losses.Reduction's (v1)
+_REDUCTION_VALUES = {"sum": "sum", "sum_over_batch_size": "sum_over_batch_size", "auto": "sum_over_batch_size",
+                     "weighted_sum": "sum", "weighted_sum_over_batch_size": "sum_over_batch_size"}
 HEAD_REDUCTION = {True: "sum", False: "sum_over_batch_size"}  # v1 -> the head's own
 
 
 def explicit_reduction(value, resolver) -> str | None:
     """compat.canned's loss_reduction for a canned estimator's `loss_reduction=` value (None: not migrated)."""
+    if isinstance(value, cst.SimpleString):
+        return _REDUCTION_VALUES.get(value.evaluated_value)
     api = resolver.api(value)
     if api is None or api.path.rsplit(".", 1)[0] not in ("losses.Reduction", "keras.losses.Reduction"):
         return None

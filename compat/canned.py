@@ -87,15 +87,18 @@ class LinearModel(tf_keras.layers.Layer):
     """The canned linear model's layer: one `weights` variable per feature column and `bias_weights`,
     named and shaped as the Estimator's (`linear_model/<column>/weights`), all starting at zero.
 
-    Dense columns are multiplied by their weights; a categorical column's weights are summed over its ids
-    (`safe_embedding_lookup_sparse`, combiner "sum", as the Estimator's `sparse_combiner` default), so its
-    gradient only touches the rows of the ids seen, as in the Estimator.
+    Dense columns are multiplied by their weights; a categorical column's weights are combined over its ids
+    (`safe_embedding_lookup_sparse` with the Estimator's `sparse_combiner`: "sum", its default, "mean" or
+    "sqrtn"), so its gradient only touches the rows of the ids seen, as in the Estimator.
     """
 
-    def __init__(self, feature_columns: Sequence, units: int, **kwargs):
+    def __init__(self, feature_columns: Sequence, units: int, sparse_combiner: str = "sum", **kwargs):
         super().__init__(**kwargs)
+        if sparse_combiner not in SPARSE_COMBINERS:
+            raise ValueError(f"sparse_combiner={sparse_combiner!r}: the Estimator takes one of {SPARSE_COMBINERS}")
         self.feature_columns = sorted(feature_columns, key=lambda column: column.name)
         self.units = units
+        self.sparse_combiner = sparse_combiner
         self._state_manager = tf.__internal__.feature_column.StateManager(self, self.trainable)
 
     def build(self, input_shape):
@@ -124,7 +127,8 @@ class LinearModel(tf_keras.layers.Layer):
                 ids = tf.sparse.reshape(ids, [tf.shape(ids, out_type=tf.int64)[0], -1])
                 if id_weights is not None:
                     id_weights = tf.sparse.reshape(id_weights, [tf.shape(id_weights, out_type=tf.int64)[0], -1])
-                sums.append(tf.nn.safe_embedding_lookup_sparse(weights, ids, id_weights, combiner="sum"))
+                sums.append(tf.nn.safe_embedding_lookup_sparse(weights, ids, id_weights,
+                                                               combiner=self.sparse_combiner))
             else:
                 dense = column.get_dense_tensor(cache, self._state_manager)
                 dense = tf.reshape(dense, (tf.shape(dense)[0], column.variable_shape.num_elements()))
@@ -137,6 +141,7 @@ class LinearModel(tf_keras.layers.Layer):
             "feature_columns": [tf.__internal__.feature_column.serialize_feature_column(c)
                                 for c in self.feature_columns],
             "units": self.units,
+            "sparse_combiner": self.sparse_combiner,
         }
 
     @classmethod
@@ -148,6 +153,9 @@ class LinearModel(tf_keras.layers.Layer):
             for c in config["feature_columns"]
         ]
         return cls(**config)
+
+
+SPARSE_COMBINERS = ("sum", "mean", "sqrtn")
 
 
 def _is_categorical(column) -> bool:
@@ -315,8 +323,8 @@ def _dnn_logits(inputs, feature_columns, hidden_units, units, activation_fn, dro
     return tf_keras.layers.Dense(units, name="logits")(net)
 
 
-def _linear_logits(inputs, feature_columns, units):
-    return LinearModel(feature_columns, units, name="linear_model")(inputs)
+def _linear_logits(inputs, feature_columns, units, sparse_combiner):
+    return LinearModel(feature_columns, units, sparse_combiner, name="linear_model")(inputs)
 
 
 def _version(v1: bool) -> str:
@@ -517,12 +525,13 @@ def linear_classifier(
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
+    sparse_combiner: str = "sum",
 ) -> CannedModel:
     """A compiled model equivalent to a canned `LinearClassifier` (weights start at zero, as there)."""
     _check_vocabulary(label_vocabulary, n_classes)
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
-    logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes))
+    logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes), sparse_combiner)
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary,
                         weight_column=weight_column, head_version=_version(v1))
     optimizer = _linear_optimizer(optimizer, v1, feature_columns)
@@ -536,11 +545,12 @@ def linear_regressor(
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
+    sparse_combiner: str = "sum",
 ) -> CannedModel:
     """A compiled model equivalent to a canned `LinearRegressor` (weights start at zero, as there)."""
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
-    logits = _linear_logits(inputs, feature_columns, label_dimension)
+    logits = _linear_logits(inputs, feature_columns, label_dimension, sparse_combiner)
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", weight_column=weight_column,
                         head_version=_version(v1))
     optimizer = _linear_optimizer(optimizer, v1, feature_columns)
@@ -599,14 +609,15 @@ class DNNLinearCombinedModel(CannedModel):
 
 def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden_units, units,
                          linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm,
-                         loss_reduction, head_version, head, weight_column, label_vocabulary=None):
+                         loss_reduction, head_version, head, weight_column, label_vocabulary=None,
+                         linear_sparse_combiner="sum"):
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(list(linear_feature_columns) + list(dnn_feature_columns))
     dnn = _dnn_logits(inputs, dnn_feature_columns, dnn_hidden_units, units, dnn_activation_fn, dnn_dropout,
                       batch_norm)
-    linear = _linear_logits(inputs, linear_feature_columns, units)
+    linear = _linear_logits(inputs, linear_feature_columns, units, linear_sparse_combiner)
     logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
     model = DNNLinearCombinedModel(
         inputs=inputs, outputs=logits, name="dnn_linear_combined", label_vocabulary=label_vocabulary,
@@ -634,13 +645,14 @@ def dnn_linear_combined_classifier(
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
+    linear_sparse_combiner: str = "sum",
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits."""
     _check_vocabulary(label_vocabulary, n_classes)
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes),
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction, head_version,
-        {"n_classes": n_classes}, weight_column, label_vocabulary,
+        {"n_classes": n_classes}, weight_column, label_vocabulary, linear_sparse_combiner,
     )
 
 
@@ -657,12 +669,13 @@ def dnn_linear_combined_regressor(
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
+    linear_sparse_combiner: str = "sum",
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedRegressor`: DNN logits + linear logits."""
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, label_dimension,
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction, head_version,
-        {"label_dimension": label_dimension}, weight_column,
+        {"label_dimension": label_dimension}, weight_column, linear_sparse_combiner=linear_sparse_combiner,
     )
 
 
@@ -686,25 +699,28 @@ def dnn_estimator(head, hidden_units: Sequence[int], feature_columns: Sequence, 
                    activation_fn=activation_fn, dropout=dropout, batch_norm=batch_norm, **arguments)
 
 
-def linear_estimator(head, feature_columns: Sequence, optimizer=None) -> CannedModel:
+def linear_estimator(head, feature_columns: Sequence, optimizer=None, sparse_combiner: str = "sum") -> CannedModel:
     """A compiled model equivalent to a head-based `LinearEstimator`: the LinearClassifier or LinearRegressor of
     its head, checked when the program runs."""
     kind, arguments = _head_twin(head, "LinearEstimator")
     builder = linear_classifier if kind == "classifier" else linear_regressor
-    return builder(feature_columns=feature_columns, optimizer=optimizer, **arguments)
+    return builder(feature_columns=feature_columns, optimizer=optimizer, sparse_combiner=sparse_combiner,
+                   **arguments)
 
 
 def dnn_linear_combined_estimator(head, linear_feature_columns: Sequence, dnn_feature_columns: Sequence,
                                   dnn_hidden_units: Sequence[int], linear_optimizer=None, dnn_optimizer=None,
                                   dnn_activation_fn=tf.nn.relu, dnn_dropout: float | None = None,
-                                  batch_norm: bool = False) -> DNNLinearCombinedModel:
+                                  batch_norm: bool = False,
+                                  linear_sparse_combiner: str = "sum") -> DNNLinearCombinedModel:
     """A compiled model equivalent to a head-based `DNNLinearCombinedEstimator`: the DNNLinearCombinedClassifier or
     Regressor of its head, checked when the program runs."""
     kind, arguments = _head_twin(head, "DNNLinearCombinedEstimator")
     builder = dnn_linear_combined_classifier if kind == "classifier" else dnn_linear_combined_regressor
     return builder(linear_feature_columns=linear_feature_columns, dnn_feature_columns=dnn_feature_columns,
                    dnn_hidden_units=dnn_hidden_units, linear_optimizer=linear_optimizer, dnn_optimizer=dnn_optimizer,
-                   dnn_activation_fn=dnn_activation_fn, dnn_dropout=dnn_dropout, batch_norm=batch_norm, **arguments)
+                   dnn_activation_fn=dnn_activation_fn, dnn_dropout=dnn_dropout, batch_norm=batch_norm,
+                   linear_sparse_combiner=linear_sparse_combiner, **arguments)
 
 
 def baseline_estimator(head, optimizer=None) -> BaselineModel:
@@ -749,8 +765,8 @@ def inference_model(model: tf_keras.Model) -> tf_keras.Model:
 def _plain_linear_logits(linear: LinearModel, inputs):
     """The linear model's logits through built-in layers, on `inputs`, holding `linear`'s current weights.
 
-    A categorical column's weights summed over its ids are an `embedding_column` of the same table with
-    combiner "sum" (the same `safe_embedding_lookup_sparse`); a dense column's weights multiply it. So one
+    A categorical column's weights combined over its ids are an `embedding_column` of the same table with the
+    linear model's combiner (the same `safe_embedding_lookup_sparse`); a dense column's weights multiply it. So one
     `DenseFeatures` gives the dense columns ("linear_model"), another each categorical column's sum
     ("linear_model_sums": an embedding of a column may sit beside the column itself, under the same name),
     and one `Dense` layer applies the dense columns' weights, adds the sums through identity blocks, and
@@ -759,7 +775,7 @@ def _plain_linear_logits(linear: LinearModel, inputs):
     dense_columns = [c for c in linear.feature_columns if not _is_categorical(c)]
     sums = {  # the embedding column -> the linear model's categorical column it sums the weights of
         tf.feature_column.embedding_column(
-            column, dimension=linear.units, combiner="sum", initializer=tf_keras.initializers.Zeros()
+            column, dimension=linear.units, combiner=linear.sparse_combiner, initializer=tf_keras.initializers.Zeros()
         ): column
         for column in linear.feature_columns if _is_categorical(column)
     }

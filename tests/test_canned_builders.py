@@ -5,7 +5,7 @@ clear error (a label outside label_vocabulary, in `fit` and in a custom loop's `
 of another size than n_classes; a weight_column that is not numeric, or more than one weight per
 example; a baseline given no feature besides its weights, or features of different batch sizes), and a
 multi-valued categorical feature sums its ids' weights, as the Estimator's linear model does
-(`sparse_combiner="sum"`); a saved baseline loads with its head.
+(`sparse_combiner="sum"`), or averages them ("mean", "sqrtn"); a saved baseline loads with its head.
 """
 
 from __future__ import annotations
@@ -64,6 +64,26 @@ def test_a_multivalued_categorical_feature_sums_its_ids_weights():
     # two values per example; "" and "pink" have no id (out of vocabulary) and add nothing
     features = {"colour": tf.constant([["red", "blue"], ["green", "green"], ["pink", ""]])}
     np.testing.assert_array_equal(model(features).numpy(), [[101.5], [20.5], [0.5]])
+
+
+@pytest.mark.parametrize("combiner, expected", [("mean", [[51.0], [10.5], [0.5]]),
+                                                ("sqrtn", [[101 / np.sqrt(2) + 0.5], [20 / np.sqrt(2) + 0.5], [0.5]])])
+def test_a_multivalued_categorical_feature_combines_its_ids_weights_by_sparse_combiner(combiner, expected):
+    """`sparse_combiner` "mean" and "sqrtn" divide the sum by the number of ids or its square root; the
+    inference model (plain tf_keras layers) gives the same."""
+    colour = fc.categorical_column_with_vocabulary_list("colour", ["red", "green", "blue"])
+    model = canned.linear_regressor([colour], sparse_combiner=combiner)
+    layer = model.get_layer("linear_model")
+    layer.column_weights(colour).assign([[1.0], [10.0], [100.0]])
+    layer.bias.assign([0.5])
+    features = {"colour": tf.constant([["red", "blue"], ["green", "green"], ["pink", ""]])}
+    np.testing.assert_allclose(model(features).numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(canned.inference_model(model)(features).numpy(), expected, rtol=1e-6)
+
+
+def test_an_unknown_sparse_combiner_is_refused():
+    with pytest.raises(ValueError, match=r"sparse_combiner='max': the Estimator takes one of \('sum', 'mean', 'sqrtn'\)"):
+        canned.linear_classifier([fc.numeric_column("x")], sparse_combiner="max")
 
 
 def test_example_weights_come_from_the_weight_column():

@@ -37,7 +37,10 @@ class CannedEstimatorRule(Rule):
             return updated  # codemods/rules/estimator_runtime.py
         if not estimator.migratable:
             rule = "custom-estimator" if estimator.custom else self.rule_id
-            for problem in estimator.problems:
+            # what keeps it from the run-time tier too, when that tier looked at it: the reasons that tier checks
+            # when the program runs would only send the user after what needs no change
+            reasons = ctx.facts.runtime.constructor_problems.get(id(original)) or estimator.problems
+            for problem in reasons:
                 ctx.todo(original, rule, f"{estimator.variable}: {problem}")
             blocked = ctx.facts.runtime.blocked_by
             if blocked and all(isinstance(p, RunTimeChecked) or (estimator.custom and tier1_only(p))

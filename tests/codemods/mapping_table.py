@@ -299,7 +299,8 @@ ROWS = [
         ('loss_reduction="sum"',),
     ),
     Row(
-        "`<canned>(..., loss_reduction=tf.losses.Reduction.SUM)` / `SUM_OVER_BATCH_SIZE` (v1 or v2 head)",
+        "`<canned>(..., loss_reduction=tf.losses.Reduction.SUM)` / `SUM_OVER_BATCH_SIZE` (v1 or v2 head), or its "
+        "value (`\"sum\"`, `\"sum_over_batch_size\"`, v1's `\"weighted_sum\"`, ...)",
         "carried over as the builder's `loss_reduction=\"sum\"` / `\"sum_over_batch_size\"`, with "
         "`head_version=\"v1\"`/`\"v2\"` when it is not that head's own (v1: SUM, v2: SUM_OVER_BATCH_SIZE); another "
         "reduction (MEAN, by non-zero weights) keeps the estimator, with a TODO",
@@ -307,6 +308,17 @@ ROWS = [
         "canned_explicit_loss_reduction",
         ('loss_reduction="sum", head_version="v2"', "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE"),
         ('loss_reduction="sum", head_version="v2"', "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE"),
+    ),
+    Row(
+        "`LinearClassifier/Regressor(..., sparse_combiner=\"sum\" | \"mean\" | \"sqrtn\")`, "
+        "`DNNLinearCombined*(..., linear_sparse_combiner=...)` (a categorical feature's several ids per example); "
+        "every default written out (`config=None`, `warm_start_from=None`)",
+        "carried over: `compat.canned.LinearModel` combines the ids' weights as the Estimator's linear model "
+        "(`safe_embedding_lookup_sparse` with that combiner); the defaults are the builder's",
+        "same",
+        "canned_defaults_written_out",
+        ('sparse_combiner="sum"', 'linear_sparse_combiner="sqrtn"'),
+        ('sparse_combiner="sum"', 'linear_sparse_combiner="sqrtn"'),
     ),
     Row(
         "`RunConfig(model_dir, 42, 10, 20)`: a RunConfig's arguments by position (TF 1.x's guides)",
