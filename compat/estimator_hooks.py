@@ -292,8 +292,11 @@ def stop_if_lower_hook(eval_dir, metric_name, threshold, min_steps=0, **cadence)
     return StopOnEvalMetrics(eval_dir, _crossed(metric_name, threshold, min_steps, operator.lt), **cadence)
 
 
-def fetched(fetches):
+def fetched(fetches, after_the_step: bool = False):
     """What a TF1 session returned for `fetches` of a hook migrated to a callback: the global step's attribute
     holds the step counter (`model.optimizer.iterations`), read as numpy (nested as given). Read in
-    on_train_batch_begin, it is the value before the step, as Estimator's hooks fetched it with the step."""
-    return tf.nest.map_structure(lambda variable: variable.numpy(), fetches)
+    on_train_batch_begin, it is the value before the step, as a TensorFlow 2.x Estimator's hooks fetched it with
+    the step (a resource variable read before the increment, as a rule). `after_the_step`: the value after the
+    step (one more), as TensorFlow 1.x's fetched it (a ref variable's buffer, which the step's increment updated
+    before the session returned it)."""
+    return tf.nest.map_structure(lambda variable: variable.numpy() + int(after_the_step), fetches)

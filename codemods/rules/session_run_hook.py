@@ -8,10 +8,13 @@ and the migrated loop honour after the current step, as MonitoredSession did. Th
 A hook fetching the global step (`self.step = get_global_step()` in begin, `return SessionRunArgs(self.step)`
 or a dict/list of such, `run_values.results` in after_run, `session.run(self.step)` in end) keeps doing so:
 the attribute holds `self.model.optimizer.iterations` (the step counter both targets train with), before_run
-keeps its value in `self._session_run_results` (`compat.estimator_hooks.fetched`), read before the step, as
-Estimator's hooks mostly read it (their read raced the step's increment: measured in TF 2.15, 0, 1, 2, ... in
-most runs, 0, 2, 2, 3, ... in some; end() saw the step after the last), and after_run reads it there. Hooks fetching other tensors or
-using the session otherwise are left with a TODO.
+keeps its value in `self._session_run_results` (`compat.estimator_hooks.fetched`), and after_run reads it there.
+The value is the one the program's TensorFlow gave: in a program written for TensorFlow 1.x (codemods/tf_era.py)
+the step after the step (a ref variable's fetch returned its buffer, which the step's increment had updated:
+1, 2, 3, ... in every run, measured with TF 2.15 in TF1 behaviour), otherwise the step before it (a resource
+variable's read raced the increment: measured in TF 2.15, 0, 1, 2, ... in most runs, 0, 2, 2, 3, ... in some);
+end() saw the step after the last. Hooks fetching other tensors or using the session otherwise are left with a
+TODO.
 """
 
 import libcst as cst
@@ -113,12 +116,13 @@ class SessionRunHookRule(Rule):
         fetches_step = bool(hook.step_attributes) or hook.fetches_step
         if fetches_step:
             ctx.need_compat("estimator_hooks")
-        body = [self._method(statement, hook.step_attributes, fetches_step) for statement in updated.body.body]
+        body = [self._method(statement, hook.step_attributes, fetches_step, ctx.resolver.tf1_program)
+                for statement in updated.body.body]
         ctx.record(original, self.rule_id, True, f"SessionRunHook {hook.name} -> tf_keras.callbacks.Callback")
         return updated.with_changes(bases=bases, body=updated.body.with_changes(body=body))
 
     @staticmethod
-    def _method(statement, steps: frozenset[str], fetches_step: bool):
+    def _method(statement, steps: frozenset[str], fetches_step: bool, tf1_program: bool):
         if not isinstance(statement, cst.FunctionDef) or statement.name.value not in HOOK_METHODS:
             return statement
         keras_method, _ = HOOK_METHODS[statement.name.value]
@@ -127,7 +131,7 @@ class SessionRunHookRule(Rule):
         if statement.name.value in ("before_run", "after_run"):
             body = body.visit(_RequestStop(hook_params[0]))
         if fetches_step:
-            body = body.visit(_GlobalStepFetches(statement.name.value, hook_params, steps))
+            body = body.visit(_GlobalStepFetches(statement.name.value, hook_params, steps, tf1_program))
             if statement.name.value == "before_run":
                 body = _fetches_kept_on_every_path(body)
         return statement.with_changes(name=cst.Name(keras_method), params=_params(keras_method), body=body)
@@ -150,10 +154,11 @@ class _WithoutParameterDeletes(cst.CSTTransformer):
 class _GlobalStepFetches(cst.CSTTransformer):
     """The global step a hook fetched (hook_facts checked every use): its attribute set to the step counter,
     before_run's SessionRunArgs kept in `self._session_run_results`, run_values.results read from there,
-    after_run's `run_context.session.run` and end()'s `session.run` evaluated as compat.estimator_hooks.fetched."""
+    after_run's `run_context.session.run` and end()'s `session.run` evaluated as compat.estimator_hooks.fetched.
+    `tf1_program`: before_run's fetches are read as TensorFlow 1.x gave them, after the step."""
 
-    def __init__(self, method: str, params: list[str], steps: frozenset[str]):
-        self.method, self.params, self.steps = method, params, steps
+    def __init__(self, method: str, params: list[str], steps: frozenset[str], tf1_program: bool):
+        self.method, self.params, self.steps, self.tf1_program = method, params, steps, tf1_program
 
     def leave_Assign(self, original, updated):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
@@ -168,7 +173,7 @@ class _GlobalStepFetches(cst.CSTTransformer):
         value = updated.body[0].value
         if value is None or is_none(value):
             return updated
-        fetched = _fetched(session_run_args_fetches(value))
+        fetched = _fetched(session_run_args_fetches(value), after_the_step=self.tf1_program)
         stored = updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.parse_expression(
             f"self.{FETCHED_ATTRIBUTE}"))], fetched)])
         return cst.FlattenSentinel([stored, updated.with_changes(body=[cst.Return()], leading_lines=[])])
@@ -197,8 +202,12 @@ class _GlobalStepFetches(cst.CSTTransformer):
 _STEP_READERS = ("get_global_step", "get_or_create_global_step")
 
 
-def _fetched(fetches: cst.BaseExpression) -> cst.Call:
-    return cst.Call(cst.parse_expression("estimator_hooks.fetched"), [cst.Arg(fetches)])
+def _fetched(fetches: cst.BaseExpression, after_the_step: bool = False) -> cst.Call:
+    arguments = [cst.Arg(fetches)]
+    if after_the_step:
+        arguments.append(cst.Arg(cst.Name("True"), keyword=cst.Name("after_the_step"),
+                                 equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+    return cst.Call(cst.parse_expression("estimator_hooks.fetched"), arguments)
 
 
 def _fetches_kept_on_every_path(body: cst.IndentedBlock) -> cst.IndentedBlock:

@@ -420,8 +420,8 @@ ROWS = [
         "`run_context.session.run(self.step)` in after_run, `session.run(self.step)` in end; given inline or as a "
         "variable (`hook = MyHook(...)`, its attributes read after training)",
         "a callback: the attribute holds `self.model.optimizer.iterations`, `on_train_batch_begin` keeps "
-        "`estimator_hooks.fetched(...)` in `self._session_run_results` (the value before the step, as Estimator's "
-        "hooks mostly read it: their read raced the increment), which `run_values.results` becomes; "
+        "`estimator_hooks.fetched(...)` in `self._session_run_results` (the value before the step, as a TensorFlow 2.x "
+        "Estimator's hooks mostly read it: their read raced the increment), which `run_values.results` becomes; "
         "`session.run(...)` in after_run (the value after the step) and end -> `estimator_hooks.fetched(...)`. Other "
         "uses of the step tensor keep the hook",
         "same",
@@ -433,6 +433,17 @@ ROWS = [
          'estimator_hooks.fetched({"step": self.model.optimizer.iterations})'),
         ("self._global_step_tensor = self.model.optimizer.iterations",
          'self._session_run_results = estimator_hooks.fetched({"global_step": self._global_step_tensor})'),
+    ),
+    Row(
+        "the same hook in a program written for TensorFlow 1.x (`tf.train.SessionRunHook`, `tf.train.get_global_step`, "
+        "...: codemods/tf_era.py)",
+        "`estimator_hooks.fetched(..., after_the_step=True)`: the value after the step, as TensorFlow 1.x gave it (a ref "
+        "variable's fetch returned its buffer, which the step's increment had updated: 1, 2, 3, ... in every run), so "
+        "a timer on it acts at the Estimator's steps",
+        "same",
+        "hook_fetches_global_step_tf1",
+        ('estimator_hooks.fetched({"global_step": self._global_step_tensor}, after_the_step=True)',),
+        ('estimator_hooks.fetched({"global_step": self._global_step_tensor}, after_the_step=True)',),
     ),
     Row(
         "`tf.estimator.LoggingTensorHook` / `SessionRunHook` / `SessionRunArgs` / "

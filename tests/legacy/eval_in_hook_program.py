@@ -5,7 +5,8 @@ programs did: the hook fetches the global step and evaluates when it is a multip
 read the latest checkpoint in a graph of their own; the training went on untouched.
 
 A LinearClassifier (--canned) or a custom model_fn (a dense layer, Adam) on digits; checkpoints at step 0 and
-every 10 steps, 30 steps. --results gets each evaluation's (checkpoint step, loss, the predicted logits) and the final weights.
+every 10 steps, 30 steps. --results gets each evaluation's (checkpoint step, loss, the predicted logits), the steps a
+second hook acting every 4 steps (a SecondOrStepTimer) read when it acted and at its end, and the final weights.
 TensorFlow 1.x names throughout (run under TF 2.15 by tests/legacy/run_as_tf1.py, and migrated by tests/test_eval_in_hook.py).
 """
 
@@ -40,6 +41,35 @@ class EvalHook(tf.train.SessionRunHook):
             self.evaluations.append([int(metrics["global_step"]), float(metrics["loss"]), first])
 
 
+class StepTimerHook(tf.train.SessionRunHook):
+    """Acts every few steps by a SecondOrStepTimer, as TensorFlow's own hooks and tensor2tensor's EveryNSteps did: the
+    global step fetched in a dict, read as "stale" and read again from the session when the timer triggers."""
+
+    def __init__(self, every_n_steps, triggers):
+        self._timer = tf.train.SecondOrStepTimer(every_steps=every_n_steps)
+        self._ran_first_step = False
+        self.triggers = triggers
+
+    def begin(self):
+        self._global_step_tensor = tf.train.get_or_create_global_step()
+
+    def before_run(self, run_context):
+        return tf.train.SessionRunArgs({"global_step": self._global_step_tensor})
+
+    def after_run(self, run_context, run_values):
+        stale_global_step = run_values.results["global_step"]
+        if not self._ran_first_step:
+            self._timer.update_last_triggered_step(stale_global_step)
+            self._ran_first_step = True
+        if stale_global_step > 1 and self._timer.should_trigger_for_step(stale_global_step):
+            global_step = run_context.session.run(self._global_step_tensor)
+            self._timer.update_last_triggered_step(global_step)
+            self.triggers.append([int(stale_global_step), int(global_step)])
+
+    def end(self, session):
+        self.triggers.append(["end", int(session.run(self._global_step_tensor))])
+
+
 def input_fn():
     digits = load_digits()
     x = (digits.data[:480] / 16.0).astype(np.float32)
@@ -71,11 +101,13 @@ def main():
             optimizer=tf.train.AdamOptimizer(0.05), model_dir=args.model_dir, config=config)
     else:
         estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=config)
-    evaluations = []
-    estimator.train(input_fn=input_fn, steps=30, hooks=[EvalHook(estimator, input_fn, 7, evaluations)])
+    evaluations, triggers = [], []
+    estimator.train(input_fn=input_fn, steps=30,
+                    hooks=[EvalHook(estimator, input_fn, 7, evaluations), StepTimerHook(4, triggers)])
     weights = "linear/linear_model/pixels/weights" if args.canned else "logits/kernel"
     with open(args.results, "w") as out:
-        json.dump({"evaluations": evaluations, "weights": estimator.get_variable_value(weights).tolist()}, out)
+        json.dump({"evaluations": evaluations, "triggers": triggers,
+                   "weights": estimator.get_variable_value(weights).tolist()}, out)
 
 
 if __name__ == "__main__":
