@@ -30,14 +30,22 @@ SessionRunHook = tf.compat.v1.train.SessionRunHook
 class ModeGraph:
     """One mode's graph of a wrapped model_fn: the `tf.compat.v1.wrap_function` it was built in, its input
     placeholders (`feeds`), what Estimator fetched at each step (`fetches`), the collections the model_fn
-    filled and the hooks its EstimatorSpec returned."""
+    filled and the hooks its EstimatorSpec returned.
 
-    def __init__(self, wrapped, feeds: list, fetches, collections: dict, hooks: tuple = ()):
+    `written_for_tf1`: a hook fetching a variable with the step gets its value after the step, as TensorFlow 1.x
+    gave it (a ref variable's fetch returned its buffer, which the step updated before the session returned it:
+    the global step 1, 2, 3, ... in every run); otherwise a read unordered with the step, as a TensorFlow 2.x
+    Estimator's of its resource variables (the value before the step, as a rule)."""
+
+    def __init__(self, wrapped, feeds: list, fetches, collections: dict, hooks: tuple = (),
+                 written_for_tf1: bool = False):
         self.wrapped, self.feeds, self.fetches = wrapped, feeds, fetches
         self.collections, self.hooks = collections, tuple(hooks)
+        self.written_for_tf1 = written_for_tf1
         self.step = wrapped.prune(feeds, fetches)  # the step without hooks
         self._pruned = {}
-        self._variable_reads = {}
+        self._variable_reads = {}  # (id(variable), after the step) -> the graph's read of it
+        self._read_variables = {}  # id(a read made before the step) -> its variable
         # The local variables (a TRAIN spec's streaming metrics) as the graph made them
         self._local_initial_values = [(variable, variable.read_value()) for variable in
                                       collections.get(tf.compat.v1.GraphKeys.LOCAL_VARIABLES, [])]
@@ -68,7 +76,8 @@ class ModeGraph:
         """The step's function also returning `extra` (a hook's fetches: tensors, ops, names, variables,
         nested), as {"estimator": ..., "extra": ...}; without `inputs`, only `extra`, from the tensors `fed`
         (names or tensors of the graph: the function's arguments, in that order)."""
-        resolved = tf.nest.map_structure(self.fetchable, extra)
+        after_the_step = inputs and self.written_for_tf1
+        resolved = tf.nest.map_structure(lambda fetch: self.fetchable(fetch, after_the_step), extra)
         feeds = [self.graph.as_graph_element(tensor) for tensor in fed]
         key = (inputs, repr(tf.nest.map_structure(id, resolved)), tuple(map(id, feeds)))  # fetches, layout, feeds
         if key not in self._pruned:
@@ -76,14 +85,23 @@ class ModeGraph:
             self._pruned[key] = self.wrapped.prune(self.feeds if inputs else feeds, fetches)
         return self._pruned[key]
 
-    def fetchable(self, fetch):
+    def fetchable(self, fetch, after_the_step: bool = False):
         """A hook's fetch as an element of the graph: a variable (the model_fn's are TF2 variables, made outside
-        the graph) as the graph's read of it, which is what a session fetching it returned."""
+        the graph) as the graph's read of it, which is what a session fetching it returned; `after_the_step`: read
+        once the step's own fetches are done (the global step by its name "global_step:0" alike)."""
+        if after_the_step and isinstance(fetch, str | tf.Tensor):  # a read made before (a LoggingTensorHook's)
+            element = self.graph.as_graph_element(fetch)
+            fetch = self._read_variables.get(id(element), element)
+            if element.name == "global_step:0":
+                fetch = self.collections[tf.compat.v1.GraphKeys.GLOBAL_STEP][0]
         if isinstance(fetch, tf.Variable):  # a session fetched a variable's value
-            if id(fetch) not in self._variable_reads:
-                with self.as_default():
-                    self._variable_reads[id(fetch)] = tf.identity(fetch)
-            return self._variable_reads[id(fetch)]
+            key = (id(fetch), after_the_step)
+            if key not in self._variable_reads:
+                with self.as_default(), tf.control_dependencies(tf.nest.flatten(self.fetches) if after_the_step else []):
+                    self._variable_reads[key] = tf.identity(fetch)
+                if not after_the_step:
+                    self._read_variables[id(self._variable_reads[key])] = fetch
+            return self._variable_reads[key]
         if isinstance(fetch, str | tf.Tensor | tf.Operation):
             return self.graph.as_graph_element(fetch)
         raise TypeError(f"a hook fetches {type(fetch).__name__} ({fetch!r}): fetch tensors, ops, names or variables")

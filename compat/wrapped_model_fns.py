@@ -451,11 +451,13 @@ class WrappedModelFn(tf_keras.Model):
     `model_fn(features, labels, mode, params, config)` gets the arguments it takes, as Estimator passed them
     (by name; a copy of `params`; `config`: the TrainingConfig `estimator_training.configure` attached). Its
     EstimatorSpec's train_op is the training step, its `loss` is logged per step, and `optimizer.iterations`
-    follows the global step.
+    follows the global step. `written_for_tf1`: the program ran on TensorFlow 1.x, whose hooks' fetches of a
+    variable gave its value after the step (compat.wrapped_hooks.ModeGraph).
     """
 
-    def __init__(self, model_fn, params=None, warm_start_from=None, **kwargs):
+    def __init__(self, model_fn, params=None, warm_start_from=None, written_for_tf1: bool = False, **kwargs):
         super().__init__(**kwargs)
+        self.written_for_tf1 = written_for_tf1  # hooks fetch variables as TF 1.x gave them (wrapped_hooks.ModeGraph)
         if not callable(model_fn):
             raise TypeError(f"model_fn must be callable, got {type(model_fn).__name__}")
         self.model_fn = model_fn
@@ -578,7 +580,8 @@ class WrappedModelFn(tf_keras.Model):
                                                  else [features_spec, labels_spec])
         if mode == ModeKeys.EVAL:  # as Estimator: the updates at each batch, the values read once at the end
             built["fetches"] = built["updates"]
-        made = ModeGraph(wrapped, built["feeds"], built["fetches"], built["collections"], built["hooks"])
+        made = ModeGraph(wrapped, built["feeds"], built["fetches"], built["collections"], built["hooks"],
+                         self.written_for_tf1)
         # (a table made eagerly, a feature column's vocabulary, was initialized then: None, or another graph's op)
         table_initializers = [op for op in built["collections"].get(tf.compat.v1.GraphKeys.TABLE_INITIALIZERS, ())
                               if op is not None and getattr(op, "graph", None) is wrapped.graph]

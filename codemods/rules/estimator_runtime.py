@@ -189,10 +189,12 @@ class EstimatorRuntimeRule(Rule):
         )
         # model_fn first, the class's other arguments by name in the order given (model_dir and config go to configure)
         kept = [key for key in given if key not in ("model_fn", "model_dir", "config")]
-        wrapped = cst.parse_expression(f"{module}.{wrapper}(None" + "".join(f", {key}=None" for key in kept) + ")")
+        wrapped = cst.parse_expression(f"{module}.{wrapper}(None" + "".join(f", {key}=None" for key in kept)
+                                       + ", written_for_tf1=True" * ctx.resolver.tf1_program + ")")
         wrapped = wrapped.with_changes(args=[
             wrapped.args[0].with_changes(value=given["model_fn"]),
-            *(arg.with_changes(value=given[key]) for arg, key in zip(wrapped.args[1:], kept, strict=True)),
+            *(arg.with_changes(value=given[key]) for arg, key in zip(wrapped.args[1:len(kept) + 1], kept, strict=True)),
+            *wrapped.args[len(kept) + 1:],  # written_for_tf1: its hooks fetch as TensorFlow 1.x's (compat.wrapped_hooks)
         ])
         moved = [key for key in ("model_dir", "config") if key in given]
         configure = cst.parse_expression(

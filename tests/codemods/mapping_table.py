@@ -1006,6 +1006,18 @@ ROWS = [
          "estimator_loop.train(estimator, input_fn=input_fn, max_steps=10, hooks=[hook])"),
     ),
     Row(
+        "A custom model_fn kept as written in a program written for TensorFlow 1.x (codemods/tf_era.py), its hooks "
+        "fetching a variable with the step (`LoggingTensorHook({\"step\": tf.train.get_global_step(), ...})`, "
+        "`SessionRunArgs(global_step)`, `\"global_step:0\"`)",
+        "`wrapped_model_fns.WrappedModelFn(model_fn, written_for_tf1=True)`: `compat.wrapped_hooks` gives such fetches "
+        "the value after the step, as TensorFlow 1.x's ref variables did (the step 1, 2, 3, ...); without it (a "
+        "TensorFlow 2.x program's resource variables) a read unordered with the step, the value before it as a rule",
+        "same",
+        "wrapped_tf1_era_step_fetch",
+        ("WrappedModelFn(model_fn, written_for_tf1=True)",),
+        ("WrappedModelFn(model_fn, written_for_tf1=True)",),
+    ),
+    Row(
         "A custom model_fn kept as written evaluated with `EvalSpec(name=..., hooks=[SessionRunHook])`, "
         "`evaluate(hooks=...)`, settings spread from mappings (`EvalSpec(input_fn, **settings)`, "
         "`evaluate(input_fn, **settings)`)",
@@ -1044,9 +1056,9 @@ ROWS = [
         "`TPUConfig` / `TPUEstimatorSpec`",
         "same",
         "todo_contrib_and_tpu",
-        ("tpu_estimators.WrappedTPUModelFn(model.model_fn, use_tpu=False, train_batch_size=64)",
+        ("tpu_estimators.WrappedTPUModelFn(model.model_fn, use_tpu=False, train_batch_size=64, written_for_tf1=True)",
          "run_config = tpu_estimators.TPUTrainingConfig(", "tpu_config=tpu_estimators.TPUConfig(iterations_per_loop=100)"),
-        ("tpu_estimators.WrappedTPUModelFn(model.model_fn, use_tpu=False, train_batch_size=64)",
+        ("tpu_estimators.WrappedTPUModelFn(model.model_fn, use_tpu=False, train_batch_size=64, written_for_tf1=True)",
          "estimator_loop.train(estimator, input_fn=model.train_input"),
     ),
     Row(
