@@ -131,7 +131,7 @@ def _write_out(out: Path, files: list[SourceFile], results: dict[Path, FileResul
         if file.path.is_symlink() or (result is not None and result.status == "error" and not result.writes):
             continue
         if result is not None and result.writes:
-            atomic_write(destination, encode_source(result.new_code, result.bom), mode_from=file.path)
+            atomic_write(destination, encode_source(result.new_code, result.encoding), mode_from=file.path)
         else:
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(file.path, destination)
@@ -162,7 +162,7 @@ def run(argv: list[str] | None = None) -> int:
         if args.command == "rewrite" and args.diff and result.writes:
             sys.stdout.write(_diff(result))
         if rewriting and args.out is None and result.writes and result.new_code != result.old_code:
-            atomic_write(result.file.path, encode_source(result.new_code, result.bom))
+            atomic_write(result.file.path, encode_source(result.new_code, result.encoding))
     if rewriting and args.out is not None:
         _write_out(args.out, files, {result.file.path: result for result in results})
     if args.report is not None:

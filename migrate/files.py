@@ -2,31 +2,42 @@
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import tempfile
+import tokenize
 from pathlib import Path
-
-_BOM = b"\xef\xbb\xbf"
 
 
 class BadSource(Exception):
     """A file that cannot be read as Python source; the message says why, in one line."""
 
 
-def read_source(path: Path) -> tuple[str, bool]:
-    """The file's text and whether it began with a UTF-8 BOM; BadSource when unreadable, binary or not UTF-8."""
+def read_source(path: Path) -> tuple[str, str]:
+    """The file's text and its encoding: UTF-8 ("utf-8-sig" when it begins with a BOM) or the one its PEP 263
+    coding comment declares (`# -*- coding: latin-1 -*-`), as Python reads it; BadSource when unreadable, binary,
+    or not in that encoding."""
     try:
         data = path.read_bytes()
     except OSError as error:
         raise BadSource(f"cannot read: {error.strerror or error}") from error
     if b"\0" in data:
         raise BadSource("binary file (contains NUL bytes)")
-    bom = data.startswith(_BOM)
     try:
-        return data[len(_BOM) if bom else 0 :].decode("utf-8"), bom
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError as error:
+        if "invalid or missing encoding declaration" not in str(error):  # an unknown coding, a BOM and another
+            raise BadSource(str(error)) from error
+        encoding = "utf-8"  # (its first lines are not UTF-8 and declare no coding: said below, with the byte)
+    try:
+        return data.decode(encoding), encoding
     except UnicodeDecodeError as error:
-        raise BadSource(f"not UTF-8 (byte {error.start}: {data[error.start : error.start + 1]!r})") from error
+        byte = f"byte {error.start}: {data[error.start : error.start + 1]!r}"
+        if not encoding.startswith("utf-8"):
+            raise BadSource(f"not {encoding}, the coding it declares ({byte})") from error
+        raise BadSource(f"not UTF-8 ({byte}): save it as UTF-8, or declare its coding in its first two lines "
+                        "(# -*- coding: latin-1 -*-), as Python reads it") from error
 
 
 def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None:
@@ -52,5 +63,6 @@ def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None
         raise
 
 
-def encode_source(text: str, bom: bool) -> bytes:
-    return (_BOM if bom else b"") + text.encode("utf-8")
+def encode_source(text: str, encoding: str) -> bytes:
+    """`text` in the encoding its file was read in (`read_source`): a BOM kept, a declared coding kept."""
+    return text.encode(encoding)

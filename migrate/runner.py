@@ -35,7 +35,7 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     old_code: str | None = None  # the text read, for diffs (process_all keeps it for the modules it parsed)
     new_code: str | None = None  # also for an error: a module that does not parse, with TODO marks
-    bom: bool = False
+    encoding: str = "utf-8"  # the file's, as read (migrate.files.read_source): written back in it
 
     @property
     def writes(self) -> bool:
@@ -98,22 +98,22 @@ def _calls_factory(code: str, project: ProjectFacts | None) -> bool:
     return project is not None and any(name in code for name in project.estimator_factories)
 
 
-def _settle(file: SourceFile, project: ProjectFacts | None = None) -> FileResult | tuple[str, bool]:
+def _settle(file: SourceFile, project: ProjectFacts | None = None) -> FileResult | tuple[str, str]:
     """`file`'s outcome when it needs no rewrite (a symlink problem, unreadable, nothing worth parsing), else its
-    code and whether it had a BOM. `project`, once the index knows it, may make a module worth parsing."""
+    code and its encoding. `project`, once the index knows it, may make a module worth parsing."""
     problem = symlink_problem(file)
     if problem:
         return FileResult(file, problem[0], error=problem[1])
     try:
-        code, bom = read_source(file.path)
+        code, encoding = read_source(file.path)
     except BadSource as error:
         return FileResult(file, "error", error=str(error))
     if not may_need_migration(code) and not _tf1_names_module(code, project) and not _calls_factory(code, project):
-        return FileResult(file, "unchanged", old_code=code, bom=bom)
-    return code, bom
+        return FileResult(file, "unchanged", old_code=code, encoding=encoding)
+    return code, encoding
 
 
-def _rewrite(file: SourceFile, code: str, bom: bool, target: str, exact: bool, project: ProjectFacts | None) -> FileResult:
+def _rewrite(file: SourceFile, code: str, encoding: str, target: str, exact: bool, project: ProjectFacts | None) -> FileResult:
     """`file`'s code (`code`) rewritten, or marked where it cannot be."""
     # Imported here, by the first module worth parsing: a tree with nothing to migrate never loads LibCST
     # (half a second of start-up, most of what a pre-commit run over such files costs).
@@ -131,23 +131,23 @@ def _rewrite(file: SourceFile, code: str, bom: bool, target: str, exact: bool, p
     except cst.ParserSyntaxError as error:
         if not file.is_notebook:
             try:
-                return _migrate_python2(file, code, bom, target, exact, project)
+                return _migrate_python2(file, code, encoding, target, exact, project)
             except NotPython2:
                 pass
         # not rewritten; its constructs marked (codemods/unparsed.py)
         marked, findings = mark_unparsed(code)
         return FileResult(file, "error", error=_syntax_error(code, error), findings=findings, old_code=code,
-                          new_code=marked if findings or marked != code else None, bom=bom)
+                          new_code=marked if findings or marked != code else None, encoding=encoding)
     except Exception as error:  # a bug in a rule must not take the other files down
         return FileResult(
             file, "error", error=f"internal error in the rewrite: {type(error).__name__}: {error}"
         )
     status = "changed" if result.changed else "unchanged"
-    return FileResult(file, status, findings=result.findings, old_code=code, new_code=result.code, bom=bom)
+    return FileResult(file, status, findings=result.findings, old_code=code, new_code=result.code, encoding=encoding)
 
 
 def _migrate_python2(
-    file: SourceFile, code: str, bom: bool, target: str, exact: bool, project: ProjectFacts | None
+    file: SourceFile, code: str, encoding: str, target: str, exact: bool, project: ProjectFacts | None
 ) -> FileResult:
     """A module that is Python 2, converted (codemods/python2.py) and then migrated."""
     from codemods.python2 import to_python3
@@ -156,7 +156,7 @@ def _migrate_python2(
     converted, findings = to_python3(code, str(file.path))
     result = migrate_source(converted, target, exact, project)
     return FileResult(file, "changed", findings=[*findings, *result.findings], old_code=code,
-                      new_code=result.code, bom=bom)
+                      new_code=result.code, encoding=encoding)
 
 
 def _syntax_error(code: str, error: cst.ParserSyntaxError) -> str:

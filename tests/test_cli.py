@@ -142,6 +142,7 @@ BAD_FILES = {
     "syntax.py": (SYNTAX_ERROR.encode(), "error", "not valid Python 3 (line 1"),
     "latin1.py": ("# estimator\nname = 'caf\xe9'\n".encode("latin-1"), "error", "not UTF-8"),
     "binary.py": (b"\x00\x01tensorflow\x02", "error", "binary file"),
+    "unknown_coding.py": (b"# -*- coding: klingon -*-\nimport tensorflow\n", "error", "unknown encoding: klingon"),
 }
 
 
@@ -177,6 +178,27 @@ def test_bad_files_are_reported_untouched_and_the_rest_is_migrated(tree, tmp_pat
     # Python 2 (TF 1.x ran on 2.7) is not bad input: it is converted to Python 3 (codemods/python2.py)
     assert entries["python2.py"]["status"] == "changed"
     assert (tree / "python2.py").read_text() == "import tensorflow as tf\nprint('estimator')\n"
+
+
+def test_a_file_is_read_and_written_in_its_declared_coding_or_with_its_bom(tmp_path):
+    """Python reads a file in the coding its PEP 263 comment declares (TF 1.x code from Python 2 days declared
+    latin-1 for its comments), and a BOM marks UTF-8: the migrated file keeps both, and its accented text."""
+    program = ("# -*- coding: latin-1 -*-\n# Entraîne le modèle\nimport tensorflow as tf\n\n"
+               "config = tf.estimator.RunConfig(save_checkpoints_steps=5)\n"
+               "classifier = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=[tf.feature_column.numeric_column"
+               "('x')], model_dir='/tmp/modèle', config=config)\n\n\ndef input_fn():\n"
+               "    return tf.data.Dataset.from_tensor_slices(({'x': [[1.0]]}, [0])).batch(1)\n\n\n"
+               "classifier.train(input_fn=input_fn, max_steps=10)\n")
+    (tmp_path / "latin.py").write_bytes(program.encode("latin-1"))
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + program.replace("latin-1", "utf-8").encode("utf-8"))
+    run([MIGRATE, "rewrite", tmp_path, "--quiet"])
+    for name, encoding in (("latin.py", "latin-1"), ("bom.py", "utf-8-sig")):
+        migrated = (tmp_path / name).read_bytes().decode(encoding)
+        assert migrated.startswith("# -*- coding: ") and "# Entraîne le modèle" in migrated, name
+        assert "canned.dnn_classifier(" in migrated and "'/tmp/modèle'" in migrated, name
+    assert (tmp_path / "bom.py").read_bytes().startswith(b"\xef\xbb\xbf")
+    assert b"mod\xe8le" in (tmp_path / "latin.py").read_bytes()
+    compile((tmp_path / "latin.py").read_bytes(), "latin.py", "exec")  # Python reads it in its coding
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")

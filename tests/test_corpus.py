@@ -53,7 +53,7 @@ def test_corpus_rewrite_is_safe_idempotent_and_mostly_automatic(target, tmp_path
     assert not any("internal error" in error for error in errors.values())
     for path in out.glob("*.py"):
         if path.name not in errors:
-            ast.parse(path.read_text(), filename=str(path))  # every output of a module that parsed parses
+            ast.parse(path.read_bytes(), filename=str(path))  # every output of a module that parsed parses
     # A module that does not parse comes out with its constructs marked and nothing else changed, or (nothing
     # to mark) not at all: never copied as if it were migrated.
     marked = out / "malformed_unclosed_call.py"
@@ -69,7 +69,7 @@ def test_corpus_rewrite_is_safe_idempotent_and_mostly_automatic(target, tmp_path
     # still fails: exit 1)
     again = tmp_path / "again"
     run([MIGRATE, "rewrite", *sorted(out.glob("*.py")), "--target", target, "--out", again], check_codes=(0, 1))
-    assert {p.name: p.read_text() for p in again.glob("*.py")} == {p.name: p.read_text() for p in out.glob("*.py")}
+    assert {p.name: p.read_bytes() for p in again.glob("*.py")} == {p.name: p.read_bytes() for p in out.glob("*.py")}
 
     findings = [finding for entry in report["files"] for finding in entry["findings"]]
     migrated = sum(finding["migrated"] for finding in findings)
