@@ -54,6 +54,7 @@ def migrate_notebook(text: str, target: str, exact: bool = False) -> NotebookRes
     findings = [_in_cell(finding, cell_of_line) for finding in result.findings]
     if not result.changed:
         return NotebookResult(text, findings, False)
+    findings += _unpin_tensorflow_1(module, magics, cell_of_line)
     for index, lines in _split(result.code, magics).items():
         if lines != _trimmed(_source_lines(cells[index])):
             _check_migrated_syntax(index, lines)
@@ -111,6 +112,36 @@ def _join(cells: list[dict], python_cells: list[int]) -> tuple[str, list[str], l
         module.extend(lines)
         cell_of_line.extend((index, number) for number in range(1, len(lines) + 1))
     return "\n".join(module) + "\n", magics, cell_of_line
+
+
+# Lines that chose TensorFlow 1.x for the notebook: Colab's `%tensorflow_version 1.x` (Colab has had only TensorFlow
+# 2 since 2022: the magic fails there), and installs pinning TensorFlow below 2
+_TF1_VERSION_MAGIC = re.compile(r"^\s*%tensorflow_version\s+1(\.|\s|$)")
+_TF1_PIN = re.compile(r"^\s*[!%]\s*pip3?\s+install\b.*\btensorflow(-gpu|-cpu)?\s*(==\s*1\.|<\s*2\b|~=\s*1\.)")
+
+
+def _unpin_tensorflow_1(module: str, magics: list[str], cell_of_line: list[tuple[int, int]]) -> list[Finding]:
+    """In a migrated notebook, which runs on TensorFlow 2: `%tensorflow_version 1.x` commented out, an install
+    pinning TensorFlow 1.x kept with a TODO (the user's environment: install TensorFlow 2 and tf-keras instead).
+    `magics` is changed in place; the findings say where, by cell."""
+    findings = []
+    for number, line in enumerate(module.splitlines(), start=1):
+        placeholder = _MAGIC_LINE.match(line)
+        if placeholder is None:
+            continue
+        index = int(placeholder.group(2))
+        magic = magics[index]
+        indent = magic[: len(magic) - len(magic.lstrip())]
+        if _TF1_VERSION_MAGIC.match(magic):
+            magics[index] = f"{indent}# {magic.strip()}  (TensorFlow 2 runs the migrated code; Colab has no 1.x)"
+            findings.append(Finding("tensorflow-version", number, len(indent), True,
+                                    "%tensorflow_version 1.x commented out: the migrated code runs on TensorFlow 2"))
+        elif _TF1_PIN.match(magic) and "TODO(migrate)" not in magic:
+            message = ("installs TensorFlow 1.x: the migrated notebook runs on TensorFlow 2 with tf-keras (and "
+                       "estimator_migrate's compat package); install those instead")
+            magics[index] = f"{magic.rstrip()}  # TODO(migrate): {message}"
+            findings.append(Finding("tensorflow-version", number, len(indent), False, message))
+    return [_in_cell(finding, cell_of_line) for finding in findings]
 
 
 def _check_syntax(index: int, code: str) -> None:

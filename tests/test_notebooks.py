@@ -137,6 +137,26 @@ def test_the_added_imports_come_after_a_cells_future_imports():
                     "cell", "exec")
 
 
+def test_a_colab_notebook_choosing_tensorflow_1_is_told_it_runs_on_tensorflow_2():
+    """Colab notebooks of the TF1 days opened with `%tensorflow_version 1.x` (which Colab no longer has) or
+    installed a pinned TensorFlow 1.x: in the migrated notebook the magic is commented out, and the install
+    kept with a TODO naming what to install instead (the user's environment: not rewritten)."""
+    cells = copy.deepcopy(CELLS)
+    cells[1] = _cell("code", "%tensorflow_version 1.x\n!pip install -q tensorflow-gpu==1.15.5 pandas\n!pip install pandas")
+    result = migrate_notebook(notebook_text(cells), "keras")
+    lines = code(json.loads(result.code)["cells"][1]).splitlines()
+    assert lines[0] == "# %tensorflow_version 1.x  (TensorFlow 2 runs the migrated code; Colab has no 1.x)"
+    assert lines[1].startswith("!pip install -q tensorflow-gpu==1.15.5 pandas  # TODO(migrate): installs TensorFlow 1.x")
+    assert lines[2] == "!pip install pandas"
+    found = {(f.rule, f.cell, f.line, f.migrated) for f in result.findings if f.rule == "tensorflow-version"}
+    assert found == {("tensorflow-version", 2, 1, True), ("tensorflow-version", 2, 2, False)}
+    assert migrate_notebook(result.code, "keras").changed is False
+    kept = copy.deepcopy(cells)  # a notebook the rewrite leaves as it was (nothing migrated) keeps its TensorFlow 1.x
+    kept[3:5] = [_cell("code", "print(tf.__version__)")] * 2
+    kept[6] = _cell("code", "print(1)")
+    assert migrate_notebook(notebook_text(kept), "keras").changed is False
+
+
 def test_bad_notebooks_get_one_line_errors():
     with pytest.raises(NotebookError, match="invalid JSON"):
         migrate_notebook("{not json", "keras")
