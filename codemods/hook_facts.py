@@ -89,7 +89,7 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
             continue
         name = statement.name.value
         if name == "after_create_session":
-            problems.append("after_create_session(session, coord) has no Keras callback equivalent")
+            problems.extend(_after_create_session_problems(statement, node))
             continue
         if name not in HOOK_METHODS:
             continue
@@ -105,6 +105,33 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
     if problems:
         return HookAnalysis(problems)
     return HookAnalysis(problems, frozenset(steps), reader.step_calls_fetched)
+
+
+def _after_create_session_problems(method: cst.FunctionDef, hook: cst.ClassDef) -> list[str]:
+    """Why after_create_session() cannot run at the end of the callback's on_train_begin (where MonitoredSession
+    called it: after begin(), the session made and the checkpoint restored): it uses its session or coordinator,
+    or it or begin() returns early (its body is appended to begin's)."""
+    params = [p.name.value for p in method.params.params][1:]
+    if len(params) != 2 or isinstance(method.params.star_arg, cst.Param | cst.ParamStar) or method.params.kwonly_params:
+        return ["after_create_session() has an unexpected signature"]
+    uses = []
+
+    class Uses(cst.CSTVisitor):
+        def visit_Del(self, node: cst.Del) -> bool:
+            return not (isinstance(node.target, cst.Name) and node.target.value in params)  # dropped
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in params:
+                uses.append(node.value)
+
+    method.body.visit(Uses())
+    if uses:
+        return [f"after_create_session() uses `{uses[0]}`: a Keras callback has no session or coordinator"]
+    begin = [s for s in hook.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "begin"]
+    if any(m.findall(function.body, m.Return()) for function in [method, *begin]):
+        return ["after_create_session() or begin() returns early: after_create_session's body would run at the end of "
+                "on_train_begin"]
+    return []
 
 
 def _global_step_attributes(node: cst.ClassDef, assigned: dict, resolver) -> set[str]:

@@ -9,7 +9,8 @@ first around each batch it predicts, however late it is read.
 Both estimators (--canned: a LinearClassifier; a custom model_fn), both targets, from the Estimator's model.ckpt-0:
 the final weights are the Estimator's within 1e-5, and each evaluation of a checkpoint gives the Estimator's loss
 and predictions for it. A second hook, acting every 4 steps by a SecondOrStepTimer on the global step it fetches, acts
-at the Estimator's steps (TensorFlow 1.x fetched the step after the step)."""
+at the Estimator's steps (TensorFlow 1.x fetched the step after the step), its after_create_session() (a timer reset)
+run after its begin() as there."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def test_a_hook_evaluating_its_estimator_leaves_the_training_as_it_was(canned, t
 
     expected, got = json.loads(expected_file.read_text()), json.loads(got_file.read_text())
     # TF 1.x's hooks fetched the step after the step (a ref variable): the timer acts at the same steps
-    assert expected["triggers"] == [[5, 5], [9, 9], [13, 13], [17, 17], [21, 21], [25, 25], [29, 29], ["end", 30]]
+    assert expected["triggers"] == [["begin"], ["session created"], [5, 5], [9, 9], [13, 13], [17, 17], [21, 21],
+                                    [25, 25], [29, 29], ["end", 30]]
     assert got["triggers"] == expected["triggers"]
     np.testing.assert_allclose(got["weights"], expected["weights"], rtol=0, atol=1e-5)
     assert np.abs(np.asarray(expected["weights"])).max() > 0.01  # (trained)

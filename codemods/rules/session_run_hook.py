@@ -117,7 +117,7 @@ class SessionRunHookRule(Rule):
         if fetches_step:
             ctx.need_compat("estimator_hooks")
         body = [self._method(statement, hook.step_attributes, fetches_step, ctx.resolver.tf1_program)
-                for statement in updated.body.body]
+                for statement in _after_create_session_in_begin(updated.body.body)]
         ctx.record(original, self.rule_id, True, f"SessionRunHook {hook.name} -> tf_keras.callbacks.Callback")
         return updated.with_changes(bases=bases, body=updated.body.with_changes(body=body))
 
@@ -135,6 +135,35 @@ class SessionRunHookRule(Rule):
             if statement.name.value == "before_run":
                 body = _fetches_kept_on_every_path(body)
         return statement.with_changes(name=cst.Name(keras_method), params=_params(keras_method), body=body)
+
+
+def _after_create_session_in_begin(statements) -> list:
+    """The class body with after_create_session's statements (hook_facts checked they use neither the session nor
+    the coordinator) at the end of begin, where MonitoredSession called it next (the session made, the checkpoint
+    restored: as on_train_begin runs); without a begin, after_create_session is the begin."""
+    statements = list(statements)
+    after = next((s for s in statements if isinstance(s, cst.FunctionDef) and s.name.value == "after_create_session"),
+                 None)
+    if after is None:
+        return statements
+    params = [p.name.value for p in after.params.params][1:]
+    moved = after.body.visit(_WithoutParameterDeletes(params))
+    only_self = after.params.with_changes(params=after.params.params[:1])
+    begin = next((s for s in statements if isinstance(s, cst.FunctionDef) and s.name.value == "begin"), None)
+    if begin is None:
+        return [after.with_changes(name=cst.Name("begin"), params=only_self, body=moved) if s is after else s
+                for s in statements]
+    body = [s for s in moved.body if not _is_docstring(s)] if isinstance(moved, cst.IndentedBlock) else []
+    if body:
+        comment = cst.EmptyLine(comment=cst.Comment("# after_create_session: MonitoredSession called it next"))
+        body[0] = body[0].with_changes(leading_lines=[comment, *body[0].leading_lines])
+    merged = begin.with_changes(body=begin.body.with_changes(body=[*begin.body.body, *body]))
+    return [merged if s is begin else s for s in statements if s is not after]
+
+
+def _is_docstring(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString | cst.ConcatenatedString)
 
 
 class _WithoutParameterDeletes(cst.CSTTransformer):

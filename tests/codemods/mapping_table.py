@@ -435,6 +435,17 @@ ROWS = [
          'self._session_run_results = estimator_hooks.fetched({"global_step": self._global_step_tensor})'),
     ),
     Row(
+        "a `SessionRunHook`'s `after_create_session(session, coord)` using neither (a timer reset, a clock started)",
+        "its statements at the end of the callback's `on_train_begin`, where MonitoredSession called it (after "
+        "begin, the checkpoint restored); with no begin, it is the `on_train_begin`. One using its session keeps the "
+        "hook, with a TODO",
+        "same",
+        "hook_after_create_session",
+        ("# after_create_session: MonitoredSession called it next", "class Clock(tf_keras.callbacks.Callback):",
+         "after_create_session() uses `session`: a Keras callback has no session or coordinator"),
+        ("# after_create_session: MonitoredSession called it next", "class Clock(tf_keras.callbacks.Callback):"),
+    ),
+    Row(
         "the same hook in a program written for TensorFlow 1.x (`tf.train.SessionRunHook`, `tf.train.get_global_step`, "
         "...: codemods/tf_era.py)",
         "`estimator_hooks.fetched(..., after_the_step=True)`: the value after the step, as TensorFlow 1.x gave it (a ref "

@@ -52,6 +52,11 @@ class StepTimerHook(tf.train.SessionRunHook):
 
     def begin(self):
         self._global_step_tensor = tf.train.get_or_create_global_step()
+        self.triggers.append(["begin"])
+
+    def after_create_session(self, session, coord):
+        self._timer.reset()
+        self.triggers.append(["session created"])
 
     def before_run(self, run_context):
         return tf.train.SessionRunArgs({"global_step": self._global_step_tensor})
