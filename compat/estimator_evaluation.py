@@ -29,6 +29,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import tensorflow as tf
 import tf_keras
+from google.protobuf import message
+from tensorflow.core.framework import summary_pb2
 
 from . import added_metrics, backup_listeners
 from .canned import head_of
@@ -182,11 +184,49 @@ def finish_evaluation(metrics: dict[str, float], model: tf_keras.Model, summary_
         # record_if(True): inside fit, the TensorBoard callback only records every update_freq batches.
         with writer.as_default(), tf.summary.record_if(True):
             for name, value in metrics.items():
-                tf.summary.scalar(name, value, step=step)
+                _write_metric(name, value, step)
         writer.close()
     result = {**metrics, "global_step": step}
     backup_listeners.evaluated(result)
     return result
+
+
+def write_checkpoint_path(summary_dir: str, checkpoint_path: str | None, step: int) -> None:
+    """The checkpoint an evaluation read, as Estimator's evaluate wrote it beside the metrics: a string tensor
+    tagged `checkpoint_path` (TensorBoard's text), at the evaluated step. Nothing when no checkpoint was read."""
+    if checkpoint_path is None:
+        return
+    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+        tag="checkpoint_path", tensor=tf.make_tensor_proto(checkpoint_path, dtype=tf.string))])
+    writer = tf.summary.create_file_writer(summary_dir)
+    with writer.as_default(), tf.summary.record_if(True):
+        tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=step)
+    writer.close()
+
+
+def _write_metric(name: str, value, step: int) -> None:
+    """One metric written as Estimator's `_write_dict_to_summary` wrote it: a number as a scalar; an array (a
+    metric over several thresholds) as a tensor summary under its name; a serialized Summary (an image metric's) as
+    its values, tagged `<name>/<i>`; None, or anything else (with a warning), not at all."""
+    if value is None:
+        return
+    if isinstance(value, bytes):
+        try:
+            summary = summary_pb2.Summary.FromString(value)
+        except message.DecodeError:
+            tf.get_logger().warning("Skipping summary for %s, cannot parse string to Summary.", name)
+            return
+        for index, summary_value in enumerate(summary.value):
+            summary_value.tag = f"{name}/{index}"
+        tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=step)
+    elif isinstance(value, np.ndarray):
+        summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+            tag=name, node_name=name, tensor=tf.make_tensor_proto(value))])
+        tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=step)
+    elif isinstance(value, int | float | np.integer | np.floating):
+        tf.summary.scalar(name, value, step=step)
+    else:
+        tf.get_logger().warning("Skipping summary for %s, must be a number, an array or a serialized Summary.", name)
 
 
 class PeriodicEvaluation(tf_keras.callbacks.Callback):
@@ -263,6 +303,8 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         final = self.max_steps is not None and self._evaluated_step >= self.max_steps
         # as Estimator called them, given the checkpoint evaluated (saved at this step before this callback ran)
         checkpoint_path = tf.train.latest_checkpoint(self.checkpoint_dir) if self.checkpoint_dir else None
+        if self.summary_dir is not None:
+            write_checkpoint_path(self.summary_dir, checkpoint_path, metrics["global_step"])
         exports = [
             exporter.export(estimator=self.model, export_path=os.path.join(self.export_dir_base, exporter.name),
                             checkpoint_path=checkpoint_path, eval_result=metrics, is_the_final_export=final)

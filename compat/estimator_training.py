@@ -760,14 +760,16 @@ def trains(model):
         model.trains_now = before
 
 
-def _restored_latest(model, what: str) -> bool:
-    """Whether model_dir held a checkpoint, now restored into the model (weights, optimizer, step)."""
+def _restored_latest(model, what: str) -> str | None:
+    """The checkpoint of model_dir now restored into the model (weights, optimizer, step); None when it held none."""
     checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
-    status = resume.restore_latest(checkpoint, manager_for(checkpoint, config_of(model, what)))
+    manager = manager_for(checkpoint, config_of(model, what))
+    latest = resume.latest_restorable(manager)
+    status = resume.restore_latest(checkpoint, manager)
     if status is None:
-        return False
+        return None
     _expect_partial(status)
-    return True
+    return latest
 
 
 def _expect_partial(status) -> None:
@@ -803,24 +805,27 @@ def _checkpoint_given(path: str, what: str) -> str:
     )
 
 
-def _restore_for_inference(model, checkpoint_path, what: str, required: bool = False) -> None:
+def _restore_for_inference(model, checkpoint_path, what: str, required: bool = False) -> str | None:
     """As Estimator's evaluate/predict/export: the given checkpoint, else the latest in model_dir, else
     the model as it is (Estimator initialised a fresh one, with a warning), unless one is `required` (an
-    export's)."""
+    export's). The checkpoint restored, if any."""
     config = config_of(model, what)
     if checkpoint_path is not None:
         checkpoint_path = _checkpoint_given(os.fspath(checkpoint_path), what)
         _expect_partial(resume.restore(tf.train.Checkpoint(model=model, optimizer=model.optimizer), checkpoint_path))
-        return
-    if not _restored_latest(model, what):
-        check_not_trained_unsaved(model, what)
-        if required:
-            if getattr(model, "warm_start_settings", None) is not None:
-                raise ValueError(f"Couldn't find trained model at {config.model_dir}: exporting the warm start's "
-                                 "checkpoint (Estimator's fallback) is not migrated; train first")
-            raise ValueError(f"Couldn't find trained model at {config.model_dir}.")
-        log.warning("Could not find trained model in model_dir: %s, running initialization to %s.",
-                    config.model_dir, what)
+        return checkpoint_path
+    restored = _restored_latest(model, what)
+    if restored:
+        return restored
+    check_not_trained_unsaved(model, what)
+    if required:
+        if getattr(model, "warm_start_settings", None) is not None:
+            raise ValueError(f"Couldn't find trained model at {config.model_dir}: exporting the warm start's "
+                             "checkpoint (Estimator's fallback) is not migrated; train first")
+        raise ValueError(f"Couldn't find trained model at {config.model_dir}.")
+    log.warning("Could not find trained model in model_dir: %s, running initialization to %s.",
+                config.model_dir, what)
+    return None
 
 
 def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None) -> dict[str, float]:
@@ -830,10 +835,12 @@ def evaluate(model, input_fn, steps=None, hooks=None, checkpoint_path=None, name
     check_evaluation_hooks(model, hooks, "evaluate")
     with training_kept(model, "evaluate"):
         dataset = made_from_input(model, input_fn, EVAL)
-        _restore_for_inference(model, checkpoint_path, "evaluate")
+        restored = _restore_for_inference(model, checkpoint_path, "evaluate")
         if dataset is None:
             dataset = input_dataset(input_fn, EVAL, model, session_hooks=input_hooks)
-        return estimator_evaluation.evaluate_model(model, dataset, steps, eval_dir(model, name), hooks)
+        metrics = estimator_evaluation.evaluate_model(model, dataset, steps, eval_dir(model, name), hooks)
+        estimator_evaluation.write_checkpoint_path(eval_dir(model, name), restored, metrics["global_step"])
+        return metrics
 
 
 class InMemoryEvaluator(tf_keras.callbacks.Callback):

@@ -105,7 +105,7 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
     Returns the restore status (the step, for a carried-over checkpoint), or None when there is nothing to
     restore (a fresh model_dir).
     """
-    latest = _taken_over_checkpoint(manager.directory) or latest_valid_checkpoint(manager)
+    latest = latest_restorable(manager)
     if latest is None:
         return None
     if estimator_checkpoint(latest):
@@ -115,6 +115,12 @@ def restore_latest(checkpoint: tf.train.Checkpoint, manager: tf.train.Checkpoint
         log.warning("Continuing the Estimator's checkpoint %s at step %d", latest, step + 1)
         return step
     return checkpoint.restore(latest)
+
+
+def latest_restorable(manager: tf.train.CheckpointManager) -> str | None:
+    """The checkpoint `restore_latest` restores: an Estimator's model_dir's newest (taken over), else the newest of
+    the manager's that reads back; None for a fresh model_dir."""
+    return _taken_over_checkpoint(manager.directory) or latest_valid_checkpoint(manager)
 
 
 def _taken_over_checkpoint(directory: str) -> str | None:
