@@ -131,31 +131,42 @@ _REDUCTIONS = {"SUM": "sum", "SUM_OVER_BATCH_SIZE": "sum_over_batch_size", "AUTO
 # ... or written as its value: ReductionV2's (v2 estimators) and tf.compat.v1.losses.Reduction's (v1)
 _REDUCTION_VALUES = {"sum": "sum", "sum_over_batch_size": "sum_over_batch_size", "auto": "sum_over_batch_size",
                      "weighted_sum": "sum", "weighted_sum_over_batch_size": "sum_over_batch_size"}
+# TF1's MEAN (v1 heads only: ReductionV2 has none) divides by the sum of the example weights: without a weight_column,
+# by the number of losses, as SUM_OVER_BATCH_SIZE (the same steps and metrics, measured on the real Estimator)
+_MEAN = ("MEAN", "weighted_mean")
 HEAD_REDUCTION = {True: "sum", False: "sum_over_batch_size"}  # v1 -> the head's own
 
 
-def explicit_reduction(value, resolver) -> str | None:
-    """compat.canned's loss_reduction for a canned estimator's `loss_reduction=` value (None: not migrated)."""
+def explicit_reduction(value, resolver, kwargs: dict) -> str | None:
+    """compat.canned's loss_reduction for a canned estimator's `loss_reduction=` value, given its other keyword
+    arguments `kwargs` (None: not migrated)."""
     if isinstance(value, cst.SimpleString):
-        return _REDUCTION_VALUES.get(value.evaluated_value)
-    api = resolver.api(value)
-    if api is None or api.path.rsplit(".", 1)[0] not in ("losses.Reduction", "keras.losses.Reduction"):
-        return None
-    return _REDUCTIONS.get(api.path.rsplit(".", 1)[1])
+        name = value.evaluated_value
+    else:
+        api = resolver.api(value)
+        if api is None or api.path.rsplit(".", 1)[0] not in ("losses.Reduction", "keras.losses.Reduction"):
+            return None
+        name = api.path.rsplit(".", 1)[1]
+    if name in _MEAN:
+        weighted = "weight_column" in kwargs and not is_none(kwargs["weight_column"])
+        return None if weighted else "sum_over_batch_size"
+    return _REDUCTION_VALUES.get(name) if isinstance(value, cst.SimpleString) else _REDUCTIONS.get(name)
 
 
 def builder_reduction(kwargs: dict, resolver, v1: bool) -> str:
     """compat.canned's loss_reduction for a canned estimator's keyword arguments (its head's own by default)."""
     if "loss_reduction" in kwargs:
-        return explicit_reduction(kwargs["loss_reduction"], resolver)
+        return explicit_reduction(kwargs["loss_reduction"], resolver, kwargs)
     return HEAD_REDUCTION[v1]
 
 
-def loss_reduction_problem(value, resolver, v1: bool) -> str | None:
-    """Why an explicit `loss_reduction=` is not carried over (None when it is: SUM or SUM_OVER_BATCH_SIZE)."""
-    if explicit_reduction(value, resolver) is not None:
+def loss_reduction_problem(kwargs: dict, resolver) -> str | None:
+    """Why a canned estimator's explicit `loss_reduction=` (in its keyword arguments `kwargs`) is not carried over
+    (None when it is: SUM, SUM_OVER_BATCH_SIZE, MEAN without example weights)."""
+    if explicit_reduction(kwargs["loss_reduction"], resolver, kwargs) is not None:
         return None
-    return "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE (e.g. MEAN, by non-zero weights) is not migrated yet"
+    return ("loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE (MEAN with a weight_column: the mean by the "
+            "weights' sum; SUM_BY_NONZERO_WEIGHTS) is not migrated yet")
 
 
 def head_api(api: Api, arguments: dict, resolver) -> Api:

@@ -970,7 +970,7 @@ def _check_canned_estimator(estimator: EstimatorFacts, resolver: ApiResolver) ->
         if required not in estimator.kwargs:
             estimator.problems.append(f"{required}= must be given by keyword")
     if "loss_reduction" in estimator.kwargs:
-        problem = loss_reduction_problem(estimator.kwargs["loss_reduction"], resolver, estimator.api.v1)
+        problem = loss_reduction_problem(estimator.kwargs, resolver)
         if problem:
             estimator.problems.append(problem)
     for key in spec.optimizers:

@@ -223,7 +223,7 @@ def canned_problems(call: cst.Call, path: str, resolver: ApiResolver) -> list[st
                  if not accepted(key, spec, v1, kwargs[key]) and key not in DROPPED_WHEN_NONE]
     problems += [f"{name}: {key}= must be given" for key in spec.required if key not in kwargs]
     if "loss_reduction" in kwargs:
-        problem = loss_reduction_problem(kwargs["loss_reduction"], resolver, v1)
+        problem = loss_reduction_problem(kwargs, resolver)
         problems += [problem] if problem else []
     for key in spec.optimizers:
         if key in kwargs:

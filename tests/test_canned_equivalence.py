@@ -80,7 +80,7 @@ TARGETS = {
     "dnn_classifier_weighted": ["keras"], "dnn_classifier_binary_weighted": ["loop"],
     "linear_classifier_binary_weighted_v2": ["keras"], "dnn_regressor_weighted_v2": ["loop"],
     "dnn_classifier_label_vocabulary": ["keras"], "linear_classifier_binary_label_vocabulary_v2": ["loop"],
-    "linear_classifier_binary_sum_v2": ["keras"], "dnn_regressor_sum_v2": ["loop"],
+    "linear_classifier_binary_sum_v2": ["keras"], "dnn_regressor_sum_v2": ["loop"], "dnn_regressor_mean_v1": ["keras"],
     "linear_classifier_binary_v2": ["keras"], "dnn_classifier_binary": ["loop"],
     "linear_classifier_ftrl": ["keras"], "linear_classifier_ftrl_by_name": ["loop"],
     "dnn_classifier_rmsprop_by_name": ["keras"], "linear_regressor_rmsprop_centered": ["loop"],

@@ -302,8 +302,9 @@ ROWS = [
         "`<canned>(..., loss_reduction=tf.losses.Reduction.SUM)` / `SUM_OVER_BATCH_SIZE` (v1 or v2 head), or its "
         "value (`\"sum\"`, `\"sum_over_batch_size\"`, v1's `\"weighted_sum\"`, ...)",
         "carried over as the builder's `loss_reduction=\"sum\"` / `\"sum_over_batch_size\"`, with "
-        "`head_version=\"v1\"`/`\"v2\"` when it is not that head's own (v1: SUM, v2: SUM_OVER_BATCH_SIZE); another "
-        "reduction (MEAN, by non-zero weights) keeps the estimator, with a TODO",
+        "`head_version=\"v1\"`/`\"v2\"` when it is not that head's own (v1: SUM, v2: SUM_OVER_BATCH_SIZE); v1's MEAN "
+        "without a weight_column is SUM_OVER_BATCH_SIZE (the mean of the losses: the same steps); another reduction "
+        "(MEAN with example weights, by non-zero weights) keeps the estimator, with a TODO",
         "same",
         "canned_explicit_loss_reduction",
         ('loss_reduction="sum", head_version="v2"', "loss_reduction= other than SUM or SUM_OVER_BATCH_SIZE"),

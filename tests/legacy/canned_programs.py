@@ -466,6 +466,20 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # TF1's MEAN (a v1 head: the loss divided by the sum of the example weights), without a weight column: the mean
+    # over the batch, the head's metrics v1's (a Cloud ML Engine template's regressor and classifier, 2 outputs here)
+    "dnn_regressor_mean_v1": _program(
+        labels="np.stack([digits.target / 10.0, images.mean(axis=(1, 2))], axis=1).astype(np.float32)",
+        constructor="tf1.estimator.DNNRegressor(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        label_dimension=2,\n"
+        "        optimizer=tf1.train.GradientDescentOptimizer(0.05),\n"
+        "        loss_reduction=tf1.losses.Reduction.MEAN,\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
     # A function making the optimizer, with a learning rate decaying with the global step: the form
     # Estimator's own docs show (DNNClassifier). The Keras twin's schedule steps on optimizer.iterations.
     "dnn_classifier_optimizer_function_decay_v2": _program(
