@@ -7,7 +7,9 @@ Momentum accumulates gradients where Keras SGD accumulates updates; from the sam
 the same steps (measured in tests/test_convert_checkpoint.py), Nesterov's (`use_nesterov`) too: TF1 adds
 lr x momentum x accumulator to its step where Keras adds momentum x its update, the same quantity.
 RMSProp, TF1's or Keras 2 legacy's, has no tf_keras twin: it becomes `compat.rmsprop`'s, same arguments;
-TF1's ProximalAdagrad neither: `compat.proximal_adagrad`'s runs its kernels.
+TF1's ProximalAdagrad neither: `compat.proximal_adagrad`'s runs its kernels; nor Adadelta, TF1's or Keras 2's (tf_keras's
+decays every row on a sparse gradient): `compat.adadelta`'s runs their kernels, with the instance's epsilon (Keras 2's
+default 1e-7 written out).
 """
 
 from __future__ import annotations
@@ -62,6 +64,12 @@ _OPTIMIZERS = {
         "proximal_adagrad.ProximalAdagrad",
         {},
     ),
+    "train.AdadeltaOptimizer": (
+        ("learning_rate", "rho", "epsilon", "use_locking", "name"),
+        {key: key for key in ("learning_rate", "rho", "epsilon")},
+        "adadelta.Adadelta",
+        {},
+    ),
     "train.RMSPropOptimizer": (
         ("learning_rate", "decay", "momentum", "epsilon", "use_locking", "centered", "name"),
         {key: key for key in ("learning_rate", "decay", "momentum", "epsilon", "centered")},
@@ -78,12 +86,15 @@ _KERAS_LEGACY = {
     "Ftrl": ("learning_rate", "learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
              "l2_regularization_strength", "name", "l2_shrinkage_regularization_strength", "beta"),
     "RMSprop": ("learning_rate", "rho", "momentum", "epsilon", "centered", "name"),
+    "Adadelta": ("learning_rate", "rho", "epsilon", "name"),
 }
+_KERAS_LEGACY_TWINS = {"RMSprop": "rmsprop.keras_legacy_rmsprop", "Adadelta": "adadelta.Adadelta"}
 for _name, _order in _KERAS_LEGACY.items():
-    _constructor = "rmsprop.keras_legacy_rmsprop" if _name == "RMSprop" else f"tf_keras.optimizers.{_name}"
+    _constructor = _KERAS_LEGACY_TWINS.get(_name, f"tf_keras.optimizers.{_name}")
     # Before TF 2.11 `tf.keras.optimizers.<name>` was this same (OptimizerV2) class, which canned estimators took
     for _path in (f"keras.optimizers.legacy.{_name}", f"keras.optimizers.{_name}"):
-        _OPTIMIZERS[_path] = (_order, {key: key for key in _order if key != "name"}, _constructor, {})
+        _OPTIMIZERS[_path] = (_order, {key: key for key in _order if key != "name"}, _constructor,
+                              {"epsilon": "1e-07"} if _name == "Adadelta" else {})  # (compat's default is TF1's)
 _DROPPED = ("use_locking", "name", "accum_name", "linear_name")
 
 # Optimizers given by name (tensorflow_estimator/python/estimator/canned/optimizers.py): v1 heads make the
@@ -134,8 +145,9 @@ def optimizer_problem(node: cst.BaseExpression, resolver: ApiResolver) -> str | 
     api = resolver.call_api(node)
     if api is None or api.path not in _OPTIMIZERS:
         return (
-            "optimizer= is not a TF1 Adam, Adagrad, ProximalAdagrad, Ftrl, Momentum, RMSProp or GradientDescent optimizer "
-            "instance, a Keras 2 (tf.keras.optimizers[.legacy]) Adam, Adagrad, Ftrl, RMSprop or SGD instance, "
+            "optimizer= is not a TF1 Adam, Adagrad, ProximalAdagrad, Ftrl, Momentum, RMSProp, Adadelta or GradientDescent "
+            "optimizer instance, a Keras 2 (tf.keras.optimizers[.legacy]) Adam, Adagrad, Ftrl, RMSprop, Adadelta or SGD "
+            "instance, "
             "nor one of the names 'Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'"
         )
     order, renames, _, _ = _OPTIMIZERS[api.path]

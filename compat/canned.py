@@ -252,7 +252,7 @@ def estimator_optimizer(given, v1: bool, name_learning_rate: float | None, what:
 def _tf1_twin(optimizer):
     """The tf_keras twin of a `tf.compat.v1.train` optimizer instance (the same steps), None for other objects.
     Read from the instance's settings, which TF1's optimizer classes keep as they were given."""
-    from . import contrib_estimator, proximal_adagrad, rmsprop
+    from . import adadelta, contrib_estimator, proximal_adagrad, rmsprop
 
     train = tf.compat.v1.train
     kind = type(optimizer)
@@ -280,6 +280,8 @@ def _tf1_twin(optimizer):
     if kind is train.RMSPropOptimizer:
         return rmsprop.tf1_rmsprop(optimizer._learning_rate, optimizer._decay, optimizer._momentum,
                                    optimizer._epsilon, optimizer._centered)
+    if kind is train.AdadeltaOptimizer:
+        return adadelta.Adadelta(optimizer._lr, rho=optimizer._rho, epsilon=optimizer._epsilon)
     if kind is train.FtrlOptimizer:
         return tf_keras.optimizers.Ftrl(
             optimizer._learning_rate, learning_rate_power=optimizer._learning_rate_power,

@@ -2,7 +2,7 @@
 
 TF1 optimizers (v1 heads, custom model_fns) keep slots beside the variable: `<var>/Adam`, `<var>/Adam_1`,
 `<var>/t_0/Adagrad`, `<var>/part_0/Ftrl_1`, `<var>/Momentum`, `<var>/RMSProp` (rms), `<var>/RMSProp_1`
-(momentum; centered: mg, then `RMSProp_2` momentum). Keras optimizers inside v2 Estimators keep them under
+(momentum; centered: mg, then `RMSProp_2` momentum), `<var>/Adadelta` (accum), `<var>/Adadelta_1` (accum_update). Keras optimizers inside v2 Estimators keep them under
 `training/<Optimizer>/<var>/<slot>`. Both map onto tf_keras slot variables (RMSProp's onto
 `compat.rmsprop.EstimatorRMSProp`'s rms/momentum/mg); the one update rule that differs is momentum: TF1
 accumulates gradients (w -= lr * a), Keras accumulates updates (w += m), so m = -lr * a.
@@ -28,14 +28,17 @@ V1_SLOTS = {
     "RMSProp": ("RMSProp", "rms"),
     "RMSProp_1": ("RMSProp", "momentum"),  # mg when there is an RMSProp_2 (`v1_keras_slot`)
     "RMSProp_2": ("RMSProp", "momentum"),
+    "Adadelta": ("Adadelta", "accum"),  # (compat.adadelta's slots, named as TF1's)
+    "Adadelta_1": ("Adadelta", "accum_update"),
 }
 # Keras (v2 Estimator) slot name -> the tf_keras slot it becomes (`v2_keras_slot`).
-V2_SLOTS = {"m": "m", "v": "v", "accumulator": "accumulator", "linear": "linear", "momentum": "m"}
+V2_SLOTS = {"m": "m", "v": "v", "accumulator": "accumulator", "linear": "linear", "momentum": "m",
+            "accum_grad": "accum", "accum_var": "accum_update"}
 V2_RMSPROP_SLOTS = {"rms": "rms", "momentum": "momentum", "mg": "mg"}
 # Keras optimizer scope -> the optimizer kind (the TF1 spelling, where the two differ).
 V2_KINDS = {"RMSprop": "RMSProp"}
 V1_SLOT = re.compile(
-    r"^(?P<var>.+?)(?:/(?:t|part)_\d+)?/(?P<slot>Adagrad|Adam|Adam_1|Ftrl|Ftrl_1|Momentum|RMSProp(?:_[12])?)$"
+    r"^(?P<var>.+?)(?:/(?:t|part)_\d+)?/(?P<slot>Adagrad|Adam|Adam_1|Ftrl|Ftrl_1|Momentum|RMSProp(?:_[12])?|Adadelta(?:_1)?)$"
 )
 V2_VARIABLE = re.compile(r"^training/(?P<opt>(?P<kind>[A-Za-z]+)(?:_\d+)?)/(?P<rest>.+)$")
 
@@ -67,7 +70,8 @@ def legacy_slots(checkpoint) -> dict[str, dict[str, str]]:
 
 
 def legacy_optimizer_kind(checkpoint) -> str:
-    """Adagrad | Adam | Ftrl | Momentum | RMSProp | SGD, from the slots a single-optimizer checkpoint holds."""
+    """Adadelta | Adagrad | Adam | Ftrl | Momentum | RMSProp | SGD, from the slots a single-optimizer checkpoint
+    holds."""
     kinds = set()
     for name in checkpoint.shapes:
         if match := V1_SLOT.match(name):

@@ -11,7 +11,7 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from . import canned, rmsprop
+from . import adadelta, canned, rmsprop
 from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
 from .recognise import CannedEstimator, OptimizerState, part_of
 
@@ -19,7 +19,9 @@ from .recognise import CannedEstimator, OptimizerState, part_of
 # epsilon is not saved either (TF1's is a constant in the graph).
 ADAM_EPSILON = {"v1": 1e-8, "v2": 1e-7}
 KERAS_RMSPROP_EPSILON = 1e-7
-DEFAULT_LEARNING_RATE = {"Adagrad": 0.05, "Adam": 0.001, "Ftrl": 0.2, "Momentum": 0.01, "RMSProp": 0.001, "SGD": 0.01}
+DEFAULT_LEARNING_RATE = {"Adagrad": 0.05, "Adam": 0.001, "Ftrl": 0.2, "Momentum": 0.01, "RMSProp": 0.001, "SGD": 0.01,
+                         "Adadelta": 0.001}
+ADADELTA_EPSILON = {"v1": 1e-8, "v2": 1e-7}  # TF1's default, Keras 2's (not in its checkpoint)
 
 
 def feature_columns(features: dict[str, tuple[int, ...]]) -> list:
@@ -42,7 +44,9 @@ def build_optimizer(state: OptimizerState, head: str) -> tf_keras.optimizers.Opt
             f"the {state.part} optimizer decays its learning rate (decay={hyper['decay']:g}); "
             "tf_keras optimizers have no `decay`: convert with a LearningRateSchedule by hand"
         )
-    lr = hyper.get("learning_rate", DEFAULT_LEARNING_RATE[state.kind])
+    lr = hyper.get("learning_rate", hyper.get("lr", DEFAULT_LEARNING_RATE[state.kind]))  # (TF1 Adadelta's: lr)
+    if state.kind == "Adadelta":
+        return adadelta.Adadelta(lr, rho=hyper.get("rho", 0.95), epsilon=hyper.get("epsilon", ADADELTA_EPSILON[head]))
     if state.kind == "Adagrad":
         return canned.estimator_adagrad(lr, epsilon=0.0 if head == "v1" else canned.KERAS_ADAGRAD_EPSILON)
     if state.kind == "Adam":

@@ -21,9 +21,9 @@ from .optimizer_state import V1_SLOT, V1_SLOTS, V2_KINDS, V2_VARIABLE, v1_keras_
 
 HYPERPARAMETERS = {"learning_rate", "beta1", "beta2", "epsilon", "momentum", "learning_rate_power", "beta",
                    "l1_regularization_strength", "l2_regularization_strength",
-                   "l2_shrinkage_regularization_strength", "beta_1", "beta_2", "decay", "rho"}
+                   "l2_shrinkage_regularization_strength", "beta_1", "beta_2", "decay", "rho", "lr"}
 V1_OPTIMIZER_SCOPES = {"Adagrad": "Adagrad", "Adam": "Adam", "Ftrl": "Ftrl", "Momentum": "Momentum",
-                       "RMSProp": "RMSProp", "SGD": "GradientDescent"}
+                       "RMSProp": "RMSProp", "SGD": "GradientDescent", "Adadelta": "Adadelta"}
 # Vocabularies, hash buckets and boundaries live in the program, which can convert with its own model.
 _BY_PROGRAM = (" by the command; call compat.canned_checkpoint.convert_estimator_checkpoint(model, checkpoint, "
                "new_model_dir) with the migrated program's model")
@@ -48,7 +48,7 @@ _UNSUPPORTED = (  # (pattern, what it shows, what to do instead)
 class OptimizerState:
     """One optimizer of the Estimator: its kind, hyperparameters and where each slot lives."""
 
-    kind: str  # Adagrad | Adam | Ftrl | Momentum | RMSProp | SGD
+    kind: str  # Adadelta | Adagrad | Adam | Ftrl | Momentum | RMSProp | SGD
     part: str  # dnn | linear
     hyper: dict[str, float] = field(default_factory=dict)
     # legacy weight name -> {tf_keras slot name: legacy slot variable name}

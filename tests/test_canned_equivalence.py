@@ -94,6 +94,7 @@ TARGETS = {
     # categorical columns: embeddings, a linear model's sparse weights, both in the combined regressor
     "dnn_classifier_embedding_v2": ["keras"], "dnn_classifier_embedding_rmsprop_v2": ["loop"],
     "linear_classifier_categorical": ["keras"], "dnn_linear_combined_regressor_categorical": ["loop"],
+    "dnn_classifier_adadelta": ["keras"], "dnn_linear_combined_classifier_adadelta_v2": ["loop"],
     # baselines: one bias per output
     "baseline_classifier_v2": ["keras"], "baseline_classifier_binary_label_vocabulary_weighted": ["loop"],
     "baseline_regressor_by_position": ["keras", "loop"],
@@ -207,9 +208,10 @@ def _migrated_programs_model(migrated):
     import tensorflow as tf
     import tf_keras
 
-    from estimator_migrate.compat import canned, rmsprop
+    from estimator_migrate.compat import adadelta, canned, rmsprop
 
-    namespace = {"tf": tf, "tf1": tf.compat.v1, "tf_keras": tf_keras, "canned": canned, "rmsprop": rmsprop}
+    namespace = {"tf": tf, "tf1": tf.compat.v1, "tf_keras": tf_keras, "canned": canned, "rmsprop": rmsprop,
+                 "adadelta": adadelta}
     exec(textwrap.dedent(CATEGORICAL_COLUMNS), namespace)
     (call,) = [
         node.value for node in ast.walk(ast.parse(migrated.read_text()))

@@ -71,8 +71,8 @@ def test_functions_are_called_and_keras_optimizers_kept():
 def test_anything_else_is_one_clear_error():
     with pytest.raises(ValueError, match=r"optimizer='Adadelta': canned estimators take the names"):
         canned.estimator_optimizer("Adadelta", True, None)
-    with pytest.raises(TypeError, match=r"dnn_optimizer=.*AdadeltaOptimizer.*takes an optimizer name"):
-        canned.estimator_optimizer(train.AdadeltaOptimizer(0.1), True, None, "dnn_optimizer")
+    with pytest.raises(TypeError, match=r"dnn_optimizer=.*ProximalGradientDescentOptimizer.*takes an optimizer name"):
+        canned.estimator_optimizer(train.ProximalGradientDescentOptimizer(0.1), True, None, "dnn_optimizer")
 
 
 def test_a_tf1_optimizer_met_by_a_v2_head_is_one_clear_error():

@@ -115,12 +115,12 @@ def object_based(model_dir):
     convert_checkpoint(model_dir.parent / "source", model_dir)
 
 
-def add_adadelta_state(model_dir):
-    """Rewrite model.ckpt-3 with a TF1 Adadelta slot beside its weights, as an AdadeltaOptimizer leaves."""
+def add_adagrad_da_state(model_dir):
+    """Rewrite model.ckpt-3 with a TF1 AdagradDA slot beside its weights, as an AdagradDAOptimizer leaves."""
     prefix = str(model_dir / "model.ckpt-3")
     reader = tf.train.load_checkpoint(prefix)
     tensors = {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
-    tensors["dnn/logits/kernel/Adadelta"] = np.ones_like(tensors["dnn/logits/kernel"])
+    tensors["dnn/logits/kernel/AdagradDA"] = np.ones_like(tensors["dnn/logits/kernel"])
     tf.raw_ops.SaveV2(prefix=prefix, tensor_names=list(tensors), shape_and_slices=[""] * len(tensors),
                       tensors=list(tensors.values()))
 
@@ -138,7 +138,7 @@ BAD_INPUTS = {
     "tf2_checkpoint": (object_based, ".", "TF2 object-based checkpoint"),
     # converted as a plain SGD before: its state silently dropped
     "unsupported_optimizer_state": (
-        add_adadelta_state, ".", "dnn/logits/kernel/Adadelta is neither a canned Estimator weight nor the state"
+        add_adagrad_da_state, ".", "dnn/logits/kernel/AdagradDA is neither a canned Estimator weight nor the state"
     ),
 }
 

@@ -352,6 +352,16 @@ ROWS = [
          "only the first 7 arguments are followed by position"),
     ),
     Row(
+        "`AdadeltaOptimizer(lr, rho, epsilon)` / `tf.keras.optimizers.legacy.Adadelta(...)` given to a canned estimator",
+        "`adadelta.Adadelta(...)`, the same arguments (Keras 2's default epsilon, 1e-07, written out): TF1's and "
+        "Keras 2's own kernels, so a sparse gradient (an embedding's, a linear model's categorical column) updates "
+        "only the rows the batch touched (tf_keras's Adadelta decays every row); an Estimator's slots carried over",
+        "same",
+        "canned_adadelta_optimizer",
+        ("adadelta.Adadelta(learning_rate=1.0, rho=0.9)", "adadelta.Adadelta(learning_rate=0.5, epsilon=1e-07)"),
+        ("adadelta.Adadelta(learning_rate=1.0, rho=0.9)", "adadelta.Adadelta(learning_rate=0.5, epsilon=1e-07)"),
+    ),
+    Row(
         "`ProximalAdagradOptimizer(lr, initial_accumulator_value, l1_/l2_regularization_strength)`",
         "`proximal_adagrad.ProximalAdagrad(...)`, the same arguments (TF1's own kernels: the same steps)",
         "same",

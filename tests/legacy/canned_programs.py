@@ -480,6 +480,18 @@ PROGRAMS = {
         "        config=config,\n"
         "    )",
     ),
+    # Adadelta: TF1's and Keras 2's kernels (compat.adadelta), dense here, sparse in the categorical program
+    "dnn_classifier_adadelta": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf1.estimator.DNNClassifier(\n"
+        "        feature_columns=columns,\n"
+        "        hidden_units=[32, 16],\n"
+        "        n_classes=10,\n"
+        "        optimizer=tf1.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.9),\n"
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+    ),
     # A function making the optimizer, with a learning rate decaying with the global step: the form
     # Estimator's own docs show (DNNClassifier). The Keras twin's schedule steps on optimizer.iterations.
     "dnn_classifier_optimizer_function_decay_v2": _program(
@@ -549,6 +561,21 @@ CATEGORICAL = {
         "        hidden_units=[32, 16],\n"
         "        n_classes=10,\n"
         '        optimizer="RMSProp",\n'
+        "        model_dir=args.model_dir,\n"
+        "        config=config,\n"
+        "    )",
+        categorical=True,
+    ),
+    # Keras 2's Adadelta (a v2 estimator's): its sparse kernel updates only the rows the batch touched
+    "dnn_linear_combined_classifier_adadelta_v2": _program(
+        labels="digits.target.astype(np.int32)",
+        constructor="tf.estimator.DNNLinearCombinedClassifier(\n"
+        "        linear_feature_columns=linear_columns,\n"
+        "        linear_optimizer=tf.keras.optimizers.legacy.Adadelta(learning_rate=1.0),\n"
+        "        dnn_feature_columns=dnn_columns,\n"
+        "        dnn_hidden_units=[16],\n"
+        "        dnn_optimizer=tf.keras.optimizers.legacy.Adadelta(learning_rate=0.5, rho=0.9),\n"
+        "        n_classes=10,\n"
         "        model_dir=args.model_dir,\n"
         "        config=config,\n"
         "    )",
