@@ -121,7 +121,8 @@ _TF1_PIN = re.compile(r"^\s*[!%]\s*pip3?\s+install\b.*\btensorflow(-gpu|-cpu)?\s
 
 
 def _unpin_tensorflow_1(module: str, magics: list[str], cell_of_line: list[tuple[int, int]]) -> list[Finding]:
-    """In a migrated notebook, which runs on TensorFlow 2: `%tensorflow_version 1.x` commented out, an install
+    """In a migrated notebook, which runs on TensorFlow 2: `%tensorflow_version 1.x` made a `pass` with the magic as
+    its comment, an install
     pinning TensorFlow 1.x kept with a TODO (the user's environment: install TensorFlow 2 and tf-keras instead).
     `magics` is changed in place; the findings say where, by cell."""
     findings = []
@@ -133,7 +134,8 @@ def _unpin_tensorflow_1(module: str, magics: list[str], cell_of_line: list[tuple
         magic = magics[index]
         indent = magic[: len(magic) - len(magic.lstrip())]
         if _TF1_VERSION_MAGIC.match(magic):
-            magics[index] = f"{indent}# {magic.strip()}  (TensorFlow 2 runs the migrated code; Colab has no 1.x)"
+            # (a statement, not a comment: the magic may be a block's only line, as in `try: %tensorflow_version 1.x`)
+            magics[index] = f"{indent}pass  # {magic.strip()}: TensorFlow 2 runs the migrated code (Colab has no 1.x)"
             findings.append(Finding("tensorflow-version", number, len(indent), True,
                                     "%tensorflow_version 1.x commented out: the migrated code runs on TensorFlow 2"))
         elif _TF1_PIN.match(magic) and "TODO(migrate)" not in magic:

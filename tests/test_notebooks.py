@@ -145,12 +145,17 @@ def test_a_colab_notebook_choosing_tensorflow_1_is_told_it_runs_on_tensorflow_2(
     cells[1] = _cell("code", "%tensorflow_version 1.x\n!pip install -q tensorflow-gpu==1.15.5 pandas\n!pip install pandas")
     result = migrate_notebook(notebook_text(cells), "keras")
     lines = code(json.loads(result.code)["cells"][1]).splitlines()
-    assert lines[0] == "# %tensorflow_version 1.x  (TensorFlow 2 runs the migrated code; Colab has no 1.x)"
+    assert lines[0] == "pass  # %tensorflow_version 1.x: TensorFlow 2 runs the migrated code (Colab has no 1.x)"
     assert lines[1].startswith("!pip install -q tensorflow-gpu==1.15.5 pandas  # TODO(migrate): installs TensorFlow 1.x")
     assert lines[2] == "!pip install pandas"
     found = {(f.rule, f.cell, f.line, f.migrated) for f in result.findings if f.rule == "tensorflow-version"}
     assert found == {("tensorflow-version", 2, 1, True), ("tensorflow-version", 2, 2, False)}
     assert migrate_notebook(result.code, "keras").changed is False
+    guarded = copy.deepcopy(cells)  # (ageron's handson-ml: the magic the only line of a try block)
+    guarded[1] = _cell("code", "try:\n    # %tensorflow_version only exists in Colab.\n    %tensorflow_version 1.x\n"
+                       "except Exception:\n    pass")
+    lines = code(json.loads(migrate_notebook(notebook_text(guarded), "keras").code)["cells"][1]).splitlines()
+    assert lines[2] == "    pass  # %tensorflow_version 1.x: TensorFlow 2 runs the migrated code (Colab has no 1.x)"
     kept = copy.deepcopy(cells)  # a notebook the rewrite leaves as it was (nothing migrated) keeps its TensorFlow 1.x
     kept[3:5] = [_cell("code", "print(tf.__version__)")] * 2
     kept[6] = _cell("code", "print(1)")
