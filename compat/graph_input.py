@@ -103,7 +103,13 @@ def graph_input_dataset(input_fn: Callable, arguments: dict, name: str, seed: in
             if _OPEN_SESSIONS.get(graph) is session:
                 del _OPEN_SESSIONS[graph]
 
-    return tf.data.Dataset.from_generator(batches, output_signature=signature)
+    dataset = tf.data.Dataset.from_generator(batches, output_signature=signature)
+    # No prefetch thread calling the generator ahead of the training: an iterator dropped while that thread waits for
+    # the GIL in `batches` (the training stopped: a NaN loss, steps reached) deadlocked the program, its
+    # destructor holding the GIL while waiting for that thread (tf.data injects a final prefetch by default)
+    options = tf.data.Options()
+    options.experimental_optimization.inject_prefetch = False
+    return dataset.with_options(options)
 
 
 def _initialized_session(graph: tf.Graph, initialize, session_hooks: Sequence = ()) -> tf.compat.v1.Session:

@@ -34,11 +34,21 @@ def _estimators_exit_abort(command: list, completed: subprocess.CompletedProcess
     )
 
 
+# A process of a test runs for a minute at most; one that hangs (a deadlock) fails its test, not the whole run
+PROCESS_TIMEOUT = 900
+
+
 def run(command: list, check_codes=(0,), **kwargs) -> subprocess.CompletedProcess:
-    """Run a real process; fail the test with its stderr when it exits with an unexpected code."""
-    completed = subprocess.run(
-        [str(c) for c in command], capture_output=True, text=True, env=QUIET_TF, **kwargs
-    )
+    """Run a real process; fail the test with its stderr when it exits with an unexpected code, or runs past
+    `timeout` (PROCESS_TIMEOUT seconds unless given)."""
+    kwargs.setdefault("timeout", PROCESS_TIMEOUT)
+    try:
+        completed = subprocess.run(
+            [str(c) for c in command], capture_output=True, text=True, env=QUIET_TF, **kwargs
+        )
+    except subprocess.TimeoutExpired as error:
+        stderr = error.stderr.decode(errors="replace") if isinstance(error.stderr, bytes) else error.stderr or ""
+        pytest.fail(f"{command} ran past {kwargs['timeout']} s (killed):\n{stderr[-4000:]}")
     if 0 in check_codes and _estimators_exit_abort(command, completed):
         return completed
     if completed.returncode not in check_codes:
