@@ -14,7 +14,9 @@ Heads: `loss_reduction` is the head's reduction of the loss over the batch: "sum
 `tf.compat.v1.estimator.*`'s v1 heads) or "sum_over_batch_size" (the default of `tf.estimator.*`'s v2 heads:
 the mean over every loss element). `head_version` ("v1" or "v2") is the head the estimator had, which also
 decides its optimizer defaults and its AUC; it defaults to the head whose own reduction `loss_reduction` is.
-`CannedModel` looks labels up in a `label_vocabulary` and weighs examples by a `weight_column`.
+`CannedModel` looks labels up in a `label_vocabulary` and weighs examples by a `weight_column`. A classifier
+built with `multi_label=True` is the model of a head-based estimator's `MultiLabelHead`: one logit per class, each
+a sigmoid cross entropy against a multi-hot label, averaged over the classes.
 """
 
 from __future__ import annotations
@@ -333,17 +335,21 @@ def _version(v1: bool) -> str:
     return "v1" if v1 else "v2"
 
 
-def _classifier_units(n_classes: int) -> int:
+def _classifier_units(n_classes: int, multi_label: bool = False) -> int:
     if n_classes < 2:
         raise ValueError(f"n_classes must be at least 2, got {n_classes}")
-    return 1 if n_classes == 2 else n_classes
+    return 1 if n_classes == 2 and not multi_label else n_classes
 
 
 def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None, label_dimension=None,
-             variables=None):
+             variables=None, multi_label: bool = False):
     """Attach the Estimator head's loss and the optimizer, and create the optimizer's slots now."""
     loss_weight = 1.0
-    if n_classes == 2:
+    if multi_label:
+        # Keras's binary cross entropy averages over the last axis: the classes, as MultiLabelHead did.
+        loss = tf_keras.losses.BinaryCrossentropy(from_logits=True, reduction=loss_reduction)
+        metrics = []
+    elif n_classes == 2:
         loss = tf_keras.losses.BinaryCrossentropy(from_logits=True, reduction=loss_reduction)
         metrics = [tf_keras.metrics.BinaryAccuracy(name="accuracy", threshold=0.0)]
     elif n_classes is not None:
@@ -371,8 +377,9 @@ class CannedHead:
     (A mixin, not a Model subclass: Keras rewrites the bases of a class it builds as functional.)
     """
 
-    def _set_head(self, label_vocabulary, weight_column, head_version=None) -> None:
+    def _set_head(self, label_vocabulary, weight_column, head_version=None, multi_label=False) -> None:
         self.head_version = head_version  # None (saved before it was recorded): the loss's reduction says
+        self.multi_label = multi_label
         self.label_vocabulary = None if label_vocabulary is None else tuple(label_vocabulary)
         if isinstance(weight_column, str):
             weight_column = tf.feature_column.numeric_column(weight_column, shape=(1,))
@@ -387,15 +394,17 @@ class CannedHead:
             "weight_column": None if weight_column is None
             else tf.__internal__.feature_column.serialize_feature_column(weight_column),
             "head_version": self.head_version,
+            "multi_label": self.multi_label,
         }
 
     @staticmethod
     def _pop_head_config(config: dict) -> tuple:
-        """(label_vocabulary, weight_column, head_version) taken out of a saved config."""
+        """(label_vocabulary, weight_column, head_version, multi_label) taken out of a saved config."""
         weight_column = config.pop("weight_column", None)
         if weight_column is not None:
             weight_column = tf.__internal__.feature_column.deserialize_feature_column(weight_column)
-        return config.pop("label_vocabulary", None), weight_column, config.pop("head_version", None)
+        return (config.pop("label_vocabulary", None), weight_column, config.pop("head_version", None),
+                config.pop("multi_label", False))
 
     def example_weights(self, features):
         """Each example's weight ([batch, 1], float32) from the features; None without a weight_column."""
@@ -425,6 +434,17 @@ class CannedHead:
         )
         return tf.argmax(tf.cast(matches, tf.int32), axis=1, output_type=tf.int64)[:, None]
 
+    def head_labels(self, labels, logits):
+        """The labels as the head's loss and metrics read them: class ids of vocabulary strings (`label_ids`); a
+        multi-label head's SparseTensor of class ids as multi-hot rows, as MultiLabelHead took it."""
+        if getattr(self, "multi_label", False) and isinstance(labels, tf.SparseTensor):
+            n_classes = logits.shape[-1]
+            message = f"labels must be an integer SparseTensor with values in [0, {n_classes})"
+            tf.debugging.assert_non_negative(labels.values, message=message)
+            tf.debugging.assert_less(labels.values, tf.cast(n_classes, labels.values.dtype), message=message)
+            return tf.cast(tf.sparse.to_indicator(labels, n_classes), tf.int64)
+        return self.label_ids(labels)
+
     def train_step(self, data):
         with step_count.after_the_batch(data):
             return super().train_step(data)
@@ -432,12 +452,12 @@ class CannedHead:
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
         if sample_weight is None:
             sample_weight = self.example_weights(x)
-        return super().compute_loss(x, self.label_ids(y), y_pred, sample_weight)
+        return super().compute_loss(x, self.head_labels(y, y_pred), y_pred, sample_weight)
 
     def compute_metrics(self, x, y, y_pred, sample_weight):
         if sample_weight is None:
             sample_weight = self.example_weights(x)
-        return super().compute_metrics(x, self.label_ids(y), y_pred, sample_weight)
+        return super().compute_metrics(x, self.head_labels(y, y_pred), y_pred, sample_weight)
 
 
 @tf_keras.saving.register_keras_serializable(package="compat.canned")
@@ -450,9 +470,10 @@ class CannedModel(CannedHead, tf_keras.Model):
     # graph as a functional model's (`get_config`, `from_config`).
     def __init__(self, inputs, outputs, name=None, trainable=True, *,
                  label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
+                 multi_label: bool = False,
                  **kwargs):
         super().__init__(inputs, outputs, name=name, trainable=trainable, **kwargs)
-        self._set_head(label_vocabulary, weight_column, head_version)
+        self._set_head(label_vocabulary, weight_column, head_version, multi_label)
 
     def get_config(self):
         return {**super().get_config(), **self._head_config()}  # the functional graph, the head
@@ -466,7 +487,10 @@ class CannedModel(CannedHead, tf_keras.Model):
         return model
 
 
-def _check_vocabulary(label_vocabulary, n_classes: int) -> None:
+def _check_vocabulary(label_vocabulary, n_classes: int, multi_label: bool = False) -> None:
+    if multi_label and label_vocabulary is not None:
+        raise ValueError("a multi-label classifier takes multi-hot labels or a SparseTensor of class ids: "
+                         "label_vocabulary is not migrated for it (look the names up as ids in the input_fn)")
     if label_vocabulary is not None and len(label_vocabulary) != n_classes:
         raise ValueError(
             f"label_vocabulary has {len(label_vocabulary)} items, n_classes is {n_classes}: they must agree"
@@ -485,17 +509,20 @@ def dnn_classifier(
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
+    multi_label: bool = False,
 ) -> CannedModel:
-    """A compiled model equivalent to a canned `DNNClassifier`; binary (`n_classes=2`) has one logit."""
-    _check_vocabulary(label_vocabulary, n_classes)
+    """A compiled model equivalent to a canned `DNNClassifier`; binary (`n_classes=2`) has one logit
+    (`multi_label`: a DNNEstimator's MultiLabelHead, one logit per class)."""
+    _check_vocabulary(label_vocabulary, n_classes, multi_label)
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(
-        inputs, feature_columns, hidden_units, _classifier_units(n_classes), activation_fn, dropout, batch_norm
+        inputs, feature_columns, hidden_units, _classifier_units(n_classes, multi_label), activation_fn, dropout,
+        batch_norm
     )
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary,
-                        weight_column=weight_column, head_version=_version(v1))
-    return _compile(model, _dnn_optimizer(optimizer, v1), loss_reduction, n_classes)
+                        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label)
+    return _compile(model, _dnn_optimizer(optimizer, v1), loss_reduction, n_classes, multi_label=multi_label)
 
 
 def dnn_regressor(
@@ -528,16 +555,18 @@ def linear_classifier(
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
     sparse_combiner: str = "sum",
+    multi_label: bool = False,
 ) -> CannedModel:
-    """A compiled model equivalent to a canned `LinearClassifier` (weights start at zero, as there)."""
-    _check_vocabulary(label_vocabulary, n_classes)
+    """A compiled model equivalent to a canned `LinearClassifier` (weights start at zero, as there;
+    `multi_label`: a LinearEstimator's MultiLabelHead)."""
+    _check_vocabulary(label_vocabulary, n_classes, multi_label)
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
-    logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes), sparse_combiner)
+    logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes, multi_label), sparse_combiner)
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary,
-                        weight_column=weight_column, head_version=_version(v1))
+                        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label)
     optimizer = _linear_optimizer(optimizer, v1, feature_columns)
-    return _compile(model, optimizer, loss_reduction, n_classes)
+    return _compile(model, optimizer, loss_reduction, n_classes, multi_label=multi_label)
 
 
 def linear_regressor(
@@ -613,6 +642,7 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
                          linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm,
                          loss_reduction, head_version, head, weight_column, label_vocabulary=None,
                          linear_sparse_combiner="sum"):
+    multi_label = head.get("multi_label", False)
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
     v1 = is_v1_head(loss_reduction, head_version)
@@ -623,7 +653,7 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
     logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
     model = DNNLinearCombinedModel(
         inputs=inputs, outputs=logits, name="dnn_linear_combined", label_vocabulary=label_vocabulary,
-        weight_column=weight_column, head_version=_version(v1),
+        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label,
         linear_optimizer=_linear_optimizer(linear_optimizer, v1, linear_feature_columns, combined=True),
     )
     dnn_optimizer = _dnn_optimizer(dnn_optimizer, v1, combined=True)
@@ -648,13 +678,15 @@ def dnn_linear_combined_classifier(
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
     linear_sparse_combiner: str = "sum",
+    multi_label: bool = False,
 ) -> DNNLinearCombinedModel:
-    """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits."""
-    _check_vocabulary(label_vocabulary, n_classes)
+    """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits
+    (`multi_label`: a DNNLinearCombinedEstimator's MultiLabelHead)."""
+    _check_vocabulary(label_vocabulary, n_classes, multi_label)
     return _dnn_linear_combined(
-        linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes),
+        linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes, multi_label),
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction, head_version,
-        {"n_classes": n_classes}, weight_column, label_vocabulary, linear_sparse_combiner,
+        {"n_classes": n_classes, "multi_label": multi_label}, weight_column, label_vocabulary, linear_sparse_combiner,
     )
 
 
@@ -822,9 +854,10 @@ class BaselineModel(CannedHead, tf_keras.Model):
 
     def __init__(self, units: int, name: str = "baseline", trainable: bool = True, *,
                  label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
+                 multi_label: bool = False,
                  **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)  # subclassed: no inputs to declare
-        self._set_head(label_vocabulary, weight_column, head_version)
+        self._set_head(label_vocabulary, weight_column, head_version, multi_label)
         self.units = units
         with tf.name_scope(name):
             self.bias = self.add_weight(name="bias", shape=(units,), initializer="zeros")
@@ -850,8 +883,9 @@ class BaselineModel(CannedHead, tf_keras.Model):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        label_vocabulary, weight_column, head_version = cls._pop_head_config(config)
-        return cls(**config, label_vocabulary=label_vocabulary, weight_column=weight_column, head_version=head_version)
+        label_vocabulary, weight_column, head_version, multi_label = cls._pop_head_config(config)
+        return cls(**config, label_vocabulary=label_vocabulary, weight_column=weight_column, head_version=head_version,
+                   multi_label=multi_label)
 
 
 def baseline_classifier(
@@ -861,14 +895,17 @@ def baseline_classifier(
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
+    multi_label: bool = False,
 ) -> BaselineModel:
     """A compiled model equivalent to a canned `BaselineClassifier`: it learns each class's share of the labels
-    (binary: one logit). A name as optimizer gets learning rate 0.3, as there."""
-    _check_vocabulary(label_vocabulary, n_classes)
+    (binary: one logit; `multi_label`: a BaselineEstimator's MultiLabelHead). A name as optimizer gets learning
+    rate 0.3, as there."""
+    _check_vocabulary(label_vocabulary, n_classes, multi_label)
     v1 = is_v1_head(loss_reduction, head_version)
-    model = BaselineModel(_classifier_units(n_classes), label_vocabulary=label_vocabulary,
-                          weight_column=weight_column, head_version=_version(v1))
-    return _compile(model, estimator_optimizer(optimizer, v1, BASELINE_LEARNING_RATE), loss_reduction, n_classes)
+    model = BaselineModel(_classifier_units(n_classes, multi_label), label_vocabulary=label_vocabulary,
+                          weight_column=weight_column, head_version=_version(v1), multi_label=multi_label)
+    return _compile(model, estimator_optimizer(optimizer, v1, BASELINE_LEARNING_RATE), loss_reduction, n_classes,
+                    multi_label=multi_label)
 
 
 def baseline_regressor(
@@ -888,7 +925,7 @@ def baseline_regressor(
 
 @dataclass(frozen=True)
 class Head:
-    kind: str  # "binary", "multi_class" or "regression"
+    kind: str  # "binary", "multi_class", "multi_label" or "regression"
     v1: bool  # a tf.compat.v1.estimator head (its AUC is tf.compat.v1.metrics.auc's) rather than tf.estimator's
     summed: bool  # the loss summed over the batch (loss_reduction "sum") rather than averaged
     label_vocabulary: tuple[str, ...] | None = None  # a classifier's class names (None: "0", "1", ...)
@@ -906,5 +943,6 @@ def head_of(model: tf_keras.Model) -> Head:
         raise ValueError(f"model {model.name!r} was not built by compat.canned (loss: {loss!r})")
     summed = loss.reduction == V1_HEAD_REDUCTION
     version = getattr(model, "head_version", None)
-    return Head(kinds[type(loss)], summed if version is None else version == "v1", summed,
+    kind = "multi_label" if getattr(model, "multi_label", False) else kinds[type(loss)]
+    return Head(kind, summed if version is None else version == "v1", summed,
                 getattr(model, "label_vocabulary", None))

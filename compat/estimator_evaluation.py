@@ -92,6 +92,23 @@ def _example_weights(model: tf_keras.Model, features, batch_size: int) -> np.nda
     return np.ones((batch_size, 1)) if weights is None else np.asarray(weights, np.float64)
 
 
+def _sigmoid_cross_entropy(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each logit's sigmoid cross entropy, in tf.nn's stable form."""
+    return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+def _update_aucs(head, v1_auc: _V1Auc, keras_aucs: dict, labels: np.ndarray, probabilities: np.ndarray,
+                 weights: np.ndarray) -> None:
+    """A sigmoid head's AUCs over every (example, class) pair, each weighted by its example's weight: v1 heads'
+    tf.compat.v1.metrics.auc, v2 heads' Keras AUC."""
+    probabilities = probabilities.astype(np.float32)
+    if head.v1:
+        v1_auc.update(labels, probabilities, np.broadcast_to(weights, labels.shape))
+    else:
+        for metric in keras_aucs.values():
+            metric.update_state(labels, probabilities, sample_weight=weights)
+
+
 def _ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator > 0 else 0.0
 
@@ -116,17 +133,20 @@ def evaluate(
         if added is not None:
             added.update(features, labels, head_predictions(head, logits))
         logits = logits.numpy().astype(np.float64)
-        labels = np.asarray(model.label_ids(labels) if head.label_vocabulary else labels).reshape(logits.shape[0], -1)
+        labels = np.asarray(model.head_labels(labels, logits)).reshape(logits.shape[0], -1)
         weights = _example_weights(model, features, logits.shape[0])
-        if head.kind == "multi_class":
+        if head.kind == "multi_label":
+            labels = labels.astype(np.float64)
+            unreduced = _sigmoid_cross_entropy(logits, labels).mean(axis=1, keepdims=True)  # over the classes
+            _update_aucs(head, v1_auc, keras_aucs, labels, 1.0 / (1.0 + np.exp(-logits)), weights)
+        elif head.kind == "multi_class":
             shifted = logits - logits.max(axis=1, keepdims=True)
             log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
             unreduced = -np.take_along_axis(log_softmax, labels.astype(np.int64), axis=1)
             means.add("accuracy", np.argmax(logits, axis=1).reshape(-1, 1) == labels, weights)
         elif head.kind == "binary":
             labels = labels.astype(np.float64)
-            # sigmoid cross-entropy in tf.nn's stable form
-            unreduced = np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+            unreduced = _sigmoid_cross_entropy(logits, labels)
             logistic = 1.0 / (1.0 + np.exp(-logits))
             predicted = (logits > 0).astype(np.float64)
             means.add("accuracy", predicted == labels, weights)
@@ -135,11 +155,7 @@ def evaluate(
             counts["tp"] += float(np.sum(predicted * labels * weights))
             counts["fp"] += float(np.sum(predicted * (1 - labels) * weights))
             counts["fn"] += float(np.sum((1 - predicted) * labels * weights))
-            if head.v1:
-                v1_auc.update(labels, logistic.astype(np.float32), weights)
-            else:
-                for metric in keras_aucs.values():
-                    metric.update_state(labels, logistic.astype(np.float32), sample_weight=weights)
+            _update_aucs(head, v1_auc, keras_aucs, labels, logistic, weights)
         else:
             labels = labels.astype(np.float64)
             unreduced = (logits - labels) ** 2
@@ -150,15 +166,16 @@ def evaluate(
         means.add("loss", weighted.sum() if head.summed else weighted.sum() / weighted.size)
 
     metrics = {name: means.mean(name) for name in means.sums}
+    if head.kind in ("binary", "multi_label"):
+        if head.v1:
+            metrics["auc"], metrics["auc_precision_recall"] = v1_auc.result("ROC"), v1_auc.result("PR")
+        else:
+            metrics.update({name: float(metric.result()) for name, metric in keras_aucs.items()})
     if head.kind == "binary":
         label_mean = metrics.get("label/mean", 0.0)
         metrics["accuracy_baseline"] = max(label_mean, 1.0 - label_mean)
         metrics["precision"] = _ratio(counts["tp"], counts["tp"] + counts["fp"])
         metrics["recall"] = _ratio(counts["tp"], counts["tp"] + counts["fn"])
-        if head.v1:
-            metrics["auc"], metrics["auc_precision_recall"] = v1_auc.result("ROC"), v1_auc.result("PR")
-        else:
-            metrics.update({name: float(metric.result()) for name, metric in keras_aucs.items()})
     if added is not None:
         metrics.update(added.result())  # as Estimator: an added metric replaces the head's of the same name
     return finish_evaluation(metrics, model, summary_dir)

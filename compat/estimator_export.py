@@ -35,7 +35,7 @@ import tensorflow as tf
 import tf_keras
 
 from .canned import head_of
-from .estimator_prediction import head_predictions
+from .estimator_prediction import all_classes, head_predictions
 from .forwarded_features import forwarded
 
 # A categorical feature parsed as a VarLenFeature is densified with the value feature columns ignore, so
@@ -200,14 +200,16 @@ def signatures(model: tf_keras.Model, serving_input_receiver_fn) -> dict[str, tf
 
     def classification(inputs):
         outputs = served(inputs)
-        return {"classes": outputs["all_classes"], "scores": outputs["probabilities"]}
+        classes = (all_classes(outputs["logits"], head.label_vocabulary) if head.kind == "multi_label"
+                   else outputs["all_classes"])
+        return {"classes": classes, "scores": outputs["probabilities"]}
 
     def regression(inputs):
         return {"outputs": served(inputs)["logistic" if head.kind == "binary" else "predictions"]}
 
     if head.kind != "regression":
         found["classification"] = tf.function(classification).get_concrete_function(inputs_spec)
-    if head.kind != "multi_class":
+    if head.kind in ("binary", "regression"):
         found["regression"] = tf.function(regression).get_concrete_function(inputs_spec)
     found["serving_default"] = found["regression" if head.kind == "regression" else "classification"]
     return found

@@ -159,6 +159,8 @@ class _Head:
         unmatched = [setting for setting, given in (
             ("loss_reduction", reduction is None), ("loss_fn", self._loss_fn is not None), ("name", bool(self._name)),
             ("thresholds", bool(getattr(self, "_thresholds", ()))),
+            ("classes_for_class_based_metrics", bool(getattr(self, "_metric_classes", ()))),
+            ("label_vocabulary", isinstance(self, MultiLabelHead) and self._label_vocabulary is not None),
             ("inverse_link_fn", getattr(self, "_inverse_link_fn", None) is not None)) if given]
         kind = self._canned_kind
         if kind is None or unmatched:
@@ -465,9 +467,14 @@ class MultiLabelHead(_ClassifierHead):
         self._label_vocabulary = label_vocabulary
         self._metric_classes = classes
 
+    _canned_kind = "classifier"
+
     @property
     def logits_dimension(self):
         return self._n_classes
+
+    def _canned_arguments(self) -> dict:
+        return {"n_classes": self._n_classes, "multi_label": True}
 
     def _processed_labels(self, logits, labels):
         if labels is None:

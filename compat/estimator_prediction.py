@@ -35,6 +35,12 @@ def _class_predictions(class_logits: tf.Tensor, vocabulary) -> dict[str, tf.Tens
     }
 
 
+def all_classes(logits: tf.Tensor, vocabulary) -> tf.Tensor:
+    """Every class's name for each example of a batch of logits over the classes."""
+    all_class_ids = tf.tile(tf.range(logits.shape[-1])[None, :], [tf.shape(logits)[0], 1])
+    return _class_names(all_class_ids, vocabulary)
+
+
 def _class_names(ids: tf.Tensor, vocabulary) -> tf.Tensor:
     """Class ids as Estimator's class names: the label_vocabulary's, or "0", "1"... (strings)."""
     if vocabulary is None:
@@ -47,6 +53,11 @@ def head_predictions(head: Head, logits: tf.Tensor) -> dict[str, tf.Tensor]:
     eager for `predict`, traced for `compat.estimator_export`)."""
     if head.kind == "regression":
         return {"predictions": logits}
+    if head.kind == "multi_label":  # TensorFlow 2's MultiLabelHead also gave every class's name
+        predictions = {"logits": logits, "probabilities": tf.math.sigmoid(logits)}
+        if not head.v1:
+            predictions["classes"] = all_classes(logits, head.label_vocabulary)
+        return predictions
     if head.kind == "binary":
         two_class_logits = tf.concat([tf.zeros_like(logits), logits], axis=-1)
         predictions = {"logits": logits, "logistic": tf.math.sigmoid(logits)}
