@@ -22,7 +22,7 @@ _TF1_ONLY = re.compile(
     r"layers|python_io|GraphKeys|to_float|to_int32|to_int64|random_normal|random_uniform|truncated_normal|"
     r"train\.\w+Optimizer|train\.Saver|train\.get_global_step|train\.get_or_create_global_step|"
     r"train\.MonitoredTrainingSession|train\.SessionRunHook|train\.\w+Hook|estimator\.inputs|"
-    r"feature_column\.input_layer|summary\.FileWriter|summary\.merge_all|losses\.sparse_softmax_cross_entropy|"
+    r"feature_column\.input_layer|feature_column\.linear_model|feature_column\.shared_embedding_columns|summary\.FileWriter|summary\.merge_all|losses\.sparse_softmax_cross_entropy|"
     r"losses\.softmax_cross_entropy|losses\.get_regularization_loss)(\.|$)"
 )
 

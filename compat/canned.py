@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import tensorflow as tf
 import tf_keras
 
-from . import step_count
+from . import step_count, tf1_feature_columns
 
 V1_HEAD_REDUCTION = "sum"
 V2_HEAD_REDUCTION = "sum_over_batch_size"
@@ -58,16 +58,10 @@ def feature_inputs(feature_columns: Sequence) -> dict[str, tf_keras.Input]:
     (parsed as a `VarLenFeature`) is one value per example, as input_fns give them: `[batch]` or `[batch, 1]`.
     """
     specs: dict[str, tf.io.FixedLenFeature | tf.io.VarLenFeature] = {}
-    for column in feature_columns:
+    for column in tf1_feature_columns.keras_feature_columns(feature_columns):
         try:
             column_specs = column.parse_example_spec
         except AttributeError:
-            if type(column).__name__ == "_SharedEmbeddingColumn":  # compat.tf1_feature_columns'
-                raise ValueError(
-                    f"{column.name}: TF1's shared_embedding_columns in a canned estimator are not migrated (TensorFlow "
-                    "2's Keras feature layers do not train a shared table): give each categorical column an "
-                    "embedding_column of its own, or build the model in a model_fn read by input_layer"
-                ) from None
             raise ValueError(f"{column!r} is not a feature column") from None
         for key, spec in column_specs.items():
             if specs.setdefault(key, spec) != spec:
@@ -317,7 +311,8 @@ def _default_linear_optimizer(feature_columns: Sequence, maximum=LINEAR_MAX_LEAR
 
 def _dnn_logits(inputs, feature_columns, hidden_units, units, activation_fn, dropout, batch_norm=False):
     """The Estimator's DNN: each hidden layer, then dropout, then batch normalisation (momentum 0.999)."""
-    net = tf_keras.layers.DenseFeatures(list(feature_columns), name="input_layer")(inputs)
+    columns = tf1_feature_columns.keras_feature_columns(feature_columns)  # TF 1.x's shared embeddings: one table
+    net = tf_keras.layers.DenseFeatures(columns, name="input_layer")(inputs)
     for index, size in enumerate(hidden_units):
         net = tf_keras.layers.Dense(size, activation=activation_fn, name=f"hiddenlayer_{index}")(net)
         if dropout:

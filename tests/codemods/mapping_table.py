@@ -1502,8 +1502,9 @@ ROWS = [
         "code that now runs eagerly",
         "`tf1_feature_columns.shared_embedding_columns(...)`, the same arguments: TF1's columns made in a graph of their "
         "own (TF1's function refuses eager execution; the columns hold no graph state), read by a kept model_fn's "
-        "`input_layer` as Estimator read them (the shared table under its Estimator name); in a canned estimator, one "
-        "error naming the column",
+        "`input_layer` as Estimator read them (the shared table under its Estimator name); in a canned estimator's "
+        "input layer, `SharedEmbeddingColumn`s of one table per group, the same lookup and the Estimator's name. "
+        "Shared columns mark a program written for TensorFlow 1.x (its estimators are v1's)",
         "same",
         "tf1_shared_embedding_columns",
         ("columns = tf1_feature_columns.shared_embedding_columns([user, clicked], dimension=8)",),
