@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import tensorflow as tf
 
-from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .legacy_checkpoint import TRAINING_STATE, CheckpointError, LegacyCheckpoint
 from .optimizer_state import (
     V1_SLOT,
     assign_slot,
@@ -69,7 +69,7 @@ def legacy_weights(checkpoint: LegacyCheckpoint) -> list[str]:
     return sorted(
         name for name in checkpoint.shapes
         if name not in slot_names and name != "global_step" and not name.startswith("training/")
-        and not re.search(r"(^|/)beta[12]_power(_\d+)?$", name)
+        and not TRAINING_STATE.search(name)
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .legacy_checkpoint import TRAINING_STATE, CheckpointError, LegacyCheckpoint
 from .legacy_graph import GraphFacts, read_graph_facts
 from .optimizer_state import V1_SLOT, V1_SLOTS, V2_KINDS, V2_VARIABLE, v1_keras_slot, v2_keras_slot
 
@@ -34,9 +34,6 @@ _MODEL_WEIGHT = re.compile(
     r"|dnn/input_from_feature_columns/input_layer/[^/]+/embedding_weights"
     r"|linear/linear_model/([^/]+/weights|bias_weights))(/part_\d+)?$"
 )
-# Adam's bias-correction powers, and the flag the Estimator's early-stopping hooks add (the migrated
-# callbacks need no variable for it).
-_NON_SLOT = re.compile(r"(^|/)beta[12]_power(_\d+)?$|^signal_early_stopping/STOP$")
 _LINEAR_WEIGHTS = re.compile(r"^linear/linear_model/(?P<key>[^/]+)/weights$")
 _UNSUPPORTED = (  # (pattern, what it shows, what to do instead)
     (re.compile(r"embedding_weights$"), "embedding feature columns", _BY_PROGRAM),
@@ -240,7 +237,7 @@ def _check_every_variable_is_known(checkpoint: LegacyCheckpoint) -> None:
     """Refuse state the conversion would silently drop: e.g. another optimizer's slots (Adadelta's
     `<var>/Adadelta`, `training/Adadelta/...`), which would otherwise convert as a plain SGD."""
     for name in sorted(checkpoint.shapes):
-        if name == "global_step" or _NON_SLOT.search(name) or _MODEL_WEIGHT.match(name):
+        if name == "global_step" or TRAINING_STATE.search(name) or _MODEL_WEIGHT.match(name):
             continue
         if match := V1_SLOT.match(name):
             continue

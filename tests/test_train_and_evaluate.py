@@ -23,7 +23,15 @@ import pytest
 import tensorflow as tf
 
 from estimator_migrate.compat.convert import convert_checkpoint
-from tests.conftest import MODERN_PYTHON, QUIET_TF, ROOT, listed_checkpoint_steps, migrate_file, run
+from tests.conftest import (
+    MODERN_PYTHON,
+    QUIET_TF,
+    ROOT,
+    estimator_start,
+    listed_checkpoint_steps,
+    migrate_file,
+    run,
+)
 
 # On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
 pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("train_and_evaluate")]
@@ -153,18 +161,24 @@ def test_compat_read_eval_metrics_reads_what_the_estimators_reads(legacy_python,
 HELPER_PROGRAM = ROOT / "tests" / "legacy" / "early_stopping_helper_program.py"
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
-def test_an_early_stopping_hook_built_by_a_helper_stops_where_the_estimators_did(target, legacy_python, tmp_path):
+@pytest.mark.parametrize(("target", "start"), [("keras", "converted"), ("loop", "estimator_checkpoint")])
+def test_an_early_stopping_hook_built_by_a_helper_stops_where_the_estimators_did(target, start, legacy_python,
+                                                                                 tmp_path):
     """early_stopping_helper_program.py: `stop_if_higher_hook(estimator=estimator, ...)` in a helper given the
     estimator becomes compat.estimator_early_stopping's (the estimator checked when the program runs); from the Estimator's
-    model.ckpt-0 the migrated run stops at the Estimator's step (10) with its metrics."""
+    model.ckpt-0 (converted, or as the Estimator left it: with its hook's `signal_early_stopping/STOP` flag, which
+    the migrated program skips) the migrated run stops at the Estimator's step (10) with its metrics."""
     for attempt in range(REFERENCE_ATTEMPTS):  # (the Estimator's hook may stop a step late: see above)
         estimator_dir = tmp_path / f"estimator{attempt}"
         expected = train_and_evaluate(legacy_python, HELPER_PROGRAM, estimator_dir, tmp_path / "estimator.json", [])
         if expected["global_step"] == 10:
             break
     model_dir = tmp_path / "model"
-    convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
+    if start == "converted":
+        convert_checkpoint(estimator_dir / "model.ckpt-0", out=model_dir)
+    else:
+        assert "signal_early_stopping/STOP" in dict(tf.train.list_variables(str(estimator_dir / "model.ckpt-0")))
+        estimator_start(estimator_dir, model_dir)
     migrated = migrate_file(HELPER_PROGRAM, tmp_path / "migrated", target)
     assert "estimator_early_stopping.stop_if_higher_hook(" in migrated.read_text()
     got = train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "metrics.json", [])
