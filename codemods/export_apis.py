@@ -115,11 +115,6 @@ def exporter_calls(
             continue
         arguments, argument_problems = call_arguments(element, EXPORTERS[api.path])
         problems += argument_problems
-        # as_text=True (a text SavedModel) is not written; False, the default, is; another value is checked
-        # when the program runs (compat.estimator_export)
-        as_text = arguments.get("as_text")
-        if isinstance(as_text, cst.Name) and as_text.value == "True":
-            problems.append(f"{api.path.rsplit('.', 1)[1]}(as_text=True) is not migrated yet")
         calls.append(element)
         receivers.append(arguments.get("serving_input_receiver_fn"))
     return calls, receivers, problems

@@ -122,13 +122,13 @@ MODEL_METHODS = {
     "export_saved_model": (
         ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
          "experimental_mode"),
-        ("export_dir_base", "serving_input_receiver_fn", "assets_extra"),
+        ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text"),
     ),
     # EstimatorV1's older name; strip_default_attrs changes no served value (TF2 SavedModels strip them anyway)
     "export_savedmodel": (
         ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "checkpoint_path",
          "strip_default_attrs"),
-        ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "strip_default_attrs"),
+        ("export_dir_base", "serving_input_receiver_fn", "assets_extra", "as_text", "strip_default_attrs"),
     ),
 }
 EXPORT_METHODS = ("export_saved_model", "export_savedmodel")

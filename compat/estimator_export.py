@@ -33,6 +33,8 @@ from typing import NamedTuple
 
 import tensorflow as tf
 import tf_keras
+from google.protobuf import text_format
+from tensorflow.core.protobuf import saved_model_pb2
 
 from .canned import head_of
 from .estimator_prediction import all_classes, head_predictions
@@ -277,14 +279,16 @@ def export_saved_model(
     export_dir_base: str,
     serving_input_receiver_fn,
     assets_extra: dict | None = None,
+    as_text: bool = False,
 ) -> bytes:
-    """What `estimator.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra)` did, for
-    a `compat.canned` model or a migrated model_fn (the same arguments, the model first): returns the new
-    export directory (bytes,
-    as Estimator returned it).
+    """What `estimator.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra, as_text)`
+    did, for a `compat.canned` model or a migrated model_fn (the same arguments, the model first): returns the
+    new export directory (bytes, as Estimator returned it).
 
-    `assets_extra` maps a path under `assets.extra/` to the file copied there. The SavedModel is written to
-    `temp-<seconds>` and renamed when complete, so a crash never leaves a half-written export.
+    `assets_extra` maps a path under `assets.extra/` to the file copied there; `as_text` writes the SavedModel
+    proto as text (`saved_model.pbtxt`, which TensorFlow's loaders read as they read `saved_model.pb`). The
+    SavedModel is written to `temp-<seconds>` and renamed when complete, so a crash never leaves a half-written
+    export.
     """
     if not callable(serving_input_receiver_fn):
         raise TypeError(f"serving_input_receiver_fn must be a function, got {type(serving_input_receiver_fn).__name__}")
@@ -298,6 +302,8 @@ def export_saved_model(
         restoring = getattr(model, "restoring_as_the_scaffold", None)
         with restoring("infer") if restoring is not None else contextlib.nullcontext():  # ModeKeys.PREDICT
             tf.saved_model.save(exported, temp_dir, signatures=found)
+        if as_text:
+            _as_text(temp_dir)
         for destination, source in (assets_extra or {}).items():
             target = os.path.join(temp_dir, "assets.extra", destination)
             os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -306,6 +312,15 @@ def export_saved_model(
     finally:
         shutil.rmtree(temp_dir, ignore_errors=True)
     return os.fsencode(export_dir)
+
+
+def _as_text(saved_model_dir: str) -> None:
+    """The SavedModel in `saved_model_dir` with its proto as text (saved_model.pbtxt) in place of binary."""
+    binary = os.path.join(saved_model_dir, tf.saved_model.SAVED_MODEL_FILENAME_PB)
+    saved_model = saved_model_pb2.SavedModel.FromString(tf.io.gfile.GFile(binary, "rb").read())
+    with tf.io.gfile.GFile(os.path.join(saved_model_dir, tf.saved_model.SAVED_MODEL_FILENAME_PBTXT), "w") as text:
+        text.write(text_format.MessageToString(saved_model))
+    tf.io.gfile.remove(binary)
 
 
 def _timestamped_dir(export_dir_base: str, attempts: int = 10) -> str:
@@ -324,15 +339,16 @@ class LatestExporter(Exporter):
 
     def __init__(self, name: str, serving_input_receiver_fn, assets_extra: dict | None = None, as_text: bool = False,
                  exports_to_keep: int | None = 5):
-        _check_exporter(name, as_text, exports_to_keep)
+        _check_exporter(name, exports_to_keep)
         self._name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
-        self.exports_to_keep = exports_to_keep
+        self.as_text, self.exports_to_keep = as_text, exports_to_keep
 
     name = property(lambda self: self._name)
 
     def export(self, estimator, export_path: str, checkpoint_path, eval_result: dict, is_the_final_export: bool) -> bytes:
         """The model as evaluated (the state of `checkpoint_path`, which the Estimator's exported) under export_path."""
-        exported = export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra)
+        exported = export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra,
+                                      self.as_text)
         _keep_newest(export_path, self.exports_to_keep)
         return exported
 
@@ -346,9 +362,7 @@ def _keep_newest(export_path: str, exports_to_keep: int | None) -> None:
         shutil.rmtree(os.path.join(export_path, version))
 
 
-def _check_exporter(name: str, as_text: bool, exports_to_keep: int | None = None) -> None:
-    if as_text:
-        raise ValueError(f"exporter {name!r}: as_text=True (a text SavedModel) is not supported")
+def _check_exporter(name: str, exports_to_keep: int | None = None) -> None:
     if exports_to_keep is not None and exports_to_keep <= 0:
         raise ValueError(f"exporter {name!r}: exports_to_keep must be a positive number or None")
 
@@ -357,8 +371,9 @@ class FinalExporter(Exporter):
     """`tf.estimator.FinalExporter`: one export, after the evaluation of the step that reached max_steps."""
 
     def __init__(self, name: str, serving_input_receiver_fn, assets_extra: dict | None = None, as_text: bool = False):
-        _check_exporter(name, as_text)
+        _check_exporter(name)
         self._name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
+        self.as_text = as_text
 
     name = property(lambda self: self._name)
 
@@ -366,7 +381,8 @@ class FinalExporter(Exporter):
                is_the_final_export: bool) -> bytes | None:
         if not is_the_final_export:
             return None
-        return export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra)
+        return export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra,
+                                  self.as_text)
 
 
 def loss_smaller(best_eval_result: dict, current_eval_result: dict) -> bool:
@@ -387,11 +403,11 @@ class BestExporter(Exporter):
     def __init__(self, name: str = "best_exporter", serving_input_receiver_fn=None,
                  event_file_pattern: str | None = "eval/*.tfevents.*", compare_fn=loss_smaller,
                  assets_extra: dict | None = None, as_text: bool = False, exports_to_keep: int | None = 5):
-        _check_exporter(name, as_text, exports_to_keep)
+        _check_exporter(name, exports_to_keep)
         if compare_fn is None:
             raise ValueError(f"exporter {name!r}: compare_fn must not be None")
         self._name, self.serving_input_receiver_fn, self.assets_extra = name, serving_input_receiver_fn, assets_extra
-        self.compare_fn, self.exports_to_keep = compare_fn, exports_to_keep
+        self.compare_fn, self.as_text, self.exports_to_keep = compare_fn, as_text, exports_to_keep
         self._best_eval_result: dict | None = None  # of the last export of this run
 
     name = property(lambda self: self._name)
@@ -402,6 +418,7 @@ class BestExporter(Exporter):
         if not first and not self.compare_fn(best_eval_result=self._best_eval_result, current_eval_result=eval_result):
             return None
         self._best_eval_result = eval_result
-        exported = export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra)
+        exported = export_saved_model(estimator, export_path, self.serving_input_receiver_fn, self.assets_extra,
+                                      self.as_text)
         _keep_newest(export_path, self.exports_to_keep)
         return exported

@@ -952,10 +952,11 @@ def export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets
                        checkpoint_path=None, experimental_mode=PREDICT):
     """`estimator.export_saved_model(...)`: a SavedModel with the Estimator's signatures, from the latest
     checkpoint; returns its directory (bytes)."""
-    if as_text or experimental_mode != PREDICT:
-        raise ValueError("export_saved_model(as_text=True or experimental_mode=...) is not migrated")
+    if experimental_mode != PREDICT:
+        raise ValueError("export_saved_model(experimental_mode=...) is not migrated: export the serving signature")
     with training_kept(model, "export_saved_model"):
         if hasattr(model, "serving_signatures"):  # a wrapped model_fn: its PREDICT variables, for the checkpoint
             model.make_variables(estimator_export.receiver_features_spec(serving_input_receiver_fn), PREDICT)
         _restore_for_inference(model, checkpoint_path, "export_saved_model", required=True)
-        return estimator_export.export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets_extra)
+        return estimator_export.export_saved_model(model, export_dir_base, serving_input_receiver_fn, assets_extra,
+                                                   as_text)

@@ -205,11 +205,27 @@ def test_exporters_keep_what_estimator_kept(tmp_path):
     assert os.path.basename(returned[0]).decode() == max(os.listdir(tmp_path / "latest"))  # the newest stays
 
 
+def test_a_text_export_serves_what_the_binary_one_serves(tmp_path):
+    """as_text=True (export_saved_model's, an exporter's): saved_model.pbtxt in place of saved_model.pb, as
+    Estimator wrote it; TensorFlow's loader reads it and the signatures serve the same values."""
+    model = _models()["binary"]
+    features = _features()
+    receiver = estimator_export.build_parsing_serving_input_receiver_fn(fc.make_parse_example_spec(_columns()))
+    binary = estimator_export.export_saved_model(model, str(tmp_path / "binary"), receiver)
+    text = estimator_export.FinalExporter("final", receiver, as_text=True).export(
+        model, str(tmp_path / "text"), None, {}, is_the_final_export=True)
+    assert sorted(os.listdir(text)) == sorted(name.replace(b"saved_model.pb", b"saved_model.pbtxt")
+                                              for name in os.listdir(binary))
+    examples = tf.constant([_example(features, index) for index in range(6)])
+    served = [tf.saved_model.load(path.decode()).signatures for path in (binary, text)]
+    assert sorted(served[0]) == sorted(served[1]) == SIGNATURES["binary"]
+    for name in SIGNATURES["binary"]:
+        (argument,) = served[0][name].structured_input_signature[1]  # predict's "examples", the others' "inputs"
+        for key, value in served[0][name](**{argument: examples}).items():
+            np.testing.assert_array_equal(served[1][name](**{argument: examples})[key], value, err_msg=f"{name}: {key}")
+
+
 def test_exporters_refuse_what_they_cannot_do():
-    with pytest.raises(ValueError, match="exporter 'latest': as_text=True"):
-        estimator_export.LatestExporter("latest", lambda: None, as_text=True)
-    with pytest.raises(ValueError, match="exporter 'final': as_text=True"):
-        estimator_export.FinalExporter("final", lambda: None, None, True)
     with pytest.raises(ValueError, match="exports_to_keep must be a positive number or None"):
         estimator_export.LatestExporter("latest", lambda: None, exports_to_keep=0)
 

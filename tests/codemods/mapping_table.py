@@ -868,14 +868,16 @@ ROWS = [
          'checkpoint_path="/tmp/checkpointed/model.ckpt-5"'),
     ),
     Row(
-        "`est.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra)` (or `export_savedmodel`) of a "
+        "`est.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra, as_text)` (or "
+        "`export_savedmodel`) of a "
         "canned estimator after `est.train(...)`, the receiver built by `build_parsing_serving_input_receiver_fn(feature_spec)`, "
         "`build_raw_serving_input_receiver_fn(features)` or a function of the module returning "
         "`ServingInputReceiver(features, receiver_tensors)`",
         "`compat.estimator_export.export_saved_model(est, <the same arguments>)`, the receiver's `tf.estimator.export` "
         "names -> `estimator_export`'s (its TF1 graph code runs as Estimator ran it): `<export_dir_base>/<seconds>` "
         "(bytes), the Estimator's signatures (`predict`; for one string input also `serving_default`, "
-        "`classification` and/or `regression`) with the same input and output names, dtypes and values",
+        "`classification` and/or `regression`) with the same input and output names, dtypes and values; "
+        "`as_text=True` (also an exporter's): the SavedModel proto as text, `saved_model.pbtxt`, as Estimator wrote it",
         "same",
         "estimator_exported",
         ("estimator_export.build_parsing_serving_input_receiver_fn(", "estimator_export.ServingInputReceiver(inputs, inputs)",
@@ -900,13 +902,13 @@ ROWS = [
          'by_key["feat_vals"] = tf.TensorSpec(shape=[None, FIELDS], dtype=tf.float32)'),
     ),
     Row(
-        "`export_saved_model` with `ServingInputReceiver(receiver_tensors_alternatives=...)`, "
-        "`as_text=`/`checkpoint_path=`/`experimental_mode=`",
-        "the estimator is kept, with a `TODO(migrate)` naming the reason",
+        "`export_saved_model` with `ServingInputReceiver(receiver_tensors_alternatives=...)` or `experimental_mode=`",
+        "the estimator is kept, with a `TODO(migrate)` naming the reason (`checkpoint_path=` goes to the run-time "
+        "tier)",
         "same",
         "todo_export_unfaithful",
-        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)"),
-        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet", "export_saved_model(as_text=...)"),
+        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet",),
+        ("ServingInputReceiver(receiver_tensors_alternatives=...) is not migrated yet",),
     ),
     Row(
         "A custom model_fn kept as written exported (`export_saved_model`, an EvalSpec's exporters), its PREDICT "
