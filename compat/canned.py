@@ -372,9 +372,10 @@ class CannedHead:
     (A mixin, not a Model subclass: Keras rewrites the bases of a class it builds as functional.)
     """
 
-    def _set_head(self, label_vocabulary, weight_column, head_version=None, multi_label=False) -> None:
+    def _set_head(self, label_vocabulary, weight_column, head_version=None, multi_label=False, thresholds=()) -> None:
         self.head_version = head_version  # None (saved before it was recorded): the loss's reduction says
         self.multi_label = multi_label
+        self.thresholds = _checked_thresholds(thresholds)
         self.label_vocabulary = None if label_vocabulary is None else tuple(label_vocabulary)
         if isinstance(weight_column, str):
             weight_column = tf.feature_column.numeric_column(weight_column, shape=(1,))
@@ -390,16 +391,17 @@ class CannedHead:
             else tf.__internal__.feature_column.serialize_feature_column(weight_column),
             "head_version": self.head_version,
             "multi_label": self.multi_label,
+            "thresholds": list(self.thresholds),
         }
 
     @staticmethod
     def _pop_head_config(config: dict) -> tuple:
-        """(label_vocabulary, weight_column, head_version, multi_label) taken out of a saved config."""
+        """(label_vocabulary, weight_column, head_version, multi_label, thresholds) taken out of a saved config."""
         weight_column = config.pop("weight_column", None)
         if weight_column is not None:
             weight_column = tf.__internal__.feature_column.deserialize_feature_column(weight_column)
         return (config.pop("label_vocabulary", None), weight_column, config.pop("head_version", None),
-                config.pop("multi_label", False))
+                config.pop("multi_label", False), config.pop("thresholds", ()))
 
     def example_weights(self, features):
         """Each example's weight ([batch, 1], float32) from the features; None without a weight_column."""
@@ -465,10 +467,10 @@ class CannedModel(CannedHead, tf_keras.Model):
     # graph as a functional model's (`get_config`, `from_config`).
     def __init__(self, inputs, outputs, name=None, trainable=True, *,
                  label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
-                 multi_label: bool = False,
+                 multi_label: bool = False, thresholds: Sequence[float] = (),
                  **kwargs):
         super().__init__(inputs, outputs, name=name, trainable=trainable, **kwargs)
-        self._set_head(label_vocabulary, weight_column, head_version, multi_label)
+        self._set_head(label_vocabulary, weight_column, head_version, multi_label, thresholds)
 
     def get_config(self):
         return {**super().get_config(), **self._head_config()}  # the functional graph, the head
@@ -480,6 +482,19 @@ class CannedModel(CannedHead, tf_keras.Model):
         model = super().from_config(config, custom_objects)  # the graph, as a cls with the default head
         model._set_head(*head)
         return model
+
+
+def _checked_thresholds(thresholds) -> tuple[float, ...]:
+    thresholds = tuple(float(threshold) for threshold in thresholds or ())
+    if any(not 0.0 < threshold < 1.0 for threshold in thresholds):
+        raise ValueError(f"thresholds must be in (0, 1): {thresholds}")
+    return thresholds
+
+
+def _check_head(label_vocabulary, n_classes: int, multi_label: bool, thresholds) -> None:
+    _check_vocabulary(label_vocabulary, n_classes, multi_label)
+    if thresholds and n_classes > 2 and not multi_label:
+        raise ValueError("thresholds are a binary or multi-label head's: a multi-class head has none")
 
 
 def _check_vocabulary(label_vocabulary, n_classes: int, multi_label: bool = False) -> None:
@@ -505,10 +520,12 @@ def dnn_classifier(
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
     multi_label: bool = False,
+    thresholds: Sequence[float] = (),
 ) -> CannedModel:
     """A compiled model equivalent to a canned `DNNClassifier`; binary (`n_classes=2`) has one logit
-    (`multi_label`: a DNNEstimator's MultiLabelHead, one logit per class)."""
-    _check_vocabulary(label_vocabulary, n_classes, multi_label)
+    (`multi_label`: a DNNEstimator's MultiLabelHead, one logit per class; `thresholds`: a binary or multi-label
+    head's, whose evaluation adds accuracy, precision and recall at each)."""
+    _check_head(label_vocabulary, n_classes, multi_label, thresholds)
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(
@@ -516,7 +533,8 @@ def dnn_classifier(
         batch_norm
     )
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary,
-                        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label)
+                        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label,
+                        thresholds=thresholds)
     return _compile(model, _dnn_optimizer(optimizer, v1), loss_reduction, n_classes, multi_label=multi_label)
 
 
@@ -551,15 +569,17 @@ def linear_classifier(
     head_version: str | None = None,
     sparse_combiner: str = "sum",
     multi_label: bool = False,
+    thresholds: Sequence[float] = (),
 ) -> CannedModel:
     """A compiled model equivalent to a canned `LinearClassifier` (weights start at zero, as there;
-    `multi_label`: a LinearEstimator's MultiLabelHead)."""
-    _check_vocabulary(label_vocabulary, n_classes, multi_label)
+    `multi_label`, `thresholds`: a LinearEstimator's head's, as `dnn_classifier`'s)."""
+    _check_head(label_vocabulary, n_classes, multi_label, thresholds)
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes, multi_label), sparse_combiner)
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary,
-                        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label)
+                        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label,
+                        thresholds=thresholds)
     optimizer = _linear_optimizer(optimizer, v1, feature_columns)
     return _compile(model, optimizer, loss_reduction, n_classes, multi_label=multi_label)
 
@@ -638,6 +658,7 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
                          loss_reduction, head_version, head, weight_column, label_vocabulary=None,
                          linear_sparse_combiner="sum"):
     multi_label = head.get("multi_label", False)
+    thresholds = head.pop("thresholds", ())
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
     v1 = is_v1_head(loss_reduction, head_version)
@@ -648,7 +669,7 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
     logits = tf_keras.layers.Add(name="add_logits")([dnn, linear])
     model = DNNLinearCombinedModel(
         inputs=inputs, outputs=logits, name="dnn_linear_combined", label_vocabulary=label_vocabulary,
-        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label,
+        weight_column=weight_column, head_version=_version(v1), multi_label=multi_label, thresholds=thresholds,
         linear_optimizer=_linear_optimizer(linear_optimizer, v1, linear_feature_columns, combined=True),
     )
     dnn_optimizer = _dnn_optimizer(dnn_optimizer, v1, combined=True)
@@ -674,14 +695,15 @@ def dnn_linear_combined_classifier(
     head_version: str | None = None,
     linear_sparse_combiner: str = "sum",
     multi_label: bool = False,
+    thresholds: Sequence[float] = (),
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits
-    (`multi_label`: a DNNLinearCombinedEstimator's MultiLabelHead)."""
-    _check_vocabulary(label_vocabulary, n_classes, multi_label)
+    (`multi_label`, `thresholds`: a DNNLinearCombinedEstimator's head's, as `dnn_classifier`'s)."""
+    _check_head(label_vocabulary, n_classes, multi_label, thresholds)
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes, multi_label),
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction, head_version,
-        {"n_classes": n_classes, "multi_label": multi_label}, weight_column, label_vocabulary, linear_sparse_combiner,
+        {"n_classes": n_classes, "multi_label": multi_label, "thresholds": thresholds}, weight_column, label_vocabulary, linear_sparse_combiner,
     )
 
 
@@ -849,10 +871,10 @@ class BaselineModel(CannedHead, tf_keras.Model):
 
     def __init__(self, units: int, name: str = "baseline", trainable: bool = True, *,
                  label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
-                 multi_label: bool = False,
+                 multi_label: bool = False, thresholds: Sequence[float] = (),
                  **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)  # subclassed: no inputs to declare
-        self._set_head(label_vocabulary, weight_column, head_version, multi_label)
+        self._set_head(label_vocabulary, weight_column, head_version, multi_label, thresholds)
         self.units = units
         with tf.name_scope(name):
             self.bias = self.add_weight(name="bias", shape=(units,), initializer="zeros")
@@ -878,9 +900,9 @@ class BaselineModel(CannedHead, tf_keras.Model):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        label_vocabulary, weight_column, head_version, multi_label = cls._pop_head_config(config)
+        label_vocabulary, weight_column, head_version, multi_label, thresholds = cls._pop_head_config(config)
         return cls(**config, label_vocabulary=label_vocabulary, weight_column=weight_column, head_version=head_version,
-                   multi_label=multi_label)
+                   multi_label=multi_label, thresholds=thresholds)
 
 
 def baseline_classifier(
@@ -891,14 +913,16 @@ def baseline_classifier(
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
     multi_label: bool = False,
+    thresholds: Sequence[float] = (),
 ) -> BaselineModel:
     """A compiled model equivalent to a canned `BaselineClassifier`: it learns each class's share of the labels
-    (binary: one logit; `multi_label`: a BaselineEstimator's MultiLabelHead). A name as optimizer gets learning
-    rate 0.3, as there."""
-    _check_vocabulary(label_vocabulary, n_classes, multi_label)
+    (binary: one logit; `multi_label`, `thresholds`: a BaselineEstimator's head's, as `dnn_classifier`'s). A name
+    as optimizer gets learning rate 0.3, as there."""
+    _check_head(label_vocabulary, n_classes, multi_label, thresholds)
     v1 = is_v1_head(loss_reduction, head_version)
     model = BaselineModel(_classifier_units(n_classes, multi_label), label_vocabulary=label_vocabulary,
-                          weight_column=weight_column, head_version=_version(v1), multi_label=multi_label)
+                          weight_column=weight_column, head_version=_version(v1), multi_label=multi_label,
+                          thresholds=thresholds)
     return _compile(model, estimator_optimizer(optimizer, v1, BASELINE_LEARNING_RATE), loss_reduction, n_classes,
                     multi_label=multi_label)
 
@@ -924,6 +948,7 @@ class Head:
     v1: bool  # a tf.compat.v1.estimator head (its AUC is tf.compat.v1.metrics.auc's) rather than tf.estimator's
     summed: bool  # the loss summed over the batch (loss_reduction "sum") rather than averaged
     label_vocabulary: tuple[str, ...] | None = None  # a classifier's class names (None: "0", "1", ...)
+    thresholds: tuple[float, ...] = ()  # a binary or multi-label head's: accuracy, precision and recall at each
 
 
 def head_of(model: tf_keras.Model) -> Head:
@@ -940,4 +965,4 @@ def head_of(model: tf_keras.Model) -> Head:
     version = getattr(model, "head_version", None)
     kind = "multi_label" if getattr(model, "multi_label", False) else kinds[type(loss)]
     return Head(kind, summed if version is None else version == "v1", summed,
-                getattr(model, "label_vocabulary", None))
+                getattr(model, "label_vocabulary", None), tuple(getattr(model, "thresholds", ())))

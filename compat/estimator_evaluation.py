@@ -67,6 +67,35 @@ class _V1Auc:
         return float(np.sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2.0))
 
 
+class _AtThresholds:
+    """A binary or multi-label head's accuracy, precision and recall at each of its thresholds (keys
+    `<metric>/positive_threshold_<t>`), over every (example, class) pair, weighted by its example's weight. TensorFlow
+    1.x's heads counted a probability equal to the threshold as positive in accuracy (Keras's, TF 2's heads, do
+    not), and both divided precision and recall as their metrics did (TF1's with an epsilon of 1e-7)."""
+
+    def __init__(self, head, means: _Means):
+        self.head, self.means = head, means
+        self.counts = {threshold: np.zeros(3) for threshold in head.thresholds}  # tp, fp, fn
+
+    def update(self, labels: np.ndarray, probabilities: np.ndarray, weights: np.ndarray) -> None:
+        probabilities = probabilities.astype(np.float32)
+        weights = np.broadcast_to(weights, labels.shape)
+        for threshold, counts in self.counts.items():
+            positive = probabilities >= threshold if self.head.v1 else probabilities > threshold
+            self.means.add(f"accuracy/positive_threshold_{threshold:g}", positive == labels, weights)
+            strictly = (probabilities > threshold).astype(np.float64)
+            counts += [np.sum(strictly * labels * weights), np.sum(strictly * (1 - labels) * weights),
+                       np.sum((1 - strictly) * labels * weights)]
+
+    def result(self) -> dict[str, float]:
+        epsilon = 1e-7 if self.head.v1 else 0.0
+        metrics = {}
+        for threshold, (tp, fp, fn) in self.counts.items():
+            metrics[f"precision/positive_threshold_{threshold:g}"] = _ratio(tp, epsilon + tp + fp)
+            metrics[f"recall/positive_threshold_{threshold:g}"] = _ratio(tp, epsilon + tp + fn)
+        return metrics
+
+
 class _Means:
     """Running weighted means: name -> (weighted total, total weight)."""
 
@@ -125,6 +154,7 @@ def evaluate(
     means, v1_auc = _Means(), _V1Auc()
     keras_aucs = {"auc": tf_keras.metrics.AUC(), "auc_precision_recall": tf_keras.metrics.AUC(curve="PR")}
     counts = {"tp": 0.0, "fp": 0.0, "fn": 0.0}
+    at_thresholds = _AtThresholds(head, means)
     batches = dataset if steps is None else dataset.take(steps)
     metric_fns = getattr(model, "added_metric_fns", ())  # compat.added_metrics
     added = added_metrics.GraphMetrics(metric_fns, getattr(model, "estimator_config", None)) if metric_fns else None
@@ -138,7 +168,9 @@ def evaluate(
         if head.kind == "multi_label":
             labels = labels.astype(np.float64)
             unreduced = _sigmoid_cross_entropy(logits, labels).mean(axis=1, keepdims=True)  # over the classes
-            _update_aucs(head, v1_auc, keras_aucs, labels, 1.0 / (1.0 + np.exp(-logits)), weights)
+            probabilities = 1.0 / (1.0 + np.exp(-logits))
+            _update_aucs(head, v1_auc, keras_aucs, labels, probabilities, weights)
+            at_thresholds.update(labels, probabilities, weights)
         elif head.kind == "multi_class":
             shifted = logits - logits.max(axis=1, keepdims=True)
             log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
@@ -156,6 +188,7 @@ def evaluate(
             counts["fp"] += float(np.sum(predicted * (1 - labels) * weights))
             counts["fn"] += float(np.sum((1 - predicted) * labels * weights))
             _update_aucs(head, v1_auc, keras_aucs, labels, logistic, weights)
+            at_thresholds.update(labels, logistic, weights)
         else:
             labels = labels.astype(np.float64)
             unreduced = (logits - labels) ** 2
@@ -176,6 +209,7 @@ def evaluate(
         metrics["accuracy_baseline"] = max(label_mean, 1.0 - label_mean)
         metrics["precision"] = _ratio(counts["tp"], counts["tp"] + counts["fp"])
         metrics["recall"] = _ratio(counts["tp"], counts["tp"] + counts["fn"])
+    metrics.update(at_thresholds.result())
     if added is not None:
         metrics.update(added.result())  # as Estimator: an added metric replaces the head's of the same name
     return finish_evaluation(metrics, model, summary_dir)

@@ -158,7 +158,6 @@ class _Head:
         reduction = {"weighted_sum": "sum", "weighted_sum_over_batch_size": "sum_over_batch_size"}.get(self._reduction)
         unmatched = [setting for setting, given in (
             ("loss_reduction", reduction is None), ("loss_fn", self._loss_fn is not None), ("name", bool(self._name)),
-            ("thresholds", bool(getattr(self, "_thresholds", ()))),
             ("classes_for_class_based_metrics", bool(getattr(self, "_metric_classes", ()))),
             ("label_vocabulary", isinstance(self, MultiLabelHead) and self._label_vocabulary is not None),
             ("inverse_link_fn", getattr(self, "_inverse_link_fn", None) is not None)) if given]
@@ -321,7 +320,7 @@ class BinaryClassHead(_ClassifierHead):
     _canned_kind = "classifier"
 
     def _canned_arguments(self) -> dict:
-        return {"n_classes": 2, "label_vocabulary": self._label_vocabulary}
+        return {"n_classes": 2, "label_vocabulary": self._label_vocabulary, "thresholds": self._thresholds}
 
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None, loss_reduction=SUM_OVER_BATCH_SIZE,
                  loss_fn=None, name=None, v1=False):
@@ -474,7 +473,7 @@ class MultiLabelHead(_ClassifierHead):
         return self._n_classes
 
     def _canned_arguments(self) -> dict:
-        return {"n_classes": self._n_classes, "multi_label": True}
+        return {"n_classes": self._n_classes, "multi_label": True, "thresholds": self._thresholds}
 
     def _processed_labels(self, logits, labels):
         if labels is None:
