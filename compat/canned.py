@@ -372,10 +372,12 @@ class CannedHead:
     (A mixin, not a Model subclass: Keras rewrites the bases of a class it builds as functional.)
     """
 
-    def _set_head(self, label_vocabulary, weight_column, head_version=None, multi_label=False, thresholds=()) -> None:
+    def _set_head(self, label_vocabulary, weight_column, head_version=None, multi_label=False, thresholds=(),
+                  head_name=None) -> None:
         self.head_version = head_version  # None (saved before it was recorded): the loss's reduction says
         self.multi_label = multi_label
         self.thresholds = _checked_thresholds(thresholds)
+        self.head_name = head_name or None
         self.label_vocabulary = None if label_vocabulary is None else tuple(label_vocabulary)
         if isinstance(weight_column, str):
             weight_column = tf.feature_column.numeric_column(weight_column, shape=(1,))
@@ -392,16 +394,18 @@ class CannedHead:
             "head_version": self.head_version,
             "multi_label": self.multi_label,
             "thresholds": list(self.thresholds),
+            "head_name": self.head_name,
         }
 
     @staticmethod
     def _pop_head_config(config: dict) -> tuple:
-        """(label_vocabulary, weight_column, head_version, multi_label, thresholds) taken out of a saved config."""
+        """(label_vocabulary, weight_column, head_version, multi_label, thresholds, head_name) taken out of a saved
+        config."""
         weight_column = config.pop("weight_column", None)
         if weight_column is not None:
             weight_column = tf.__internal__.feature_column.deserialize_feature_column(weight_column)
         return (config.pop("label_vocabulary", None), weight_column, config.pop("head_version", None),
-                config.pop("multi_label", False), config.pop("thresholds", ()))
+                config.pop("multi_label", False), config.pop("thresholds", ()), config.pop("head_name", None))
 
     def example_weights(self, features):
         """Each example's weight ([batch, 1], float32) from the features; None without a weight_column."""
@@ -467,10 +471,10 @@ class CannedModel(CannedHead, tf_keras.Model):
     # graph as a functional model's (`get_config`, `from_config`).
     def __init__(self, inputs, outputs, name=None, trainable=True, *,
                  label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
-                 multi_label: bool = False, thresholds: Sequence[float] = (),
+                 multi_label: bool = False, thresholds: Sequence[float] = (), head_name: str | None = None,
                  **kwargs):
         super().__init__(inputs, outputs, name=name, trainable=trainable, **kwargs)
-        self._set_head(label_vocabulary, weight_column, head_version, multi_label, thresholds)
+        self._set_head(label_vocabulary, weight_column, head_version, multi_label, thresholds, head_name)
 
     def get_config(self):
         return {**super().get_config(), **self._head_config()}  # the functional graph, the head
@@ -521,10 +525,12 @@ def dnn_classifier(
     head_version: str | None = None,
     multi_label: bool = False,
     thresholds: Sequence[float] = (),
+    head_name: str | None = None,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `DNNClassifier`; binary (`n_classes=2`) has one logit
     (`multi_label`: a DNNEstimator's MultiLabelHead, one logit per class; `thresholds`: a binary or multi-label
-    head's, whose evaluation adds accuracy, precision and recall at each)."""
+    head's, whose evaluation adds accuracy, precision and recall at each; `head_name`: a named head's, whose
+    metrics are keyed `<metric>/<name>`)."""
     _check_head(label_vocabulary, n_classes, multi_label, thresholds)
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
@@ -534,7 +540,7 @@ def dnn_classifier(
     )
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", label_vocabulary=label_vocabulary,
                         weight_column=weight_column, head_version=_version(v1), multi_label=multi_label,
-                        thresholds=thresholds)
+                        thresholds=thresholds, head_name=head_name)
     return _compile(model, _dnn_optimizer(optimizer, v1), loss_reduction, n_classes, multi_label=multi_label)
 
 
@@ -549,13 +555,15 @@ def dnn_regressor(
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
+    head_name: str | None = None,
 ) -> CannedModel:
-    """A compiled model equivalent to a canned `DNNRegressor` (squared-error head)."""
+    """A compiled model equivalent to a canned `DNNRegressor` (squared-error head; `head_name`: a named head's,
+    whose metrics are keyed `<metric>/<name>`)."""
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _dnn_logits(inputs, feature_columns, hidden_units, label_dimension, activation_fn, dropout, batch_norm)
     model = CannedModel(inputs=inputs, outputs=logits, name="dnn", weight_column=weight_column,
-                        head_version=_version(v1))
+                        head_version=_version(v1), head_name=head_name)
     return _compile(model, _dnn_optimizer(optimizer, v1), loss_reduction, label_dimension=label_dimension)
 
 
@@ -570,6 +578,7 @@ def linear_classifier(
     sparse_combiner: str = "sum",
     multi_label: bool = False,
     thresholds: Sequence[float] = (),
+    head_name: str | None = None,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `LinearClassifier` (weights start at zero, as there;
     `multi_label`, `thresholds`: a LinearEstimator's head's, as `dnn_classifier`'s)."""
@@ -579,7 +588,7 @@ def linear_classifier(
     logits = _linear_logits(inputs, feature_columns, _classifier_units(n_classes, multi_label), sparse_combiner)
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", label_vocabulary=label_vocabulary,
                         weight_column=weight_column, head_version=_version(v1), multi_label=multi_label,
-                        thresholds=thresholds)
+                        thresholds=thresholds, head_name=head_name)
     optimizer = _linear_optimizer(optimizer, v1, feature_columns)
     return _compile(model, optimizer, loss_reduction, n_classes, multi_label=multi_label)
 
@@ -592,13 +601,14 @@ def linear_regressor(
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
     sparse_combiner: str = "sum",
+    head_name: str | None = None,
 ) -> CannedModel:
     """A compiled model equivalent to a canned `LinearRegressor` (weights start at zero, as there)."""
     v1 = is_v1_head(loss_reduction, head_version)
     inputs = feature_inputs(feature_columns)
     logits = _linear_logits(inputs, feature_columns, label_dimension, sparse_combiner)
     model = CannedModel(inputs=inputs, outputs=logits, name="linear", weight_column=weight_column,
-                        head_version=_version(v1))
+                        head_version=_version(v1), head_name=head_name)
     optimizer = _linear_optimizer(optimizer, v1, feature_columns)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
@@ -658,7 +668,7 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
                          loss_reduction, head_version, head, weight_column, label_vocabulary=None,
                          linear_sparse_combiner="sum"):
     multi_label = head.get("multi_label", False)
-    thresholds = head.pop("thresholds", ())
+    thresholds, head_name = head.pop("thresholds", ()), head.pop("head_name", None)
     if not linear_feature_columns or not dnn_feature_columns:
         raise ValueError("both linear_feature_columns and dnn_feature_columns are needed")
     v1 = is_v1_head(loss_reduction, head_version)
@@ -670,7 +680,7 @@ def _dnn_linear_combined(linear_feature_columns, dnn_feature_columns, dnn_hidden
     model = DNNLinearCombinedModel(
         inputs=inputs, outputs=logits, name="dnn_linear_combined", label_vocabulary=label_vocabulary,
         weight_column=weight_column, head_version=_version(v1), multi_label=multi_label, thresholds=thresholds,
-        linear_optimizer=_linear_optimizer(linear_optimizer, v1, linear_feature_columns, combined=True),
+        head_name=head_name, linear_optimizer=_linear_optimizer(linear_optimizer, v1, linear_feature_columns, combined=True),
     )
     dnn_optimizer = _dnn_optimizer(dnn_optimizer, v1, combined=True)
     _compile(model, dnn_optimizer, loss_reduction,
@@ -696,6 +706,7 @@ def dnn_linear_combined_classifier(
     linear_sparse_combiner: str = "sum",
     multi_label: bool = False,
     thresholds: Sequence[float] = (),
+    head_name: str | None = None,
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedClassifier`: DNN logits + linear logits
     (`multi_label`, `thresholds`: a DNNLinearCombinedEstimator's head's, as `dnn_classifier`'s)."""
@@ -703,7 +714,8 @@ def dnn_linear_combined_classifier(
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, _classifier_units(n_classes, multi_label),
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction, head_version,
-        {"n_classes": n_classes, "multi_label": multi_label, "thresholds": thresholds}, weight_column, label_vocabulary, linear_sparse_combiner,
+        {"n_classes": n_classes, "multi_label": multi_label, "thresholds": thresholds, "head_name": head_name},
+        weight_column, label_vocabulary, linear_sparse_combiner,
     )
 
 
@@ -721,12 +733,13 @@ def dnn_linear_combined_regressor(
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
     linear_sparse_combiner: str = "sum",
+    head_name: str | None = None,
 ) -> DNNLinearCombinedModel:
     """A compiled model equivalent to a canned `DNNLinearCombinedRegressor`: DNN logits + linear logits."""
     return _dnn_linear_combined(
         linear_feature_columns, dnn_feature_columns, dnn_hidden_units, label_dimension,
         linear_optimizer, dnn_optimizer, dnn_activation_fn, dnn_dropout, batch_norm, loss_reduction, head_version,
-        {"label_dimension": label_dimension}, weight_column, linear_sparse_combiner=linear_sparse_combiner,
+        {"label_dimension": label_dimension, "head_name": head_name}, weight_column, linear_sparse_combiner=linear_sparse_combiner,
     )
 
 
@@ -871,10 +884,10 @@ class BaselineModel(CannedHead, tf_keras.Model):
 
     def __init__(self, units: int, name: str = "baseline", trainable: bool = True, *,
                  label_vocabulary: Sequence[str] | None = None, weight_column=None, head_version: str | None = None,
-                 multi_label: bool = False, thresholds: Sequence[float] = (),
+                 multi_label: bool = False, thresholds: Sequence[float] = (), head_name: str | None = None,
                  **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)  # subclassed: no inputs to declare
-        self._set_head(label_vocabulary, weight_column, head_version, multi_label, thresholds)
+        self._set_head(label_vocabulary, weight_column, head_version, multi_label, thresholds, head_name)
         self.units = units
         with tf.name_scope(name):
             self.bias = self.add_weight(name="bias", shape=(units,), initializer="zeros")
@@ -900,9 +913,9 @@ class BaselineModel(CannedHead, tf_keras.Model):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        label_vocabulary, weight_column, head_version, multi_label, thresholds = cls._pop_head_config(config)
+        label_vocabulary, weight_column, head_version, multi_label, thresholds, head_name = cls._pop_head_config(config)
         return cls(**config, label_vocabulary=label_vocabulary, weight_column=weight_column, head_version=head_version,
-                   multi_label=multi_label, thresholds=thresholds)
+                   multi_label=multi_label, thresholds=thresholds, head_name=head_name)
 
 
 def baseline_classifier(
@@ -914,6 +927,7 @@ def baseline_classifier(
     head_version: str | None = None,
     multi_label: bool = False,
     thresholds: Sequence[float] = (),
+    head_name: str | None = None,
 ) -> BaselineModel:
     """A compiled model equivalent to a canned `BaselineClassifier`: it learns each class's share of the labels
     (binary: one logit; `multi_label`, `thresholds`: a BaselineEstimator's head's, as `dnn_classifier`'s). A name
@@ -922,7 +936,7 @@ def baseline_classifier(
     v1 = is_v1_head(loss_reduction, head_version)
     model = BaselineModel(_classifier_units(n_classes, multi_label), label_vocabulary=label_vocabulary,
                           weight_column=weight_column, head_version=_version(v1), multi_label=multi_label,
-                          thresholds=thresholds)
+                          thresholds=thresholds, head_name=head_name)
     return _compile(model, estimator_optimizer(optimizer, v1, BASELINE_LEARNING_RATE), loss_reduction, n_classes,
                     multi_label=multi_label)
 
@@ -933,11 +947,13 @@ def baseline_regressor(
     weight_column=None,
     loss_reduction: str = V2_HEAD_REDUCTION,
     head_version: str | None = None,
+    head_name: str | None = None,
 ) -> BaselineModel:
     """A compiled model equivalent to a canned `BaselineRegressor`: it learns the labels' mean (squared-error
     head). A name as optimizer gets learning rate 0.3, as there."""
     v1 = is_v1_head(loss_reduction, head_version)
-    model = BaselineModel(label_dimension, weight_column=weight_column, head_version=_version(v1))
+    model = BaselineModel(label_dimension, weight_column=weight_column, head_version=_version(v1),
+                          head_name=head_name)
     optimizer = estimator_optimizer(optimizer, v1, BASELINE_LEARNING_RATE)
     return _compile(model, optimizer, loss_reduction, label_dimension=label_dimension)
 
@@ -949,6 +965,7 @@ class Head:
     summed: bool  # the loss summed over the batch (loss_reduction "sum") rather than averaged
     label_vocabulary: tuple[str, ...] | None = None  # a classifier's class names (None: "0", "1", ...)
     thresholds: tuple[float, ...] = ()  # a binary or multi-label head's: accuracy, precision and recall at each
+    name: str | None = None  # a named head's: its metrics are keyed `<metric>/<name>`
 
 
 def head_of(model: tf_keras.Model) -> Head:
@@ -965,4 +982,5 @@ def head_of(model: tf_keras.Model) -> Head:
     version = getattr(model, "head_version", None)
     kind = "multi_label" if getattr(model, "multi_label", False) else kinds[type(loss)]
     return Head(kind, summed if version is None else version == "v1", summed,
-                getattr(model, "label_vocabulary", None), tuple(getattr(model, "thresholds", ())))
+                getattr(model, "label_vocabulary", None), tuple(getattr(model, "thresholds", ())),
+                getattr(model, "head_name", None))

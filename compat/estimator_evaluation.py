@@ -210,6 +210,8 @@ def evaluate(
         metrics["precision"] = _ratio(counts["tp"], counts["tp"] + counts["fp"])
         metrics["recall"] = _ratio(counts["tp"], counts["tp"] + counts["fn"])
     metrics.update(at_thresholds.result())
+    if head.name:  # a named head's metrics (the Estimator's own mean loss keeps its key)
+        metrics = {key if key == "loss" else f"{key}/{head.name}": value for key, value in metrics.items()}
     if added is not None:
         metrics.update(added.result())  # as Estimator: an added metric replaces the head's of the same name
     return finish_evaluation(metrics, model, summary_dir)

@@ -157,7 +157,7 @@ class _Head:
         what = type(self).__name__
         reduction = {"weighted_sum": "sum", "weighted_sum_over_batch_size": "sum_over_batch_size"}.get(self._reduction)
         unmatched = [setting for setting, given in (
-            ("loss_reduction", reduction is None), ("loss_fn", self._loss_fn is not None), ("name", bool(self._name)),
+            ("loss_reduction", reduction is None), ("loss_fn", self._loss_fn is not None),
             ("classes_for_class_based_metrics", bool(getattr(self, "_metric_classes", ()))),
             ("label_vocabulary", isinstance(self, MultiLabelHead) and self._label_vocabulary is not None),
             ("inverse_link_fn", getattr(self, "_inverse_link_fn", None) is not None)) if given]
@@ -168,7 +168,7 @@ class _Head:
                 "migrated: the canned classifiers and regressors have no such head (a custom model_fn returning "
                 "head.create_estimator_spec(...) is)")
         arguments = {"weight_column": self._weight_column, "loss_reduction": reduction,
-                     "head_version": "v1" if self._v1 else "v2", **self._canned_arguments()}
+                     "head_version": "v1" if self._v1 else "v2", "head_name": self._name, **self._canned_arguments()}
         return kind, arguments
 
     _canned_kind = None

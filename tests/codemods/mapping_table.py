@@ -1548,8 +1548,8 @@ ROWS = [
         "multi-class head's n_classes, vocabulary, weights and reduction; a multi-label head's n_classes, weights "
         "and reduction (`multi_label=True`: a sigmoid cross entropy per class, multi-hot or sparse labels); a binary "
         "or multi-label head's thresholds (accuracy, precision, recall at each); a regression head's "
-        "label_dimension), the same network, variable names and head, decided when the program runs; another head "
-        "(Poisson, a named one, class-based metrics, loss_fn): one error",
+        "label_dimension; a head's name, its metrics keyed `<metric>/<name>`), the same network, variable names and "
+        "head, decided when the program runs; another head (Poisson, class-based metrics, loss_fn): one error",
         "same",
         "head_based_canned_estimators",
         ("dnn = estimator_training.configure(config=config, model=canned.dnn_estimator(head=head, hidden_units=[64, 32], "

@@ -2,7 +2,7 @@
 its siblings, which TensorFlow 2's API documents as the classifier or regressor of their head.
 
 --estimator picks dnn (a ten-class head with example weights), multi_label (a DNNEstimator of a weighted four-class
-multi-label head: multi-hot labels; metrics at two thresholds), linear (a binary head, string labels through a
+multi-label head named "kinds": multi-hot labels; metrics at two thresholds), linear (a binary head, string labels through a
 vocabulary, metrics at a threshold), combined (a regression head) or baseline (a ten-class head; its input has no other feature than the
 pixels: TensorFlow 2.15's baselines fail to read an input of several features). Trains to --max_steps, evaluates and
 predicts 8 examples, writing both to --results as JSON (multi_label: also what its export serves for them, each
@@ -48,7 +48,7 @@ def build(estimator, model_dir, config):
                                          hidden_units=[16], feature_columns=COLUMNS, model_dir=model_dir,
                                          config=config)
     if estimator == "multi_label":
-        head = tf.estimator.MultiLabelHead(n_classes=4, weight_column="w", thresholds=[0.3, 0.5])
+        head = tf.estimator.MultiLabelHead(n_classes=4, weight_column="w", thresholds=[0.3, 0.5], name="kinds")
         return tf.estimator.DNNEstimator(head=head, hidden_units=[16], feature_columns=COLUMNS, model_dir=model_dir,
                                          config=config)
     if estimator == "linear":
