@@ -20,9 +20,11 @@ import tensorflow as tf
 STATE_FILE = "checkpoint"
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 # What TensorFlow's checkpoint reader raises on damaged files (IndexError: a data file shorter than its index says).
+# The flag the Estimator's early-stopping hooks add to the graph (the migrated callbacks need no variable for it)
+EARLY_STOPPING_FLAG = "signal_early_stopping/STOP"
 # What an Estimator's training adds beside the model's weights, the step and the optimizer slots: Adam's
-# bias-correction powers, and the flag of its early-stopping hooks (the migrated callbacks need no variable for it).
-TRAINING_STATE = re.compile(r"(^|/)beta[12]_power(_\d+)?$|^signal_early_stopping/STOP$")
+# bias-correction powers, and the early-stopping flag.
+TRAINING_STATE = re.compile(rf"(^|/)beta[12]_power(_\d+)?$|^{re.escape(EARLY_STOPPING_FLAG)}$")
 _READ_ERRORS = (tf.errors.OpError, ValueError, RuntimeError, IndexError, OSError)
 _SUFFIX = re.compile(r"\.(index|meta|data-\d{5}-of-\d{5})$")
 

@@ -57,7 +57,7 @@ from . import added_metrics, forwarded_features, warm_start
 from .estimator_evaluation import finish_evaluation
 from .estimator_prediction import as_estimator_yields, features_of
 from .estimator_training import ModeKeys, configure
-from .legacy_checkpoint import CheckpointError, LegacyCheckpoint
+from .legacy_checkpoint import EARLY_STOPPING_FLAG, CheckpointError, LegacyCheckpoint
 from .tf1_programs import keep_tf_slim_working, use_tf_keras
 from .wrapped_hooks import HookSession, ModeGraph, SessionHooks, SummarySaver
 
@@ -749,7 +749,7 @@ class WrappedModelFn(tf_keras.Model):
         checkpoint = LegacyCheckpoint(prefix)
         variables = self.tf1_variables
         # A model built for prediction has no optimizer variables: the checkpoint's are not its
-        unmatched = sorted(set(checkpoint.shapes) - set(variables)) if self.trained_graph else []
+        unmatched = sorted(set(checkpoint.shapes) - set(variables) - {EARLY_STOPPING_FLAG}) if self.trained_graph else []
         missing = sorted(set(variables) - set(checkpoint.shapes))
         if unmatched or missing:
             found = [f"no variable of the model_fn for {', '.join(unmatched)}" if unmatched else "",

@@ -31,6 +31,8 @@ from tests.conftest import (
     listed_checkpoint_steps,
     migrate_file,
     run,
+    run_wrapped_from_estimator_start,
+    wrapped_reference,
 )
 
 # On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
@@ -184,6 +186,22 @@ def test_an_early_stopping_hook_built_by_a_helper_stops_where_the_estimators_did
     got = train_and_evaluate(MODERN_PYTHON, migrated, model_dir, tmp_path / "metrics.json", [])
     assert got["global_step"] == expected["global_step"] == 10
     assert_metrics_close(got, expected, "returned metrics")
+
+
+MODEL_FN_PROGRAM = ROOT / "tests" / "legacy" / "early_stopping_model_fn_program.py"
+
+
+def test_a_kept_model_fn_continues_from_an_estimator_checkpoint_holding_the_early_stopping_flag(legacy_python,
+                                                                                                 tmp_path):
+    """early_stopping_model_fn_program.py: a model_fn kept as written, started on the Estimator's model.ckpt-0 as
+    the Estimator left it (with `signal_early_stopping/STOP`, no variable of the model_fn), trains to the
+    Estimator's step with its metrics."""
+    estimator_dir = wrapped_reference(legacy_python, MODEL_FN_PROGRAM, tmp_path / "estimator", 30)
+    assert "signal_early_stopping/STOP" in dict(tf.train.list_variables(str(estimator_dir / "model.ckpt-0")))
+    _, _, results = run_wrapped_from_estimator_start(MODEL_FN_PROGRAM, estimator_dir, "keras", tmp_path / "run", 30)
+    expected, got = (json.loads(path.read_text()) for path in (estimator_dir / "results.json", results))
+    assert got["global_step"] == expected["global_step"] == 30
+    assert got == pytest.approx(expected, rel=1e-5)
 
 
 def test_compat_early_stopping_hooks_check_their_estimator(tmp_path):
