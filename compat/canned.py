@@ -361,6 +361,10 @@ def _compile(model, optimizer, loss_reduction: str, n_classes: int | None = None
     return model
 
 
+# `CannedHead._set_head`'s parameters, each saved in the model's config under its name
+_HEAD_SETTINGS = ("label_vocabulary", "weight_column", "head_version", "multi_label", "thresholds", "head_name")
+
+
 class CannedHead:
     """The canned head's handling of labels and weights, which every compat.canned model has, in `fit` and in
     custom loops (`compute_loss`) alike:
@@ -372,8 +376,8 @@ class CannedHead:
     (A mixin, not a Model subclass: Keras rewrites the bases of a class it builds as functional.)
     """
 
-    def _set_head(self, label_vocabulary, weight_column, head_version=None, multi_label=False, thresholds=(),
-                  head_name=None) -> None:
+    def _set_head(self, label_vocabulary=None, weight_column=None, head_version=None, multi_label=False,
+                  thresholds=(), head_name=None) -> None:
         self.head_version = head_version  # None (saved before it was recorded): the loss's reduction says
         self.multi_label = multi_label
         self.thresholds = _checked_thresholds(thresholds)
@@ -398,14 +402,13 @@ class CannedHead:
         }
 
     @staticmethod
-    def _pop_head_config(config: dict) -> tuple:
-        """(label_vocabulary, weight_column, head_version, multi_label, thresholds, head_name) taken out of a saved
-        config."""
-        weight_column = config.pop("weight_column", None)
-        if weight_column is not None:
-            weight_column = tf.__internal__.feature_column.deserialize_feature_column(weight_column)
-        return (config.pop("label_vocabulary", None), weight_column, config.pop("head_version", None),
-                config.pop("multi_label", False), config.pop("thresholds", ()), config.pop("head_name", None))
+    def _pop_head_config(config: dict) -> dict:
+        """The head's settings taken out of a saved config, as `_set_head`'s keyword arguments (a setting saved
+        before it was recorded keeps its default)."""
+        head = {key: config.pop(key) for key in _HEAD_SETTINGS if key in config}
+        if head.get("weight_column") is not None:
+            head["weight_column"] = tf.__internal__.feature_column.deserialize_feature_column(head["weight_column"])
+        return head
 
     def example_weights(self, features):
         """Each example's weight ([batch, 1], float32) from the features; None without a weight_column."""
@@ -484,7 +487,7 @@ class CannedModel(CannedHead, tf_keras.Model):
         config = dict(config)
         head = cls._pop_head_config(config)
         model = super().from_config(config, custom_objects)  # the graph, as a cls with the default head
-        model._set_head(*head)
+        model._set_head(**head)
         return model
 
 
@@ -913,9 +916,8 @@ class BaselineModel(CannedHead, tf_keras.Model):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        label_vocabulary, weight_column, head_version, multi_label, thresholds, head_name = cls._pop_head_config(config)
-        return cls(**config, label_vocabulary=label_vocabulary, weight_column=weight_column, head_version=head_version,
-                   multi_label=multi_label, thresholds=thresholds, head_name=head_name)
+        head = cls._pop_head_config(config)
+        return cls(**config, **head)
 
 
 def baseline_classifier(

@@ -113,7 +113,3 @@ class SharedEmbeddingColumn(tf.__internal__.feature_column.DenseColumn):
     def get_config(self):
         raise NotImplementedError(f"{self.name}: a model reading TF 1.x shared embedding columns is saved as its "
                                   "checkpoint (tf.train.Checkpoint), not as a Keras config")
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None, columns_by_name=None):
-        raise NotImplementedError("SharedEmbeddingColumn has no Keras config")
