@@ -681,12 +681,26 @@ def trainable(config):
             return program(config)
     return program(config)
 
+class Reports(tune.Callback):
+    \"\"\"What Tune heard from each trial, in order: (global step, loss, attempt), attempt 0 before any restart.\"\"\"
+    def __init__(self):
+        self.points, self.restarts = {}, {}
+    def on_trial_recover(self, iteration, trials, trial, **info):
+        rate = trial.config["learning_rate"]
+        self.restarts[rate] = self.restarts.get(rate, 0) + 1
+    def on_trial_result(self, iteration, trials, trial, result, **info):
+        rate = trial.config["learning_rate"]
+        if "loss" in result:
+            attempt = self.restarts.get(rate, 0)
+            self.points.setdefault(rate, []).append([result["global_step"], result["loss"], attempt])
+
+reports = Reports()
 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
 tuner = tune.Tuner(
     trainable,
     param_space={"learning_rate": tune.grid_search(RATES)},
     run_config=tune.RunConfig(name="search", storage_path=os.path.abspath("runs/tune/storage"), verbose=0,
-                              failure_config=tune.FailureConfig(max_failures=1)),
+                              failure_config=tune.FailureConfig(max_failures=1), callbacks=[reports]),
 )
 grid = tuner.fit()
 for result in grid:
@@ -694,20 +708,7 @@ for result in grid:
           "accuracy", round(result.metrics["eval"]["accuracy"], 3), "error", result.error)"""
 
 TUNE_CURVES = """\
-import json
-
-def reports(result):
-    \"\"\"What the trial reported, in order: (global step, loss, attempt), attempt 0 before any restart.\"\"\"
-    with open(os.path.join(result.path, "result.json")) as lines:
-        rows = [json.loads(line) for line in lines if line.strip()]
-    attempt, points = -1, []
-    for row in rows:
-        attempt += row["iterations_since_restore"] == 1
-        if "loss" in row:
-            points.append([row["global_step"], row["loss"], attempt])
-    return points
-
-curves = {result.config["learning_rate"]: reports(result) for result in grid}
+curves = reports.points
 failed = curves[FAILING_RATE]
 restarted_at = min(step for step, _, attempt in failed if attempt == 1)
 print("the failed trial reported", [step for step, _, attempt in failed if attempt == 0],
