@@ -375,9 +375,11 @@ def get_variable_names(model) -> list[str]:
 def get_variable_value(model, name: str):
     """`estimator.get_variable_value(name)`: that variable in the latest checkpoint. A wrapped model_fn's by its
     TF1 name; a canned model's weights and global step by the Estimator's names (its latest checkpoint restored
-    into it, as evaluate does; optimizer slots: one error)."""
+    into it, as evaluate does; optimizer slots: one error). A tensor's name (`global_step:0`) reads its variable,
+    as Estimator's load_variable did."""
     from .canned import CannedHead
 
+    name = name.removesuffix(":0")
     if isinstance(model, CannedHead):
         return _canned_variable_value(model, name)
     keys = _tf1_checkpoint_values(model)

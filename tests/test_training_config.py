@@ -183,7 +183,8 @@ def test_float_step_limits_train_until_the_step_reaches_them_and_canned_weights_
     """`train(steps=100 / 5)` (the Machine Learning Crash Course's `steps / periods`) trains 20 steps, and 2.5 three
     (Estimator's StopAtStepHook stopped once the step reached start + steps); `max_steps=24.5` ends at 25.
     get_variable_names / get_variable_value read a canned model's weights and global step by the Estimator's names
-    from its latest checkpoint; an optimizer slot, or no checkpoint yet, is one error."""
+    from its latest checkpoint, also by a tensor's name ("global_step:0", as Estimator's load_variable read it); an
+    optimizer slot, or no checkpoint yet, is one error."""
     from importlib import import_module
 
     trainer = import_module(f"estimator_migrate.compat.{module}")
@@ -200,6 +201,7 @@ def test_float_step_limits_train_until_the_step_reaches_them_and_canned_weights_
         trainer.train(model, input_fn, **limit)
         assert int(model.optimizer.iterations) == step
     assert estimator_training.get_variable_value(model, "global_step") == 25
+    assert estimator_training.get_variable_value(model, "global_step:0") == 25  # KataGo's spelling: a tensor's name
     assert model.get_variable_names() == ["global_step", "linear/linear_model/bias_weights",
                                           "linear/linear_model/x/weights"]
     weights = estimator_training.get_variable_value(model, "linear/linear_model/x/weights")
