@@ -77,7 +77,10 @@ CANNED_ESTIMATORS = tuple(CANNED)
 CUSTOM_ESTIMATOR = "estimator.Estimator"
 GRAPH_MODE_SWITCHES = ("disable_v2_behavior", "disable_eager_execution")
 GRAPH_CODE = ("Session", "InteractiveSession", "placeholder", "train.MonitoredTrainingSession", "train.MonitoredSession",
-              "train.SingularMonitoredSession", "train.Saver", "train.Supervisor", "train.start_queue_runners")
+              "train.SingularMonitoredSession", "train.Saver", "train.Supervisor", "train.start_queue_runners",
+              # tf.contrib.slim's loops (a Supervisor, a session): tf_slim's the same code, in graph mode only
+              "contrib.slim.learning.train", "contrib.slim.evaluation.evaluation_loop",
+              "contrib.slim.evaluation.evaluate_once")
 # What the rewrite made of GRAPH_CODE kept as written (codemods/rules/unsupported_api.py): still graph code
 KEPT_GRAPH_CODE = ("graph_sessions.monitored_training_session", "graph_sessions.CheckpointSaverHook")
 CUSTOM_ESTIMATOR_KEYWORDS = ("model_fn", "params", *MOVED_TO_CHECKPOINTING)

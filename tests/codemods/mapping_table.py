@@ -251,7 +251,8 @@ ROWS = [
     ),
     Row(
         "The entry point (`if __name__ == \"__main__\":`) of a TensorFlow 1.x graph program kept as written "
-        "(sessions, placeholders, a Saver in no loop shape the rewrite migrates; no estimator in the module)",
+        "(sessions, placeholders, a Saver in no loop shape the rewrite migrates, tf.contrib.slim's "
+        "`learning.train` and `evaluation` loops; no estimator in the module)",
         "`tf1_programs.run_as_tf1()` first: TensorFlow 1.x's behaviour (`tf.compat.v1.disable_v2_behavior()`, "
         "graph mode, TF1 variables) and tf_keras behind `tf.compat.v1.layers`, as the program ran",
         "same",

@@ -5,7 +5,8 @@ The legacy environment is TensorFlow 2.15, whose plain `tensorflow` namespace is
 1.15 exported). The program runs as `__main__` with its own `import tensorflow` (and `import tensorflow as
 tf`) bound to `tensorflow.compat.v1`; every other module, TensorFlow's and the Estimator's own included,
 imports TensorFlow as usual. TensorFlow 1.x's behaviour (graph mode, TF1 variables and control flow) is
-switched on first, as TensorFlow 1.x had it.
+switched on first, as TensorFlow 1.x had it, and `ops.Tensor`, `ops.IndexedSlices` are given back (1.x defined them
+there; tf-slim 1.1, where tf.contrib's layers and training loops now are, reads them).
 """
 
 import builtins
@@ -14,6 +15,7 @@ import runpy
 import sys
 
 import tensorflow
+from tensorflow.python.framework import ops
 
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
@@ -24,6 +26,7 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
 
 if __name__ == "__main__":
     tensorflow.compat.v1.disable_v2_behavior()
+    ops.Tensor, ops.IndexedSlices = tensorflow.Tensor, tensorflow.IndexedSlices
     program = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))  # its sibling modules, as `python PROGRAM` finds them
