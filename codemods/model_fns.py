@@ -532,7 +532,9 @@ class NetworkRewriter(cst.CSTTransformer):
                 self.analysis.problems.append("input_layer(...) takes more than features and feature_columns")
                 return updated
             columns, features = source(arguments["feature_columns"]), source(arguments["features"])
-            return cst.parse_expression(f"self.layer(tf_keras.layers.DenseFeatures, {columns})({features})")
+            # named as TF1's input_layer scoped its variables (`input_layer/<column>_embedding/embedding_weights`)
+            return cst.parse_expression(
+                f'self.layer(tf_keras.layers.DenseFeatures, {columns}, name="input_layer")({features})')
         if api.path.startswith("keras.layers."):
             return self._keras_layer(api.path.rsplit(".", 1)[1], original, updated)
         if api.path.startswith(GRAPH_APIS):

@@ -965,7 +965,8 @@ ROWS = [
         "`layers.dense/dropout/conv2d/...`, Keras layers, `feature_column.input_layer`), PREDICT/EVAL branches, "
         "a loss from `labels`, `TF1Optimizer(...).minimize(loss, global_step=get_global_step())`",
         "`class F(model_fns.EstimatorModel)`: network in `call` (`self.layer(tf_keras.layers.Dense, ...)`: made "
-        "once, named as in TF1), loss in `compute_loss`, the optimizer's Keras twin compiled in; `F(params=p)`; "
+        "once, named as in TF1; `input_layer` -> `tf_keras.layers.DenseFeatures` named `input_layer`, its embedding "
+        "tables under their TF1 names), loss in `compute_loss`, the optimizer's Keras twin compiled in; `F(params=p)`; "
         "the train migration after `make_variables(dataset.element_spec)`",
         "same class; the loop calls `compute_loss` and `optimizer.apply_gradients`",
         "custom_model_fn",
