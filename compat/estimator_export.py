@@ -145,13 +145,15 @@ def _dense(value):
 
 class _Exported(tf.Module):
     """What is saved with the signature functions: a canned model (its variables and lookup tables); a
-    migrated model_fn's variables only (saving it as a Keras model would trace `call` outside a pass, which
-    makes its inline layers again)."""
+    migrated model_fn's variables and lookup tables (a vocabulary column's, its feature layer holds them), not
+    the model (saving it as a Keras model would trace `call` outside a pass, which makes its inline layers again)."""
 
     def __init__(self, model: tf_keras.Model):
         super().__init__()
         if hasattr(model, "prediction_step") or hasattr(model, "serving_signatures"):
             self.model_variables = list(model.variables)
+            self.model_tables = [held for held in tf.train.TrackableView(model).descendants()
+                                 if isinstance(held, tf.saved_model.experimental.TrackableResource)]
         else:
             self.model = model
 

@@ -6,7 +6,9 @@ embedding of a hashed column and one of a cross) trains under TensorFlow 2.15 to
 itself the Estimator's model.ckpt-0 (both targets). The input layer's embedding tables carry over under their TF1
 names (`input_layer/occupation_embedding/embedding_weights`: before the feature layer was named so, loading the
 checkpoint was one error, "no model variable for ..."), and after 20 steps on the same batches every weight is the
-Estimator's within 1e-5, with its evaluation and predictions.
+Estimator's within 1e-5, with its evaluation and predictions. Its export, a parsing receiver of tf.Examples, serves
+what the Estimator's served (the vocabulary column's lookup table saved with it: before, the export was one error,
+"a function which references an 'untracked' resource").
 """
 
 from __future__ import annotations
@@ -65,3 +67,7 @@ def test_embedding_columns_of_the_input_layer_carry_over_and_train_as_the_estima
     for key, value in expected["evaluation"].items():
         assert got["evaluation"][key] == pytest.approx(value, rel=1e-5), key
     np.testing.assert_allclose(got["probabilities"], expected["probabilities"], rtol=0, atol=1e-5)
+    assert got["served"].keys() == expected["served"].keys() == {"class_ids", "probabilities"}
+    assert got["served"]["class_ids"] == expected["served"]["class_ids"]
+    np.testing.assert_allclose(got["served"]["probabilities"], expected["served"]["probabilities"], rtol=0, atol=1e-5)
+    np.testing.assert_allclose(got["served"]["probabilities"], got["probabilities"], rtol=0, atol=1e-6)

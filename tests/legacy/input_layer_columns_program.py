@@ -5,11 +5,13 @@ the input of `migrate rewrite` and, unchanged, the legacy reference run.
 list, an embedding of a hashed column and an embedding of a cross (the two embeddings are variables of the input
 layer: `input_layer/<column>_embedding/embedding_weights`), TF1 dense layers looped over params, TF1 Adagrad.
 Generated census-like rows, fixed batch order, a checkpoint every 10 steps (step 0 included). With --results, the
-estimator is evaluated on every row and predicts the first 20 (written as JSON).
+estimator is evaluated on every row, predicts the first 20, and is exported with a parsing receiver of the columns'
+tf.Examples, whose signature then serves the first 20 rows (all written as JSON).
 """
 
 import argparse
 import json
+import os
 
 import numpy as np
 import tensorflow as tf
@@ -72,6 +74,19 @@ def eval_input_fn():
     return tf.data.Dataset.from_tensor_slices(_rows()).batch(128)
 
 
+def _examples(count):
+    """The first `count` rows as serialized tf.Examples."""
+    features, _ = _rows()
+    examples = []
+    for index in range(count):
+        feature = {name: tf.train.Feature(float_list=tf.train.FloatList(value=[features[name][index]]))
+                   for name in ("age", "hours")}
+        feature.update({name: tf.train.Feature(bytes_list=tf.train.BytesList(value=[features[name][index].encode()]))
+                        for name in ("education", "occupation")})
+        examples.append(tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString())
+    return examples
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model_dir", required=True)
@@ -85,9 +100,15 @@ def main():
         evaluation = classifier.evaluate(input_fn=eval_input_fn)
         predictions = [prediction["probabilities"].tolist()
                        for prediction, _ in zip(classifier.predict(input_fn=eval_input_fn), range(20))]
+        receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(
+            tf.feature_column.make_parse_example_spec(PARAMS["feature_columns"]))
+        export_dir = classifier.export_saved_model(os.path.join(args.model_dir, "export"), receiver)
+        serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+        served = serve(examples=tf.constant(_examples(20)))
         with open(args.results, "w") as results:
             json.dump({"evaluation": {key: float(value) for key, value in evaluation.items()},
-                       "probabilities": predictions}, results)
+                       "probabilities": predictions,
+                       "served": {key: value.numpy().tolist() for key, value in served.items()}}, results)
 
 
 if __name__ == "__main__":
