@@ -1,4 +1,13 @@
-"""Shared helpers: the two environments, running programs as real processes, reading checkpoints."""
+"""Shared helpers: the two environments, running programs as real processes, reading checkpoints.
+
+Targets. `migrate rewrite` has two targets (keras: fit + BackupAndRestore; loop: a tf.function step +
+CheckpointManager) around the same compat models, losses, inputs and exports. A test whose subject is the driver
+(resuming after a kill, checkpoint and evaluation cadence, what hooks and listeners see, stopping) runs on both
+targets. A test whose subject is what the targets share (a model_fn's shape, a head, an input, an export, a
+project's layout) runs on one, and a module's such tests alternate between them: each subject is proved once and
+each target meets every kind of subject, for half the processes (on a 2-core machine every migrated run costs
+about ten seconds of imports alone).
+"""
 
 from __future__ import annotations
 
@@ -54,6 +63,30 @@ def run(command: list, check_codes=(0,), **kwargs) -> subprocess.CompletedProces
     if completed.returncode not in check_codes:
         pytest.fail(f"{command} exited {completed.returncode}:\n{completed.stderr[-4000:]}")
     return completed
+
+
+# The longest xdist groups (a group runs on one worker, test after test), longest first, from the clean-clone
+# run's --durations (docs/benchmarks.md, suite time). Started first, they leave the short tests to fill both
+# workers at the end instead of one worker finishing a long group alone.
+LONGEST_GROUPS = ("ray_train", "tutorials", "ray_tune", "project_migration", "monitored_session", "saver_loop",
+                  "multiworker", "exact_resume", "wrapped_model_fn", "custom_model_fn", "kept_checkpoints",
+                  "train_distribute", "end_to_end")
+
+
+def _schedule_rank(item) -> tuple:
+    group = item.get_closest_marker("xdist_group")
+    name = group.args[0] if group and group.args else group.kwargs.get("name") if group else None
+    if name in LONGEST_GROUPS:
+        return (0, LONGEST_GROUPS.index(name))
+    if item.get_closest_marker("slow") or item.get_closest_marker("legacy"):
+        return (1, 0)
+    return (2, 0)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Longest groups first, then the other end-to-end tests, then the unit tests (a stable sort: each module's
+    own order stays)."""
+    items.sort(key=_schedule_rank)
 
 
 @pytest.fixture(scope="session")

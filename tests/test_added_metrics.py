@@ -31,7 +31,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.legacy
 @pytest.mark.xdist_group("added_metrics")
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_migrated_estimators_evaluate_the_added_metrics_as_the_estimator(target, estimator_dir, tmp_path):
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     assert "added_metrics.add_metrics(regressor, my_rmse)" in migrated.read_text()

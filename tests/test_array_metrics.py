@@ -37,7 +37,7 @@ def _eval_summaries(directory) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_array_metrics_evaluate_and_are_written_as_the_estimator_wrote_them(target, legacy_python, tmp_path):
     estimator_dir = wrapped_reference(legacy_python, PROGRAM, tmp_path / "estimator", STEPS, as_tf1=True)
     _, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path / "run", STEPS)

@@ -35,7 +35,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
     return wrapped_reference(legacy_python, PROGRAM, model_dir, STEPS, "--export_dir", model_dir.parent / "export")
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_a_program_that_switched_tf2_off_keeps_tf1_shapes_and_continues_the_estimator(estimator_dir, target, tmp_path):
     source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS,
                                                                   "--export_dir", tmp_path / "export")

@@ -26,7 +26,7 @@ AS_TF_SLIM = {"import tensorflow as tf\n": "import tensorflow as tf\nimport tf_s
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_contrib_losses_train_and_evaluate_as_the_estimator(target, legacy_python, tmp_path):
     reference = respelled(PROGRAM, AS_TF_SLIM, tmp_path / "as_tf_slim.py")
     estimator_dir = wrapped_reference(legacy_python, reference, tmp_path / "estimator", STEPS, as_tf1=True)

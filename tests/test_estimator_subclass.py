@@ -31,7 +31,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
     return wrapped_reference(legacy_python, PROGRAM, tmp_path_factory.mktemp("estimator") / "model", STEPS)
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_the_subclass_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target, tmp_path):
     source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS)
     assert "tf.estimator" not in source and "class DigitsClassifier(wrapped_model_fns.Estimator):" in source

@@ -27,8 +27,8 @@ AS_TF1 = ROOT / "tests" / "legacy" / "run_as_tf1.py"
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
-@pytest.mark.parametrize("canned", [True, False], ids=["canned", "model_fn"])
+@pytest.mark.parametrize(("canned", "target"), [(True, "keras"), (False, "loop")],  # one target each: tests/conftest.py, "Targets"
+                         ids=["canned-keras", "model_fn-loop"])
 def test_a_hook_evaluating_its_estimator_leaves_the_training_as_it_was(canned, target, legacy_python, tmp_path):
     flags = ["--canned"] if canned else []
     estimator_dir, expected_file, got_file = tmp_path / "estimator", tmp_path / "estimator.json", tmp_path / "got.json"

@@ -173,8 +173,8 @@ class _ModelFnModel(model_fns.EstimatorModel):
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
-@pytest.mark.parametrize("program", [PROGRAM, NUMPY_CALL_PROGRAM], ids=["iterator", "numpy_input_fn_called"])
+@pytest.mark.parametrize(("program", "target"), [(PROGRAM, "loop"), (NUMPY_CALL_PROGRAM, "keras")],  # one target each: tests/conftest.py, "Targets"
+                         ids=["iterator-loop", "numpy_input_fn_called-keras"])
 def test_migrated_iterator_input_fns_take_the_estimators_steps(program, target, legacy_python, tmp_path):
     """Also for numpy_input_call_program.py: its numpy_input_fn, called by the input_fn itself, gives the
     tensors of each batch as it did (`make_one_shot_iterator(...).get_next()`)."""
@@ -204,7 +204,7 @@ def test_migrated_training_to_the_end_of_a_tfrecord_input_counts_the_estimators_
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_placeholder_input_initialized_by_a_hook_takes_the_estimators_steps(target, legacy_python, tmp_path):
     """iterator_hook_program.py: placeholders, an initializable iterator and a hook feeding the arrays in
     after_create_session. Migrated, the input is made in a graph and its session given to the hook: from the
@@ -225,7 +225,7 @@ def test_placeholder_input_initialized_by_a_hook_takes_the_estimators_steps(targ
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_a_canned_estimators_placeholder_input_initialized_by_a_hook_takes_the_estimators_steps(
         target, legacy_python, tmp_path):
     """iterator_hook_program.py --canned: a DNNClassifier fed by the IteratorInitializerHook pattern. Its Keras

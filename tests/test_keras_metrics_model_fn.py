@@ -23,7 +23,7 @@ STEPS = 30
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_keras_metrics_evaluate_as_the_estimators_each_evaluation_from_zero(target, legacy_python, tmp_path):
     estimator_dir = wrapped_reference(legacy_python, PROGRAM, tmp_path / "estimator", STEPS)
     _, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path / "run", STEPS)

@@ -40,7 +40,7 @@ def served(export_base) -> np.ndarray:
     return signature(image=tf.constant((load_digits().data[:20] / 16.0).astype(np.float32)))["logits"].numpy()
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_the_keras_model_in_the_model_fn_takes_the_estimators_steps(estimator_dir, target, tmp_path):
     code, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS,
                                                                 "--export_dir", tmp_path / "export")

@@ -117,7 +117,7 @@ def test_a_module_binding_the_helpers_name_is_refused():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_a_migrated_python_2_program_takes_python_2s_number_of_steps(target, tmp_path):
     # 1000 examples in batches of 32: Python 2's `1000 / 32` is 31 steps an epoch (Python 3's, 31.25)
     program = migrate_file(ROOT / "tests" / "corpus" / "python2_trainer.py", tmp_path / "out", target)

@@ -29,7 +29,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_one_device_replication_takes_the_estimators_steps(estimator_dir, target, tmp_path):
     source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS,
                                                                   "--multi_gpu")

@@ -27,7 +27,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
     return wrapped_reference(legacy_python, PROGRAM, tmp_path_factory.mktemp("estimator") / "model", STEPS)
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_a_recurrent_model_fn_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target, tmp_path):
     source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS)
     assert "tf.estimator" not in source and "wrapped_model_fns.WrappedModelFn(model_fn" in source
@@ -38,7 +38,7 @@ def test_a_recurrent_model_fn_continues_the_estimator_checkpoint_step_for_step(e
     )
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_the_program_spelled_with_tf_contrib_rnn_migrates_step_for_step(estimator_dir, target, tmp_path):
     """TF 1.x code named the cell tf.contrib.rnn.LSTMCell (1.15 re-exported the core cell there; TensorFlow 2.15 has no
     tf.contrib to run that spelling): rewritten to tf.compat.v1.nn.rnn_cell's, it ends at the same model.ckpt-20."""

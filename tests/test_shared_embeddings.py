@@ -35,7 +35,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_shared_table_trains_as_in_the_estimator(estimator_dir, target, tmp_path):
     source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS)
     assert "tf1_feature_columns.shared_embedding_columns([upper, lower], dimension=4)" in source
@@ -47,7 +47,7 @@ def test_shared_table_trains_as_in_the_estimator(estimator_dir, target, tmp_path
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_shared_table_of_a_canned_wide_and_deep_trains_as_in_the_estimator(legacy_python, target, tmp_path):
     estimator_dir = wrapped_reference(legacy_python, CANNED_PROGRAM, tmp_path / "estimator", STEPS, as_tf1=True)
     source, model_dir, results = run_wrapped_from_estimator_start(CANNED_PROGRAM, estimator_dir, target,

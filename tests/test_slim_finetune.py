@@ -31,7 +31,7 @@ def histogram_tags(model_dir) -> set:
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_a_slim_fine_tuning_starts_from_the_pretrained_weights_and_trains_as_the_estimator(target, legacy_python,
                                                                                           tmp_path):
     pretrained = tmp_path / "pretrained" / "model"

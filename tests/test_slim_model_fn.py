@@ -28,7 +28,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
     return wrapped_reference(legacy_python, PROGRAM, tmp_path_factory.mktemp("estimator") / "model", STEPS)
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_a_slim_model_fn_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target, tmp_path):
     source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS)
     assert "tf.estimator" not in source and "wrapped_model_fns.WrappedModelFn(model_fn" in source
@@ -49,7 +49,7 @@ CONTRIB_SPELLINGS = {
 }
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_the_program_spelled_with_tf_contrib_migrates_to_tf_slim_step_for_step(estimator_dir, target, tmp_path):
     """tf.contrib is not in TensorFlow 2.x, so the Estimator reference is the tf_slim program's (the same code):
     the contrib-spelled program, rewritten, continues that reference's model.ckpt-0 and ends at its model.ckpt-20."""
@@ -79,7 +79,7 @@ def layers_estimator_dir(legacy_python, tmp_path_factory):
     return model_dir
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_tf_contrib_layers_batch_norm_and_optimize_loss_migrate_step_for_step(layers_estimator_dir, target, tmp_path):
     """tf.contrib.layers' fully_connected / batch_norm / layer_norm / dropout and optimize_loss (Adam, a decaying rate,
     clipping, summaries), spelled as TF 1.x code did, rewritten to tf_slim: from the Estimator's model.ckpt-0 (of the

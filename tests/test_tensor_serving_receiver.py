@@ -30,7 +30,7 @@ def served(results) -> tuple[list, dict]:
 
 @pytest.mark.slow
 @pytest.mark.legacy
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
 def test_a_tensor_receivers_export_serves_the_estimators_signature(target, legacy_python, tmp_path):
     estimator_dir = wrapped_reference(legacy_python, PROGRAM, tmp_path / "estimator", STEPS, as_tf1=True)
     migrated, _, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path / "run", STEPS)

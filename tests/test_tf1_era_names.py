@@ -34,7 +34,7 @@ def estimator_dir(legacy_python, tmp_path_factory):
     return model_dir
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_tf1_names_keep_their_meaning_step_for_step(estimator_dir, target, tmp_path):
     source, model_dir, results = run_wrapped_from_estimator_start(PROGRAM, estimator_dir, target, tmp_path, STEPS,
                                                                   "--keep_prob", 1.0, "--export_dir", tmp_path / "export")

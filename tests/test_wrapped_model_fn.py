@@ -58,7 +58,7 @@ def _export_outputs(export_base) -> dict:
             for name in signatures}
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["loop"])  # one target: tests/conftest.py, "Targets"
 def test_continues_the_estimator_checkpoint_step_for_step(estimator_dir, target, tmp_path):
     """... and exports what the Estimator exported: the model_fn's export outputs (a predict signature and a
     classification one, the default), fed serialized tf.Examples, serve the Estimator's values."""
