@@ -113,8 +113,9 @@ def test_exact_resume_after_sigkill_ends_bit_identical(tmp_path):
 def test_warm_start_from_an_estimator_directory_as_the_estimator_did(estimator_dir, legacy_python, tmp_path):
     """`Estimator(..., warm_start_from=<the 20-step run's model_dir>)`: a fresh model_dir whose trainable
     variables start from that run's latest checkpoint (a TF1 one, read by name), the rest (Adam's slots and
-    powers, the batch norm's statistics, the global step) from their initializers, trained 10 steps. Migrated, both
-    targets, from an empty model_dir: every variable equals the Estimator's model.ckpt-10 within 1e-5."""
+    powers, the batch norm's statistics, the global step) from their initializers, trained 10 steps. Migrated (one
+    target: tests/conftest.py, "Targets"), from an empty model_dir: every variable equals the Estimator's
+    model.ckpt-10 within 1e-5."""
     import numpy as np
 
     from estimator_migrate.compat.legacy_checkpoint import LegacyCheckpoint
@@ -124,14 +125,13 @@ def test_warm_start_from_an_estimator_directory_as_the_estimator_did(estimator_d
     reference, started = LegacyCheckpoint(reference_dir / "model.ckpt-10"), LegacyCheckpoint(reference_dir / "model.ckpt-0")
     warm = LegacyCheckpoint(estimator_dir / f"model.ckpt-{STEPS}")
     np.testing.assert_array_equal(started.read("encoder/w"), warm.read("encoder/w"))  # warm-started, as it should
-    for target in ("keras", "loop"):
-        migrated = migrate_file(PROGRAM, tmp_path / target / "migrated", target)
-        model_dir = tmp_path / target / "model"
-        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", 10, "--warm_start_from", estimator_dir])
-        variables = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
-        assert set(variables) == set(reference.shapes) and int(variables["global_step"]) == 10
-        for name, value in variables.items():
-            np.testing.assert_allclose(value, reference.read(name), rtol=0, atol=1e-5, err_msg=f"{target}: {name}")
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", "keras")
+    model_dir = tmp_path / "model"
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--max_steps", 10, "--warm_start_from", estimator_dir])
+    variables = tf1_variables_in(tf.train.latest_checkpoint(str(model_dir)))
+    assert set(variables) == set(reference.shapes) and int(variables["global_step"]) == 10
+    for name, value in variables.items():
+        np.testing.assert_allclose(value, reference.read(name), rtol=0, atol=1e-5, err_msg=name)
 
 
 @pytest.fixture(scope="module")
@@ -206,9 +206,9 @@ def test_evaluation_and_prediction_restore_the_moving_averages_as_the_estimators
                                                                                                 tmp_path):
     """ema_eval_program.py trains with an ExponentialMovingAverage and evaluates and predicts through
     `Scaffold(saver=Saver(ema.variables_to_restore()))`: with the averages. The Estimator's predictions are those of
-    the averages in its model.ckpt-30, not of its weights (so the comparison tells them apart). Migrated, both
-    targets, from its model.ckpt-0: the Estimator's model.ckpt-30 (weights and averages) within 1e-5, its evaluation
-    and its predictions."""
+    the averages in its model.ckpt-30, not of its weights (so the comparison tells them apart). Migrated (one target:
+    tests/conftest.py, "Targets"), from its model.ckpt-0: the Estimator's model.ckpt-30 (weights and averages) within
+    1e-5, its evaluation and its predictions."""
     from sklearn.datasets import load_digits
 
     estimator_dir, results = tmp_path / "estimator", tmp_path / "estimator.json"
@@ -221,15 +221,14 @@ def test_evaluation_and_prediction_restore_the_moving_averages_as_the_estimators
     np.testing.assert_allclose(expected["probabilities"], _probabilities(reader, averages, images), atol=1e-5)
     assert np.abs(np.array(expected["probabilities"]) - _probabilities(reader, weights, images)).max() > 1e-3
 
-    for target in ("keras", "loop"):
-        migrated = migrate_file(EMA_PROGRAM, tmp_path / target / "migrated", target)
-        model_dir, migrated_results = estimator_start(estimator_dir, tmp_path / target / "model"), tmp_path / target / "r.json"
-        run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--results", migrated_results])
-        assert_tf1_variables_match(model_dir, estimator_dir / "model.ckpt-30", estimator_dir / "model.ckpt-0", 30,
-                                   ("hidden/kernel", "logits/kernel", "hidden/kernel/ExponentialMovingAverage"), target)
-        got = json.loads(migrated_results.read_text())
-        assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5), target
-        np.testing.assert_allclose(got["probabilities"], expected["probabilities"], atol=1e-5, err_msg=target)
+    migrated = migrate_file(EMA_PROGRAM, tmp_path / "migrated", "loop")
+    model_dir, migrated_results = estimator_start(estimator_dir, tmp_path / "model"), tmp_path / "r.json"
+    run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--results", migrated_results])
+    assert_tf1_variables_match(model_dir, estimator_dir / "model.ckpt-30", estimator_dir / "model.ckpt-0", 30,
+                               ("hidden/kernel", "logits/kernel", "hidden/kernel/ExponentialMovingAverage"), "loop")
+    got = json.loads(migrated_results.read_text())
+    assert got["metrics"] == pytest.approx(expected["metrics"], rel=1e-5)
+    np.testing.assert_allclose(got["probabilities"], expected["probabilities"], atol=1e-5)
 
 
 MIRRORED_PROGRAM = ROOT / "tests" / "legacy" / "mirrored_model_fn_program.py"
