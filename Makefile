@@ -35,7 +35,7 @@ demo: env
 	$(VENV)/bin/python -m migrate.demo
 
 test: env
-	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup --durations=40 tests
+	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup --durations=60 tests
 
 test-fast: env-modern
 	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup -m "not slow and not legacy" tests
