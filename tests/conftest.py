@@ -2,11 +2,12 @@
 
 Targets. `migrate rewrite` has two targets (keras: fit + BackupAndRestore; loop: a tf.function step +
 CheckpointManager) around the same compat models, losses, inputs and exports. A test whose subject is the driver
-(resuming after a kill, checkpoint and evaluation cadence, what hooks and listeners see, stopping) runs on both
-targets. A test whose subject is what the targets share (a model_fn's shape, a head, an input, an export, a
-project's layout) runs on one, and a module's such tests alternate between them: each subject is proved once and
-each target meets every kind of subject, for half the processes (on a 2-core machine every migrated run costs
-about ten seconds of imports alone).
+(checkpoint and evaluation cadence, what hooks and listeners see, stopping; resuming after kills in the
+end-to-end, exact-resume and Ray tests) runs on both targets. A test whose subject is what the targets share (a
+model_fn's shape, a head, an input, an export, a project's layout, one program's restart after a SIGKILL) runs on
+one, and a module's such tests alternate between them: each subject is proved once and each target meets every
+kind of subject, for half the processes (on a 2-core machine every migrated run costs about ten seconds of imports
+alone).
 """
 
 from __future__ import annotations

@@ -166,11 +166,13 @@ def _killed_at_random(command: list, state_dir: Path, rng: random.Random) -> str
         process.wait()
 
 
-@pytest.mark.parametrize("target", ["keras", "loop"])
+@pytest.mark.parametrize("target", ["keras"])
 def test_exact_migration_survives_a_kill_storm(target, tmp_path):
     """The seeded program (tf_random_seed only), migrated with --exact: killed 8 times at random moments
     (half of them as a save starts; those that land inside it leave it unfinished) and run again each time,
-    it ends bit-identical to an uninterrupted run."""
+    it ends bit-identical to an uninterrupted run. The keras target's backups are this project's own writes
+    (compat.exact); the loop target's exact resume is proved here under SIGTERM and through a later epoch's
+    shuffle, and its saves are CheckpointManager's (kills mid-save: tests/test_crash_safety.py's fallback)."""
     program = migrated(tmp_path, target, exact=True)
     steps = ["--max_steps", STORM_STEPS]
     train(program, tmp_path / "uninterrupted", *steps)
