@@ -76,7 +76,7 @@ LONGEST_GROUPS = ("ray_train", "tutorials", "ray_tune", "project_migration", "mo
 
 def _schedule_rank(item) -> tuple:
     group = item.get_closest_marker("xdist_group")
-    name = group.args[0] if group and group.args else group.kwargs.get("name") if group else None
+    name = group.args[0] if group else None
     if name in LONGEST_GROUPS:
         return (0, LONGEST_GROUPS.index(name))
     if item.get_closest_marker("slow") or item.get_closest_marker("legacy"):
@@ -88,6 +88,11 @@ def pytest_collection_modifyitems(config, items):
     """Longest groups first, then the other end-to-end tests, then the unit tests (a stable sort: each module's
     own order stays)."""
     items.sort(key=_schedule_rank)
+
+
+def alternating_targets(names) -> list[tuple[str, str]]:
+    """(name, target) for each of `names`, sorted, the targets taking turns (module docstring, "Targets")."""
+    return [(name, ("keras", "loop")[index % 2]) for index, name in enumerate(sorted(names))]
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import MIGRATE, MODERN_PYTHON, ROOT, listed_checkpoint_steps, run, sigkill_after_save
+from tests.conftest import (
+    MIGRATE,
+    MODERN_PYTHON,
+    ROOT,
+    alternating_targets,
+    listed_checkpoint_steps,
+    run,
+    sigkill_after_save,
+)
 
 # On one xdist worker (--dist loadgroup): the module's reference runs (module fixtures) are made once.
 pytestmark = [pytest.mark.slow, pytest.mark.legacy, pytest.mark.xdist_group("project_migration")]
@@ -109,9 +117,7 @@ def _migrate(name: str, out, target: str = "keras") -> None:
     assert summary["manual"] == 0 and summary["migrated"] == PROJECTS[name].migrated, summary
 
 
-@pytest.mark.parametrize(("name", "target"), [(name, ("keras", "loop")[index % 2])  # one target each: tests/conftest.py
-                                               for index, name in enumerate(sorted(PROJECTS))],
-                         ids=lambda value: value)
+@pytest.mark.parametrize(("name", "target"), alternating_targets(PROJECTS), ids=lambda value: value)
 def test_migrated_project_trains_and_resumes_as_the_estimator(name, target, estimator_results, tmp_path):
     project = PROJECTS[name]
     migrated = tmp_path / "project"

@@ -24,6 +24,7 @@ from migrate.demo import checkpoint_step
 from tests.conftest import (
     MODERN_PYTHON,
     QUIET_TF,
+    alternating_targets,
     assert_matches_estimator_checkpoint,
     assert_weights_match_tf1,
     import_program,
@@ -53,9 +54,7 @@ def estimator_runs(legacy_python, tmp_path_factory):
     return runs
 
 
-@pytest.mark.parametrize(("name", "target"), [(name, ("keras", "loop")[index % 2])  # one target each: tests/conftest.py
-                                               for index, name in enumerate(sorted(PROGRAMS))],
-                         ids=lambda value: value)
+@pytest.mark.parametrize(("name", "target"), alternating_targets(PROGRAMS), ids=lambda value: value)
 def test_migrated_program_takes_the_distributed_estimators_steps(name, target, estimator_runs, tmp_path):
     program, estimator_dir, estimator_metrics = estimator_runs[name]
     migrated_metrics = tmp_path / "migrated.json"
