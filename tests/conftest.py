@@ -84,9 +84,13 @@ def _schedule_rank(item) -> tuple:
     return (2, 0)
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by the marks
 def pytest_collection_modifyitems(config, items):
-    """Longest groups first, then the other end-to-end tests, then the unit tests (a stable sort: each module's
-    own order stays)."""
+    """A test using the legacy environment is marked `legacy` (`make test-fast` has none); then longest groups
+    first, the other end-to-end tests, the unit tests (a stable sort: each module's own order stays)."""
+    for item in items:
+        if "legacy_python" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("legacy"):
+            item.add_marker(pytest.mark.legacy)
     items.sort(key=_schedule_rank)
 
 
