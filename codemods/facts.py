@@ -169,6 +169,8 @@ class HookFacts:
     problems: list[str]
     step_attributes: frozenset[str] = frozenset()  # hook_facts.HookAnalysis
     fetches_step: bool = False  # hook_facts.HookAnalysis
+    own_attributes: frozenset[str] = frozenset()  # hook_facts.HookAnalysis
+    file_writers: frozenset[int] = frozenset()  # hook_facts.HookAnalysis
 
 
 @dataclass
@@ -297,6 +299,10 @@ class ProgramFacts:
     specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
     # SessionRunHook classes also named where no estimator's hooks list is followed (they stay hooks)
     hooks_used_elsewhere: set[str] = field(default_factory=set)
+    # SessionRunHook classes a function of the module builds and returns (`return HookClass(...)`: a library's hook
+    # factory, recommenders' evaluation_log_hook). Its callers are not followed, but in TensorFlow >= 2.16 only a
+    # migrated estimator's train runs such a hook: a callback there (one error in TF1 graph code's MonitoredSession).
+    hooks_returned: set[str] = field(default_factory=set)
     functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)  # every def, by name
     # ids of numpy_input_fn calls whose input_fn the program calls itself (`fn = numpy_input_fn(...)`, then
     # `features, labels = fn()`, or `numpy_input_fn(...)()`: True): they must keep returning tensors, not a
@@ -508,7 +514,8 @@ class _Collector(cst.CSTVisitor):
         ):
             analysis = analyze_hook(node, self.resolver)
             self.facts.hooks[node.name.value] = HookFacts(
-                node.name.value, node, analysis.problems, analysis.step_attributes, analysis.fetches_step
+                node.name.value, node, analysis.problems, analysis.step_attributes, analysis.fetches_step,
+                analysis.own_attributes, analysis.file_writers,
             )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
@@ -562,6 +569,7 @@ class _UseChecker(cst.CSTVisitor):
         self.resolver = resolver
         self.lists = lists  # list variables: used only as hooks= (and assigned once) they are hook lists
         self.hook_references: dict[str, list[cst.Name]] = {}  # SessionRunHook class -> every use of its name
+        self.returned_hooks: set[int] = set()  # ids of those names in `return HookClass(...)`
         self.instance_uses: dict[str, list[cst.Name]] = {}  # hook instance variable -> every use of its name
         self.instance_attributes: set[int] = set()  # ids of those uses reading one of its own attributes
         self.allowed: set[int] = set()  # ids of Name nodes whose use is understood
@@ -646,6 +654,11 @@ class _UseChecker(cst.CSTVisitor):
             estimator.config = run_config_facts(config, None)
         elif config is not None:  # a factory's or `.replace(...)`'s config: its settings are known when it runs
             estimator.problems.append(RunTimeChecked("config= is not a RunConfig this module builds"))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name) \
+                and node.value.func.value in self.facts.hooks:
+            self.returned_hooks.add(id(node.value.func))
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.facts.hooks and node is not self.facts.hooks[node.value].node.name:
@@ -757,6 +770,9 @@ def collect_facts(
         estimator.problems = list(dict.fromkeys(estimator.problems))  # one TODO per reason
     followed = {reference for estimator in facts.estimators.values() for reference in estimator.hook_references}
     followed |= {id(hook.func) for loop in facts.sessions.values() if isinstance(loop, MonitoredLoop) for hook in loop.custom_hooks}
+    facts.hooks_returned = {name for name, references in checker.hook_references.items()
+                            if any(id(r) in checker.returned_hooks for r in references)}
+    followed |= checker.returned_hooks
     facts.hooks_used_elsewhere = {
         name for name, references in checker.hook_references.items() if any(id(r) not in followed for r in references)
     }

@@ -50,12 +50,19 @@ BUILTIN_HOOKS.update({f"{namespace}.{name}": name for namespace in ("estimator.e
 EARLY_STOPPING_APIS = tuple(path for path, callback in BUILTIN_HOOKS.items() if callback in EARLY_STOPPING_HOOKS)
 
 
-# Attributes a Keras callback is given by fit and the migrated loop (Callback.set_model, set_params): a hook's
-# own attribute of that name would be replaced by them.
+# Attributes a Keras callback is given by fit and the migrated loop (Callback.set_model, set_params): a hook
+# keeping its own attribute of that name (recommenders' `self.model = estimator`) keeps it, and its callback takes
+# Keras's under the other name (its set_model / set_params overridden; the migrated code reads that name).
 CALLBACK_ATTRIBUTES = {"model": "set_model", "params": "set_params"}
+KERAS_ATTRIBUTES = {"model": "keras_model", "params": "keras_params"}
 SESSION_RUN_ARGS_APIS = ("train.SessionRunArgs", "estimator.SessionRunArgs")
 # Where a converted hook keeps what its before_run fetched, for after_run's `run_values.results`
 FETCHED_ATTRIBUTE = "_session_run_results"
+# TF1's summary writers, which raise when made eagerly (as a callback runs) -> compat.estimator_hooks's, writing the
+# same Summary protos with TensorFlow 2's writer; FileWriter's graph arguments have no eager meaning.
+FILE_WRITERS = {"summary.FileWriterCache.get": "estimator_hooks.cached_file_writer",
+                "summary.FileWriter": "estimator_hooks.FileWriter"}
+_FILE_WRITER_PARAMS = ("logdir", "graph", "max_queue", "flush_secs", "graph_def", "filename_suffix", "session")
 
 
 @dataclass(frozen=True)
@@ -66,24 +73,30 @@ class HookAnalysis:
     problems: list[str]
     step_attributes: frozenset[str] = frozenset()
     fetches_step: bool = False  # its fetches name the step themselves (`SessionRunArgs(tf.train.get_global_step())`)
+    own_attributes: frozenset[str] = frozenset()  # the CALLBACK_ATTRIBUTES it keeps for itself
+    file_writers: frozenset[int] = frozenset()  # ids of its FILE_WRITERS calls
 
 
 def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
     """Whether a SessionRunHook subclass can become a Keras callback (see HookAnalysis)."""
     assigned = _assigned_self_attributes(node)
+    own = frozenset(name for name in assigned if name in CALLBACK_ATTRIBUTES)
     problems = [
-        f"sets self.{name}, which a Keras callback is given by fit (Callback.{CALLBACK_ATTRIBUTES[name]}): rename the "
-        "hook's attribute, then migrate again"
-        for name in sorted(assigned) if name in CALLBACK_ATTRIBUTES
+        f"sets self.{name} and self.{KERAS_ATTRIBUTES[name]}: its callback would keep Keras's "
+        f"Callback.{CALLBACK_ATTRIBUTES[name]} argument in the second; rename it, then migrate again"
+        for name in sorted(own) if KERAS_ATTRIBUTES[name] in assigned
     ]
     if FETCHED_ATTRIBUTE in assigned:
         problems.append(f"sets self.{FETCHED_ATTRIBUTE}, the attribute its callback would keep its fetches in")
+    writers = [call for call in m.findall(node, m.Call())
+               if (api := resolver.call_api(call)) is not None and api.path in FILE_WRITERS]
+    problems += _file_writer_problems(writers)
     steps = _global_step_attributes(node, assigned, resolver)
     reader = _StepFetches(steps, resolver)
-    reader.before_run_fetches = any(
-        isinstance(statement, cst.FunctionDef) and statement.name.value == "before_run" and reader.returns_steps(statement)
-        for statement in node.body.body
-    )
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "before_run":
+            reader.locals = fetch_locals(statement)
+            reader.before_run_fetches = reader.returns_steps(statement)
     for statement in node.body.body:
         if not isinstance(statement, cst.FunctionDef):
             continue
@@ -104,7 +117,16 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
     problems = reader.other_step_uses(node)
     if problems:
         return HookAnalysis(problems)
-    return HookAnalysis(problems, frozenset(steps), reader.step_calls_fetched)
+    return HookAnalysis(problems, frozenset(steps), reader.step_calls_fetched, own, frozenset(map(id, writers)))
+
+
+def _file_writer_problems(writers: list[cst.Call]) -> list[str]:
+    problems = []
+    for call in writers:
+        arguments, unknown = call_arguments(call, _FILE_WRITER_PARAMS)
+        problems += unknown + [f"FileWriter({key}=...): a callback runs eagerly, with no graph or session to write"
+                               for key in ("graph", "graph_def", "session") if key in arguments and not is_none(arguments[key])]
+    return problems
 
 
 def _after_create_session_problems(method: cst.FunctionDef, hook: cst.ClassDef) -> list[str]:
@@ -176,6 +198,33 @@ def _step_fetch(node, steps, resolver) -> bool:
     return False
 
 
+def fetch_locals(before_run: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """before_run's local names assigned once (`requests = {"global_step": self._step}`) and otherwise only given
+    to `SessionRunArgs(<name>)` as its fetches: name -> the value assigned."""
+    assigned: dict[str, list] = {}
+    uses: dict[str, int] = {}
+    given: dict[str, int] = {}
+
+    class Collect(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    assigned.setdefault(target.target.value, []).append(node.value if len(node.targets) == 1 else None)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if len(node.args) == 1 and isinstance(node.args[0].value, cst.Name):
+                name = node.args[0].value.value
+                func = node.func.attr if isinstance(node.func, cst.Attribute) else node.func
+                given[name] = given.get(name, 0) + (isinstance(func, cst.Name) and func.value == "SessionRunArgs")
+
+        def visit_Name(self, node: cst.Name) -> None:
+            uses[node.value] = uses.get(node.value, 0) + 1
+
+    fast_visit(before_run.body, Collect())
+    return {name: values[0] for name, values in assigned.items()
+            if len(values) == 1 and values[0] is not None and given.get(name) and uses[name] == 1 + given[name]}
+
+
 def session_run_args_fetches(call: cst.Call) -> cst.BaseExpression | None:
     """The fetches of `SessionRunArgs(fetches)` (positional or `fetches=`), when it is given nothing else."""
     if len(call.args) != 1 or call.args[0].star or (call.args[0].keyword and call.args[0].keyword.value != "fetches"):
@@ -191,6 +240,7 @@ class _StepFetches:
         self.steps, self.resolver = steps, resolver
         self.fetching: set[int] = set()  # ids of the self.<step> nodes inside carried-over fetches
         self.before_run_fetches = False  # before_run returns SessionRunArgs of the global step
+        self.locals: dict[str, cst.BaseExpression] = {}  # before_run's fetch_locals
         self.step_calls_fetched = False  # some fetch calls get_global_step() itself
 
     def fetches(self, node) -> bool:
@@ -206,6 +256,8 @@ class _StepFetches:
         """Whether `value` is `SessionRunArgs(<global step fetches>)`."""
         api = self.resolver.call_api(value) if isinstance(value, cst.Call) else None
         fetches = session_run_args_fetches(value) if api is not None and api.path in SESSION_RUN_ARGS_APIS else None
+        if isinstance(fetches, cst.Name) and fetches.value in self.locals:
+            fetches = self.locals[fetches.value]
         return fetches is not None and self.fetches(fetches)
 
     def returns_steps(self, before_run: cst.FunctionDef) -> bool:

@@ -300,3 +300,42 @@ def fetched(fetches, after_the_step: bool = False):
     step (one more), as TensorFlow 1.x's fetched it (a ref variable's buffer, which the step's increment updated
     before the session returned it)."""
     return tf.nest.map_structure(lambda variable: variable.numpy() + int(after_the_step), fetches)
+
+
+class FileWriter:
+    """TF1's `tf.compat.v1.summary.FileWriter(logdir)` in a hook become a callback, which runs eagerly (where TF1's
+    raises): the same `add_summary(summary, global_step)` of Summary protos (or their serialized bytes), `flush`,
+    `close` and `get_logdir`, written to an events file in logdir by TensorFlow 2's summary writer. The events
+    carry the same tags, values and steps; TF1's writer also wrote its graph, which an eager callback has not."""
+
+    def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
+        self._logdir = logdir
+        self._writer = tf.summary.create_file_writer(
+            logdir, max_queue=max_queue, flush_millis=int(flush_secs * 1000), filename_suffix=filename_suffix)
+
+    def get_logdir(self):
+        return self._logdir
+
+    def add_summary(self, summary, global_step=None):
+        serialized = summary if isinstance(summary, bytes) else summary.SerializeToString()
+        # always, as TF1's writer wrote: not only at the steps the training records its own summaries
+        with self._writer.as_default(), tf.summary.record_if(True):
+            tf.summary.experimental.write_raw_pb(serialized, step=0 if global_step is None else int(global_step))
+
+    def flush(self):
+        self._writer.flush()
+
+    def close(self):
+        self._writer.close()
+
+
+_FILE_WRITERS: dict[str, FileWriter] = {}
+
+
+def cached_file_writer(logdir) -> FileWriter:
+    """`tf.compat.v1.summary.FileWriterCache.get(logdir)` in a hook become a callback: one FileWriter per
+    directory, shared by every caller, as TF1's cache shared it."""
+    key = os.path.normpath(os.fspath(logdir))
+    if key not in _FILE_WRITERS:
+        _FILE_WRITERS[key] = FileWriter(logdir)
+    return _FILE_WRITERS[key]

@@ -10,7 +10,9 @@ Both estimators (--canned: a LinearClassifier; a custom model_fn), both targets,
 the final weights are the Estimator's within 1e-5, and each evaluation of a checkpoint gives the Estimator's loss
 and predictions for it. A second hook, acting every 4 steps by a SecondOrStepTimer on the global step it fetches, acts
 at the Estimator's steps (TensorFlow 1.x fetched the step after the step), its after_create_session() (a timer reset)
-run after its begin() as there."""
+run after its begin() as there. The evaluating hook keeps its estimator as `self.model` (its callback takes Keras's
+model as `keras_model`) and writes each loss as a summary through TF1's FileWriterCache, which the callback does
+eagerly (compat.estimator_hooks.FileWriter): the same steps and values in model_dir's events."""
 
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ def test_a_hook_evaluating_its_estimator_leaves_the_training_as_it_was(canned, t
     run([legacy_python, AS_TF1, PROGRAM, "--model_dir", estimator_dir, "--results", expected_file, *flags])
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     assert "class EvalHook(tf_keras.callbacks.Callback)" in migrated.read_text()
+    assert "self.keras_model = model" in migrated.read_text()  # its own self.model stays its estimator
     model_dir = estimator_start(estimator_dir, tmp_path / "model")
     run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--results", got_file, *flags])
 
@@ -53,6 +56,23 @@ def test_a_hook_evaluating_its_estimator_leaves_the_training_as_it_was(canned, t
         assert len(logits) == 40
         # logits sum 64 weights (each within 1e-5) times pixels: 1.4e-5 apart measured; 1e-4 as for served logits
         np.testing.assert_allclose(got_runs[step][1], logits, rtol=0, atol=1e-4, err_msg=str(step))
+    # the hook's summaries of those losses (at steps 7, 14, 21, 28: of the checkpoints 0, 10, 20, 20), written by
+    # TF1's FileWriterCache there (eagerly: compat.estimator_hooks.FileWriter)
+    expected_summaries, got_summaries = _hook_summaries(estimator_dir), _hook_summaries(model_dir)
+    assert [step for step, _ in expected_summaries] == [7, 14, 21, 28]
+    assert [step for step, _ in got_summaries] == [7, 14, 21, 28]
+    np.testing.assert_allclose([v for _, v in got_summaries], [v for _, v in expected_summaries], rtol=1e-5)
+    np.testing.assert_allclose([v for _, v in got_summaries], [got_runs[s][0] for s in (0, 10, 20, 20)], rtol=1e-6)
+
+
+def _hook_summaries(model_dir) -> list[tuple[int, float]]:
+    """(step, value) of the `hook_eval_loss` summaries in model_dir's events files, by step."""
+    import tensorflow as tf
+
+    found = [(event.step, value.simple_value) for path in model_dir.glob("events.out.tfevents.*")
+             for event in tf.compat.v1.train.summary_iterator(str(path))
+             for value in event.summary.value if value.tag == "hook_eval_loss"]
+    return sorted(found)
 
 
 def test_predict_from_a_hook_reads_the_latest_checkpoint_and_leaves_the_training_alone(tmp_path):

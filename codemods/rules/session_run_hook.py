@@ -19,7 +19,15 @@ TODO.
 
 import libcst as cst
 
-from codemods.hook_facts import FETCHED_ATTRIBUTE, HOOK_BASE_APIS, HOOK_METHODS, session_run_args_fetches
+from codemods.hook_facts import (
+    CALLBACK_ATTRIBUTES,
+    FETCHED_ATTRIBUTE,
+    FILE_WRITERS,
+    HOOK_BASE_APIS,
+    HOOK_METHODS,
+    KERAS_ATTRIBUTES,
+    session_run_args_fetches,
+)
 from codemods.registry import Rule, register
 from codemods.syntax import is_none
 from codemods.templates import source
@@ -38,10 +46,11 @@ def _params(keras_method: str) -> cst.Parameters:
 
 
 class _RequestStop(cst.CSTTransformer):
-    """`<run_context>.request_stop()` as a statement -> `self.model.stop_training = True`."""
+    """`<run_context>.request_stop()` as a statement -> `self.model.stop_training = True` (`keras_model`: where the
+    callback keeps Keras's model)."""
 
-    def __init__(self, run_context: str):
-        self.run_context = run_context
+    def __init__(self, run_context: str, keras_model: str):
+        self.run_context, self.keras_model = run_context, keras_model
 
     def leave_SimpleStatementLine(self, original, updated):
         body = []
@@ -54,7 +63,7 @@ class _RequestStop(cst.CSTTransformer):
                 and call.func.value.value == self.run_context
                 and call.func.attr.value == "request_stop"
             ):
-                small = cst.parse_statement("self.model.stop_training = True").body[0]
+                small = cst.parse_statement(f"{self.keras_model}.stop_training = True").body[0]
             body.append(small)
         return updated.with_changes(body=body)
 
@@ -116,25 +125,40 @@ class SessionRunHookRule(Rule):
         fetches_step = bool(hook.step_attributes) or hook.fetches_step
         if fetches_step:
             ctx.need_compat("estimator_hooks")
-        body = [self._method(statement, hook.step_attributes, fetches_step, ctx.resolver.tf1_program)
+        keras_model = f"self.{KERAS_ATTRIBUTES['model']}" if "model" in hook.own_attributes else "self.model"
+        body = [self._method(statement, hook.step_attributes, fetches_step, ctx.resolver.tf1_program, keras_model)
                 for statement in _after_create_session_in_begin(updated.body.body)]
-        ctx.record(original, self.rule_id, True, f"SessionRunHook {hook.name} -> tf_keras.callbacks.Callback")
+        body += [_keeping_keras_attribute(name) for name in sorted(hook.own_attributes)]
+        returned = (" (a function of the module returns it: give it to a migrated estimator's train(hooks=...); TF1 "
+                    "graph code's MonitoredSession takes SessionRunHooks only)") if hook.name in ctx.facts.hooks_returned else ""
+        ctx.record(original, self.rule_id, True, f"SessionRunHook {hook.name} -> tf_keras.callbacks.Callback{returned}")
         return updated.with_changes(bases=bases, body=updated.body.with_changes(body=body))
 
     @staticmethod
-    def _method(statement, steps: frozenset[str], fetches_step: bool, tf1_program: bool):
+    def _method(statement, steps: frozenset[str], fetches_step: bool, tf1_program: bool, keras_model: str):
         if not isinstance(statement, cst.FunctionDef) or statement.name.value not in HOOK_METHODS:
             return statement
         keras_method, _ = HOOK_METHODS[statement.name.value]
         hook_params = [p.name.value for p in statement.params.params][1:]
         body = statement.body.visit(_WithoutParameterDeletes(hook_params))
         if statement.name.value in ("before_run", "after_run"):
-            body = body.visit(_RequestStop(hook_params[0]))
+            body = body.visit(_RequestStop(hook_params[0], keras_model))
         if fetches_step:
-            body = body.visit(_GlobalStepFetches(statement.name.value, hook_params, steps, tf1_program))
+            body = body.visit(_GlobalStepFetches(statement.name.value, hook_params, steps, tf1_program, keras_model))
             if statement.name.value == "before_run":
                 body = _fetches_kept_on_every_path(body)
         return statement.with_changes(name=cst.Name(keras_method), params=_params(keras_method), body=body)
+
+
+def _keeping_keras_attribute(name: str) -> cst.FunctionDef:
+    """`set_model` / `set_params` of a callback whose hook keeps `self.model` / `self.params` for itself: Keras's
+    argument goes to the other attribute (hook_facts.KERAS_ATTRIBUTES)."""
+    setter, argument = CALLBACK_ATTRIBUTES[name], name
+    return cst.parse_statement(
+        f"def {setter}(self, {argument}):\n"
+        f"    # self.{name} is the hook's own; fit gives Keras's {argument} here\n"
+        f"    self.{KERAS_ATTRIBUTES[name]} = {argument}\n"
+    ).with_changes(leading_lines=[cst.EmptyLine(indent=False)])
 
 
 def _after_create_session_in_begin(statements) -> list:
@@ -186,14 +210,15 @@ class _GlobalStepFetches(cst.CSTTransformer):
     after_run's `run_context.session.run` and end()'s `session.run` evaluated as compat.estimator_hooks.fetched.
     `tf1_program`: before_run's fetches are read as TensorFlow 1.x gave them, after the step."""
 
-    def __init__(self, method: str, params: list[str], steps: frozenset[str], tf1_program: bool):
+    def __init__(self, method: str, params: list[str], steps: frozenset[str], tf1_program: bool, keras_model: str):
         self.method, self.params, self.steps, self.tf1_program = method, params, steps, tf1_program
+        self.step_counter = f"{keras_model}.optimizer.iterations"
 
     def leave_Assign(self, original, updated):
         target = updated.targets[0].target if len(updated.targets) == 1 else None
         if (self.method == "begin" and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                 and target.value.value == "self" and target.attr.value in self.steps and not is_none(updated.value)):
-            return updated.with_changes(value=cst.parse_expression("self.model.optimizer.iterations"))
+            return updated.with_changes(value=cst.parse_expression(self.step_counter))
         return updated
 
     def leave_SimpleStatementLine(self, original, updated):
@@ -224,7 +249,7 @@ class _GlobalStepFetches(cst.CSTTransformer):
             return _fetched(updated.args[0].value)  # (read after the step: the step counter's new value)
         if self.method in ("before_run", "after_run", "end") and not updated.args and isinstance(func, cst.Attribute) \
                 and func.attr.value in _STEP_READERS:
-            return cst.parse_expression("self.model.optimizer.iterations")  # a fetch of the step (hook_facts)
+            return cst.parse_expression(self.step_counter)  # a fetch of the step (hook_facts)
         return updated
 
 
@@ -266,3 +291,21 @@ def _fetches_kept_on_every_path(body: cst.IndentedBlock) -> cst.IndentedBlock:
 def _is_line(statement, kind) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
         isinstance(statement.body[0], kind)
+
+
+@register
+class CallbackFileWritersRule(Rule):
+    """TF1's `summary.FileWriterCache.get(logdir)` / `summary.FileWriter(logdir)` in a hook becoming a callback ->
+    compat.estimator_hooks's writers: TF1's raise when made eagerly, as a callback runs; these write the same
+    Summary protos (add_summary, flush, close) with TensorFlow 2's summary writer."""
+
+    rule_id = "session-run-hook"
+    node_types = (cst.Call,)
+
+    def leave(self, original: cst.Call, updated: cst.Call, ctx):
+        if not any(id(original) in hook.file_writers and not hook.problems and not ctx.facts.hook_blocked_by(hook.name)
+                   for hook in ctx.facts.hooks.values()):
+            return updated
+        api = ctx.resolver.call_api(original)
+        ctx.need_compat("estimator_hooks")
+        return updated.with_changes(func=cst.parse_expression(FILE_WRITERS[api.path]))

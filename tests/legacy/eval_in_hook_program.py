@@ -1,7 +1,8 @@
 """An Estimator evaluated by one of its training hooks every 7 steps (recommenders' and tutorials' "evaluation
 hook": the hook keeps the estimator and calls its evaluate() and predict() from after_run), written as TF 1.x
 programs did: the hook fetches the global step and evaluates when it is a multiple of 7, then predicts 40 examples
-(more than a batch: the generator restores the checkpoint again for its second). Estimator's evaluate and predict
+(more than a batch: the generator restores the checkpoint again for its second) and writes the evaluation's loss to
+model_dir's events as a summary. Estimator's evaluate and predict
 read the latest checkpoint in a graph of their own; the training went on untouched.
 
 A LinearClassifier (--canned) or a custom model_fn (a dense layer, Adam) on digits; checkpoints at step 0 and
@@ -20,25 +21,38 @@ from sklearn.datasets import load_digits
 
 
 class EvalHook(tf.train.SessionRunHook):
-    def __init__(self, estimator, input_fn, every_n_steps, evaluations):
-        self.estimator = estimator
+    """recommenders' shape: the estimator kept as `self.model` (the name a Keras callback is given its model by), the
+    step fetched through a local dict, each evaluation's loss written as a summary by TF1's FileWriterCache."""
+
+    def __init__(self, estimator, input_fn, every_n_steps, evaluations, model_dir):
+        self.model = estimator
         self.input_fn = input_fn
         self.every_n_steps = every_n_steps
         self.evaluations = evaluations
+        self.model_dir = model_dir
+        self.summary_writer = None
 
     def begin(self):
+        self.summary_writer = tf.summary.FileWriterCache.get(self.model_dir)
         self._global_step = tf.train.get_or_create_global_step()
 
     def before_run(self, run_context):
-        return tf.train.SessionRunArgs(self._global_step)
+        requests = {"global_step": self._global_step}
+        return tf.train.SessionRunArgs(requests)
 
     def after_run(self, run_context, run_values):
-        if run_values.results > 0 and run_values.results % self.every_n_steps == 0:
-            metrics = self.estimator.evaluate(input_fn=self.input_fn, steps=3)
-            predictions = self.estimator.predict(input_fn=self.input_fn)
+        step = run_values.results["global_step"]
+        if step > 0 and step % self.every_n_steps == 0:
+            metrics = self.model.evaluate(input_fn=self.input_fn, steps=3)
+            predictions = self.model.predict(input_fn=self.input_fn)
             first = [prediction["logits"].tolist() for prediction in itertools.islice(predictions, 40)]
             predictions.close()
             self.evaluations.append([int(metrics["global_step"]), float(metrics["loss"]), first])
+            summary = tf.Summary(value=[tf.Summary.Value(tag="hook_eval_loss", simple_value=metrics["loss"])])
+            self.summary_writer.add_summary(summary, step)
+
+    def end(self, session):
+        self.summary_writer.flush()
 
 
 class StepTimerHook(tf.train.SessionRunHook):
@@ -108,7 +122,8 @@ def main():
         estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=config)
     evaluations, triggers = [], []
     estimator.train(input_fn=input_fn, steps=30,
-                    hooks=[EvalHook(estimator, input_fn, 7, evaluations), StepTimerHook(4, triggers)])
+                    hooks=[EvalHook(estimator, input_fn, 7, evaluations, args.model_dir),
+                           StepTimerHook(4, triggers)])
     weights = "linear/linear_model/pixels/weights" if args.canned else "logits/kernel"
     with open(args.results, "w") as out:
         json.dump({"evaluations": evaluations, "triggers": triggers,
