@@ -50,7 +50,7 @@ from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
 from codemods.project_facts import ProjectFacts, module_facts
-from codemods.runtime_tier import RUNCONFIG_PARAMS, RunTimeChecked, RuntimeTier
+from codemods.runtime_tier import RUNCONFIG_PARAMS, RunTimeChecked, RuntimeTier, tpu_name
 from codemods.runtime_tier import analyze as analyze_runtime_tier
 from codemods.saver_loops import SaverLoop, analyze_saver_session, tf_session_call
 from codemods.syntax import (
@@ -303,6 +303,9 @@ class ProgramFacts:
     # factory, recommenders' evaluation_log_hook). Its callers are not followed, but in TensorFlow >= 2.16 only a
     # migrated estimator's train runs such a hook: a callback there (one error in TF1 graph code's MonitoredSession).
     hooks_returned: set[str] = field(default_factory=set)
+    # SessionRunHook classes built into an EstimatorSpec's training_hooks (a list there, or a list variable the
+    # model_fn appends them to, as efficientdet's): a wrapped model_fn's spec takes a callback there
+    spec_training_hooks: set[str] = field(default_factory=set)
     functions: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)  # every def, by name
     # ids of numpy_input_fn calls whose input_fn the program calls itself (`fn = numpy_input_fn(...)`, then
     # `features, labels = fn()`, or `numpy_input_fn(...)()`: True): they must keep returning tensors, not a
@@ -377,6 +380,8 @@ class ProgramFacts:
             for e in self.estimators.values()
             if hook in e.hook_classes and not e.migratable and not e.runtime
         ]
+        if hook in self.spec_training_hooks and self.runtime.blocked_by:
+            users.append("the EstimatorSpec of a model_fn whose estimator stays TF1")
         return users + (["code the rewrite does not follow"] if hook in self.hooks_used_elsewhere else [])
 
     @functools.cached_property
@@ -716,6 +721,42 @@ class _ModelCalls(cst.CSTVisitor):
             self.calls.append(node)
 
 
+def _spec_training_hook_names(module: cst.Module, resolver: ApiResolver, hooks: set[str]) -> list[cst.Name]:
+    """The hook class names called in an EstimatorSpec's `training_hooks=[...]`, or in a function whose spec is
+    given a list variable, in what that function puts in it (`v = [...]`, `v.append(...)`, `v.extend([...])`,
+    `v += [...]`)."""
+    if not hooks:
+        return []
+    found = []
+    for function in m.findall(module, m.FunctionDef()):
+        for call in m.findall(function, m.Call()):
+            api = resolver.call_api(call)
+            if api is None or (api.path != "estimator.EstimatorSpec" and tpu_name(api.path) != "TPUEstimatorSpec"):
+                continue
+            given = next((arg.value for arg in call.args if arg.keyword and arg.keyword.value == "training_hooks"), None)
+            if isinstance(given, cst.List):
+                places = [given]
+            elif isinstance(given, cst.Name):
+                places = _list_contents(function, given.value)
+            else:
+                continue
+            found += [node.func for place in places for node in m.findall(place, m.Call(func=m.Name()))
+                      if node.func.value in hooks]
+    return found
+
+
+def _list_contents(function: cst.FunctionDef, variable: str) -> list[cst.CSTNode]:
+    """What `function` puts in its list `variable`: the values assigned or added, the arguments appended."""
+    places = []
+    for node in m.findall(function, m.Assign(targets=[m.AssignTarget(target=m.Name(variable))])
+                          | m.AugAssign(target=m.Name(variable))):
+        places.append(node.value)
+    for call in m.findall(function, m.Call(func=m.Attribute(value=m.Name(variable),
+                                                            attr=m.Name("append") | m.Name("extend")))):
+        places += [arg.value for arg in call.args]
+    return places
+
+
 def collect_facts(
     module: cst.Module,
     resolver: ApiResolver,
@@ -773,6 +814,9 @@ def collect_facts(
     facts.hooks_returned = {name for name, references in checker.hook_references.items()
                             if any(id(r) in checker.returned_hooks for r in references)}
     followed |= checker.returned_hooks
+    in_specs = _spec_training_hook_names(module, resolver, set(facts.hooks))
+    facts.spec_training_hooks = {name.value for name in in_specs}
+    followed |= {id(name) for name in in_specs}
     facts.hooks_used_elsewhere = {
         name for name, references in checker.hook_references.items() if any(id(r) not in followed for r in references)
     }

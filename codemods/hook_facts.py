@@ -72,7 +72,9 @@ class HookAnalysis:
 
     problems: list[str]
     step_attributes: frozenset[str] = frozenset()
-    fetches_step: bool = False  # its fetches name the step themselves (`SessionRunArgs(tf.train.get_global_step())`)
+    # its before_run returns SessionRunArgs (of the step, or of nothing), or its fetches name the step themselves
+    # (`SessionRunArgs(tf.train.get_global_step())`)
+    fetches_step: bool = False
     own_attributes: frozenset[str] = frozenset()  # the CALLBACK_ATTRIBUTES it keeps for itself
     file_writers: frozenset[int] = frozenset()  # ids of its FILE_WRITERS calls
 
@@ -117,7 +119,8 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
     problems = reader.other_step_uses(node)
     if problems:
         return HookAnalysis(problems)
-    return HookAnalysis(problems, frozenset(steps), reader.step_calls_fetched, own, frozenset(map(id, writers)))
+    return HookAnalysis(problems, frozenset(steps), reader.step_calls_fetched or reader.before_run_fetches, own,
+                        frozenset(map(id, writers)))
 
 
 def _file_writer_problems(writers: list[cst.Call]) -> list[str]:
@@ -191,10 +194,8 @@ def _step_fetch(node, steps, resolver) -> bool:
             isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
             and _step_fetch(e.value, steps, resolver) for e in node.elements
         )
-    if isinstance(node, cst.List | cst.Tuple):
-        return bool(node.elements) and all(
-            isinstance(e, cst.Element) and _step_fetch(e.value, steps, resolver) for e in node.elements
-        )
+    if isinstance(node, cst.List | cst.Tuple):  # ([] fetches nothing: run_values.results is [])
+        return all(isinstance(e, cst.Element) and _step_fetch(e.value, steps, resolver) for e in node.elements)
     return False
 
 
@@ -226,10 +227,23 @@ def fetch_locals(before_run: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
 
 
 def session_run_args_fetches(call: cst.Call) -> cst.BaseExpression | None:
-    """The fetches of `SessionRunArgs(fetches)` (positional or `fetches=`), when it is given nothing else."""
-    if len(call.args) != 1 or call.args[0].star or (call.args[0].keyword and call.args[0].keyword.value != "fetches"):
+    """The fetches of `SessionRunArgs(fetches)` (positional or `fetches=`), when it is given nothing else but
+    options that only make an out-of-memory error say more (`options=RunOptions(report_tensor_allocations_upon_oom=
+    True)`, efficientdet's OomReportingHook: the same computation without them)."""
+    args = list(call.args)
+    if len(args) == 2 and args[1].keyword is not None and args[1].keyword.value == "options" \
+            and _reports_oom_only(args[1].value):
+        args.pop()
+    if len(args) != 1 or args[0].star or (args[0].keyword and args[0].keyword.value != "fetches"):
         return None
-    return call.args[0].value
+    return args[0].value
+
+
+def _reports_oom_only(options: cst.BaseExpression) -> bool:
+    return isinstance(options, cst.Call) and isinstance(options.func, cst.Attribute | cst.Name) \
+        and source(options.func).split(".")[-1] == "RunOptions" and len(options.args) == 1 \
+        and options.args[0].keyword is not None \
+        and options.args[0].keyword.value == "report_tensor_allocations_upon_oom"
 
 
 class _StepFetches:

@@ -75,6 +75,7 @@ def test_hooks_see_what_they_saw_under_the_estimator(estimator_run, target, tmp_
     assert text.count("tf.compat.v1.train.LoggingTensorHook(") == 3 and "TODO(migrate): unsupported-api" not in text
     assert "tf.compat.v1.train.SummarySaverHook(" in text
     assert "estimator_hooks.Profiler(save_steps=5, " in text
+    assert "class OomReportingHook(tf_keras.callbacks.Callback):" in text  # (RunOptions that only report an OOM)
     model_dir = estimator_start(estimator_dir, tmp_path / "model")
     record = tmp_path / "record.json"
     completed = run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--record", record])

@@ -450,15 +450,18 @@ ROWS = [
         "a `SessionRunHook` keeping its own `self.model` or `self.params` (recommenders' evaluation hook: `self.model = "
         "estimator`), its fetches in a local (`requests = {\"global_step\": ...}; return SessionRunArgs(requests)`), a "
         "TF1 summary writer (`tf.compat.v1.summary.FileWriterCache.get(model_dir)`, `FileWriter(logdir)`, "
-        "`add_summary` of `Summary` protos); or a hook built and returned by a function of the module (a library's "
-        "hook factory)",
+        "`add_summary` of `Summary` protos), `SessionRunArgs(fetches=[], options=RunOptions("
+        "report_tensor_allocations_upon_oom=True))` (efficientdet's); or a hook built and returned by a function of the "
+        "module (a library's hook factory), or into an EstimatorSpec's training_hooks",
         "a callback keeping its `self.model` / `self.params`: its `set_model` / `set_params` keep Keras's as "
         "`self.keras_model` / `self.keras_params`, which the migrated code reads (`self.keras_model.stop_training`, "
         "`.optimizer.iterations`); the local kept, `estimator_hooks.fetched(requests)`; "
         "`estimator_hooks.cached_file_writer` / `FileWriter`, writing the same Summary protos at the same steps with "
         "TensorFlow 2's writer (TF1's raises when made eagerly, as a callback runs; `graph=` / `session=` keep the "
         "hook). A returned hook becomes a callback: in TensorFlow >= 2.16 only a migrated estimator's train runs it "
-        "(TF1 graph code's MonitoredSession refuses a callback with an error). A local that gains fetches keeps the hook",
+        "(TF1 graph code's MonitoredSession refuses a callback with an error); a wrapped model_fn's spec takes one in "
+        "training_hooks. The OOM report's options go (they only change an out-of-memory error's message). A local that "
+        "gains fetches keeps the hook",
         "same",
         "hook_keeps_its_model",
         ("class TrainLogHook(tf_keras.callbacks.Callback):", "self.keras_model = model", "self.keras_params = params",
@@ -466,7 +469,8 @@ ROWS = [
          "self._session_run_results = estimator_hooks.fetched(requests)",
          "self.summary_writer = estimator_hooks.cached_file_writer(self.model_dir)",
          "result = estimator_training.evaluate(self.model, input_fn=self.input_fn, steps=2)",
-         "self.keras_model.stop_training = True", "before_run() returns SessionRunArgs of more than the global step"),
+         "self.keras_model.stop_training = True", "before_run() returns SessionRunArgs of more than the global step",
+         "class OomReportingHook(tf_keras.callbacks.Callback):", "self._session_run_results = estimator_hooks.fetched([])"),
         ("class TrainLogHook(tf_keras.callbacks.Callback):", "self.keras_model = model",
          "self.summary_writer = estimator_hooks.cached_file_writer(self.model_dir)"),
     ),

@@ -11,8 +11,9 @@ step 12 (train is given no limit and an endless input: the hook alone ends it); 
 (Estimator's checkpoints held it); summaries of the model_fn's own (a scalar, a histogram), which Estimator wrote
 to model_dir every save_summary_steps (5), with its `loss`; a `ProfilerHook` in training_hooks tracing every 5 steps into model_dir/profile (its
 output_dir read from the `config` the model_fn is given); a `SummarySaverHook` in training_hooks writing the
-model_fn's summaries (`merge_all()`) every 3 steps into model_dir/hook_summaries; an evaluation hook fetching the
-batch loss by name. What the hooks saw is written
+model_fn's summaries (`merge_all()`) every 3 steps into model_dir/hook_summaries; efficientdet's hook class in
+training_hooks asking for an out-of-memory error's tensor allocations (a callback once migrated); an evaluation hook
+fetching the batch loss by name. What the hooks saw is written
 as JSON (--record) to compare with the migrated program's.
 """
 
@@ -97,11 +98,19 @@ def model_fn(features, labels, mode, config):
     step_logger = tf.compat.v1.train.LoggingTensorHook({"global_step": tf.compat.v1.train.get_global_step()},
                                                        every_n_iter=5)
     profiler = tf.compat.v1.train.ProfilerHook(save_steps=5, output_dir=os.path.join(config.model_dir, "profile"))
+
+    class OomReportingHook(tf.compat.v1.train.SessionRunHook):  # efficientdet's: more said on an out-of-memory error
+
+        def before_run(self, run_context):
+            return tf.compat.v1.train.SessionRunArgs(
+                fetches=[], options=tf.compat.v1.RunOptions(report_tensor_allocations_upon_oom=True))
+
     summary_hook = tf.compat.v1.train.SummarySaverHook(
         save_steps=3, output_dir=os.path.join(config.model_dir, "hook_summaries"),
         summary_op=tf.compat.v1.summary.merge_all())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
-                                      training_hooks=[logging_hook, step_logger, profiler, summary_hook])
+                                      training_hooks=[logging_hook, step_logger, profiler, summary_hook,
+                                                      OomReportingHook()])
 
 
 def main():
