@@ -171,6 +171,7 @@ class HookFacts:
     fetches_step: bool = False  # hook_facts.HookAnalysis
     own_attributes: frozenset[str] = frozenset()  # hook_facts.HookAnalysis
     file_writers: frozenset[int] = frozenset()  # hook_facts.HookAnalysis
+    handed_on: frozenset[tuple[str, str, str]] = frozenset()  # hook_facts.HookAnalysis
 
 
 @dataclass
@@ -517,10 +518,10 @@ class _Collector(cst.CSTVisitor):
         if any(
             (api := self.resolver.api(base.value)) and api.is_one_of(*HOOK_BASE_APIS) for base in node.bases
         ):
-            analysis = analyze_hook(node, self.resolver)
+            analysis = analyze_hook(node, self.resolver, self.facts.module)
             self.facts.hooks[node.name.value] = HookFacts(
                 node.name.value, node, analysis.problems, analysis.step_attributes, analysis.fetches_step,
-                analysis.own_attributes, analysis.file_writers,
+                analysis.own_attributes, analysis.file_writers, analysis.handed_on,
             )
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
@@ -814,6 +815,9 @@ def collect_facts(
     facts.hooks_returned = {name for name, references in checker.hook_references.items()
                             if any(id(r) in checker.returned_hooks for r in references)}
     followed |= checker.returned_hooks
+    # a module class deriving from a hook: hook_facts analyses it with the hook (they convert together or not at all)
+    followed |= {id(base.value) for cls in m.findall(module, m.ClassDef()) for base in cls.bases
+                 if isinstance(base.value, cst.Name) and base.value.value in facts.hooks}
     in_specs = _spec_training_hook_names(module, resolver, set(facts.hooks))
     facts.spec_training_hooks = {name.value for name in in_specs}
     followed |= {id(name) for name in in_specs}

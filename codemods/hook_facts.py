@@ -77,10 +77,48 @@ class HookAnalysis:
     fetches_step: bool = False
     own_attributes: frozenset[str] = frozenset()  # the CALLBACK_ATTRIBUTES it keeps for itself
     file_writers: frozenset[int] = frozenset()  # ids of its FILE_WRITERS calls
+    # (hook method, parameter, "run_context" | "run_values") handed on whole to a method of the class (compare_gan's EveryNSteps passes
+    # run_context and run_values to its subclasses' every_n_steps_after_run): the callback makes them
+    # compat.estimator_hooks's SessionRunContext / SessionRunValues
+    handed_on: frozenset[tuple[str, str, str]] = frozenset()
 
 
-def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
-    """Whether a SessionRunHook subclass can become a Keras callback (see HookAnalysis)."""
+def subclasses_of(node: cst.ClassDef, module: cst.Module | None) -> list[cst.ClassDef]:
+    """The module's classes deriving from `node` (by its name), directly or through one another."""
+    if module is None:
+        return []
+    found, names = [], {node.name.value}
+    classes = [c for c in m.findall(module, m.ClassDef()) if c is not node]
+    changed = True
+    while changed:
+        changed = False
+        for cls in classes:
+            if cls not in found and any(isinstance(b.value, cst.Name) and b.value.value in names for b in cls.bases):
+                found.append(cls)
+                names.add(cls.name.value)
+                changed = True
+    return found
+
+
+def _subclass_problems(subclasses: list[cst.ClassDef]) -> list[str]:
+    """Why the hook's subclasses keep it a hook: they define hook methods of their own (the callback's would not
+    call them) or set the attributes its callback uses."""
+    problems = []
+    for cls in subclasses:
+        defined = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+        hook_methods = sorted(defined & {*HOOK_METHODS, "after_create_session"})
+        if hook_methods:
+            problems.append(f"its subclass {cls.name.value} defines {', '.join(hook_methods)}")
+        assigned = set(_assigned_self_attributes(cls)) & {*CALLBACK_ATTRIBUTES, *KERAS_ATTRIBUTES.values(), FETCHED_ATTRIBUTE}
+        if assigned:
+            problems.append(f"its subclass {cls.name.value} sets self.{', self.'.join(sorted(assigned))}")
+    return problems
+
+
+def analyze_hook(node: cst.ClassDef, resolver, module: cst.Module | None = None) -> HookAnalysis:
+    """Whether a SessionRunHook subclass can become a Keras callback (see HookAnalysis); `module`: where its
+    subclasses are."""
+    subclasses = subclasses_of(node, module)
     assigned = _assigned_self_attributes(node)
     own = frozenset(name for name in assigned if name in CALLBACK_ATTRIBUTES)
     problems = [
@@ -93,8 +131,10 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
     writers = [call for call in m.findall(node, m.Call())
                if (api := resolver.call_api(call)) is not None and api.path in FILE_WRITERS]
     problems += _file_writer_problems(writers)
+    problems += _subclass_problems(subclasses)
     steps = _global_step_attributes(node, assigned, resolver)
     reader = _StepFetches(steps, resolver)
+    reader.methods = _methods_by_name([node, *subclasses])
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == "before_run":
             reader.locals = fetch_locals(statement)
@@ -120,7 +160,45 @@ def analyze_hook(node: cst.ClassDef, resolver) -> HookAnalysis:
     if problems:
         return HookAnalysis(problems)
     return HookAnalysis(problems, frozenset(steps), reader.step_calls_fetched or reader.before_run_fetches, own,
-                        frozenset(map(id, writers)))
+                        frozenset(map(id, writers)), frozenset(reader.handed_on))
+
+
+def _methods_by_name(classes: list[cst.ClassDef]) -> dict[str, list[cst.FunctionDef]]:
+    methods: dict[str, list[cst.FunctionDef]] = {}
+    for cls in classes:
+        for statement in cls.body.body:
+            if isinstance(statement, cst.FunctionDef):
+                methods.setdefault(statement.name.value, []).append(statement)
+    return methods
+
+
+# What a method given run_context / run_values whole may do with them: SessionRunContext / SessionRunValues
+# (compat.estimator_hooks) carry these over to a callback
+HANDED_ON_USES = {"run_context": ("request_stop", "stop_requested"), "run_values": ("results",)}
+
+
+def _handed_on_problem(definitions: list[cst.FunctionDef], call: cst.Call, index: int, role: str) -> str | None:
+    """Why the method `call` calls cannot be given a hook's `role` parameter (its `index`th argument): every
+    definition's parameter there is only used by HANDED_ON_USES, tested for None or unused."""
+    for definition in definitions:
+        params = definition.params.params[1:]  # (self)
+        arg = call.args[index]
+        if arg.keyword is not None:
+            param = next((p.name.value for p in [*params, *definition.params.kwonly_params]
+                          if p.name.value == arg.keyword.value), None)
+        else:
+            param = params[index].name.value if index < len(params) else None
+        if param is None:
+            return f"{definition.name.value}() takes `{role}` in a way the rewrite does not follow"
+        allowed = {id(a.value) for a in m.findall(definition.body, m.Attribute(value=m.Name(param)))
+                   if a.attr.value in HANDED_ON_USES[role]}
+        allowed |= {id(c.left) for c in m.findall(definition.body, m.Comparison(left=m.Name(param)))
+                    if len(c.comparisons) == 1 and is_none(c.comparisons[0].comparator)}
+        others = [n for n in m.findall(definition.body, m.Name(param)) if id(n) not in allowed]
+        if others:
+            return (f"{definition.name.value}() uses `{param}` (the hook's {role}) beyond "
+                    f"{', '.join(HANDED_ON_USES[role])}: a Keras callback has no session or graph")
+    return None
 
 
 def _file_writer_problems(writers: list[cst.Call]) -> list[str]:
@@ -255,6 +333,8 @@ class _StepFetches:
         self.fetching: set[int] = set()  # ids of the self.<step> nodes inside carried-over fetches
         self.before_run_fetches = False  # before_run returns SessionRunArgs of the global step
         self.locals: dict[str, cst.BaseExpression] = {}  # before_run's fetch_locals
+        self.methods: dict[str, list[cst.FunctionDef]] = {}  # the hook's and its subclasses' methods, by name
+        self.handed_on: set[tuple[str, str, str]] = set()  # HookAnalysis.handed_on
         self.step_calls_fetched = False  # some fetch calls get_global_step() itself
 
     def fetches(self, node) -> bool:
@@ -334,12 +414,22 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str], 
     `del <parameter>`, and with global-step attributes, before_run's `return SessionRunArgs(<them>)`, after_run's
     `run_values.results` and `run_context.session.run(<them>)`, and end()'s `session.run(<them>)`."""
     run_context = params[0] if name in ("before_run", "after_run") else None
-    problems = []
+    roles = {params[0]: "run_context", **({params[1]: "run_values"} if name == "after_run" else {})} if run_context else {}
+    problems, handed_on = [], set()
 
     class Uses(cst.CSTVisitor):
         def visit_Call(self, call: cst.Call) -> bool:
             func = call.func
             receiver = func.value.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None
+            if receiver == "self" and func.attr.value in steps.methods:
+                for index, arg in enumerate(call.args):
+                    if isinstance(arg.value, cst.Name) and arg.value.value in roles and not arg.star:
+                        problem = _handed_on_problem(steps.methods[func.attr.value], call, index, roles[arg.value.value])
+                        handed_on.add(id(arg.value))  # (said by `problem` when it cannot be)
+                        if problem:
+                            problems.append(problem)
+                        else:
+                            steps.handed_on.add((name, arg.value.value, roles[arg.value.value]))
             if run_context and receiver == run_context and func.attr.value == "request_stop" and not call.args:
                 return False  # -> self.model.stop_training = True
             session_run = (name == "end" and receiver == params[0] or _is_run_context_session(func, run_context)) \
@@ -356,7 +446,7 @@ def _hook_parameter_uses(method: cst.FunctionDef, name: str, params: list[str], 
                         and node.attr.value == "results" and steps.before_run_fetches)
 
         def visit_Name(self, node: cst.Name) -> None:
-            if node.value in params:
+            if node.value in params and id(node) not in handed_on:
                 problems.append(
                     f"{name}() uses `{node.value}` beyond request_stop(); "
                     "graph tensors, run_values and sessions do not exist in a Keras callback"

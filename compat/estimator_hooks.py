@@ -339,3 +339,35 @@ def cached_file_writer(logdir) -> FileWriter:
     if key not in _FILE_WRITERS:
         _FILE_WRITERS[key] = FileWriter(logdir)
     return _FILE_WRITERS[key]
+
+
+class SessionRunContext:
+    """The `run_context` a hook become a callback hands on to a method of its own (compare_gan's EveryNSteps gives
+    it to its subclasses' every_n_steps_after_run): `request_stop()` ends the training after this step, as
+    MonitoredSession did (`model.stop_training`). A callback has no TF1 session or SessionRunArgs: reading
+    `session` or `original_args` is one error naming them."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def request_stop(self):
+        self._model.stop_training = True
+
+    @property
+    def stop_requested(self) -> bool:
+        return bool(self._model.stop_training)
+
+    @property
+    def session(self):
+        raise RuntimeError("run_context.session: a hook migrated to a Keras callback has no TF1 session; read the "
+                           "values from the callback's logs or the model's variables instead")
+
+    @property
+    def original_args(self):
+        raise RuntimeError("run_context.original_args: a hook migrated to a Keras callback has no SessionRunArgs")
+
+
+def SessionRunValues(results):  # noqa: N802 (TF1's name: a namedtuple)
+    """The `run_values` a hook become a callback hands on to a method of its own: TF1's SessionRunValues of what
+    its before_run fetched (`fetched`; None when it fetched nothing), with no run options or metadata."""
+    return tf.compat.v1.train.SessionRunValues(results=results, options=None, run_metadata=None)

@@ -12,7 +12,9 @@ and predictions for it. A second hook, acting every 4 steps by a SecondOrStepTim
 at the Estimator's steps (TensorFlow 1.x fetched the step after the step), its after_create_session() (a timer reset)
 run after its begin() as there. The evaluating hook keeps its estimator as `self.model` (its callback takes Keras's
 model as `keras_model`) and writes each loss as a summary through TF1's FileWriterCache, which the callback does
-eagerly (compat.estimator_hooks.FileWriter): the same steps and values in model_dir's events."""
+eagerly (compat.estimator_hooks.FileWriter): the same steps and values in model_dir's events. A third, compare_gan's
+EveryNSteps base handing run_context and run_values on to its subclass's method (compat.estimator_hooks's
+SessionRunContext and SessionRunValues once migrated), reports at the same steps with the same values."""
 
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ def test_a_hook_evaluating_its_estimator_leaves_the_training_as_it_was(canned, t
     migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
     assert "class EvalHook(tf_keras.callbacks.Callback)" in migrated.read_text()
     assert "self.keras_model = model" in migrated.read_text()  # its own self.model stays its estimator
+    assert "class EveryNSteps(tf_keras.callbacks.Callback)" in migrated.read_text()
     model_dir = estimator_start(estimator_dir, tmp_path / "model")
     run([MODERN_PYTHON, migrated, "--model_dir", model_dir, "--results", got_file, *flags])
 
@@ -46,6 +49,9 @@ def test_a_hook_evaluating_its_estimator_leaves_the_training_as_it_was(canned, t
     assert expected["triggers"] == [["begin"], ["session created"], [5, 5], [9, 9], [13, 13], [17, 17], [21, 21],
                                     [25, 25], [29, 29], ["end", 30]]
     assert got["triggers"] == expected["triggers"]
+    # compare_gan's EveryNSteps: its subclass's reports at the same steps, run_values as the Estimator gave them
+    assert expected["reports"] == [[1, 1], [7, 7], [13, 13], [19, 19], [25, 25], [30, None]], expected["reports"]
+    assert got["reports"] == expected["reports"]
     np.testing.assert_allclose(got["weights"], expected["weights"], rtol=0, atol=1e-5)
     assert np.abs(np.asarray(expected["weights"])).max() > 0.01  # (trained)
     expected_runs = {step: (loss, logits) for step, loss, logits in expected["evaluations"]}

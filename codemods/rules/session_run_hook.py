@@ -123,11 +123,14 @@ class SessionRunHookRule(Rule):
             bases.append(base)
         ctx.need_import("tf_keras")
         fetches_step = bool(hook.step_attributes) or hook.fetches_step
-        if fetches_step:
+        if fetches_step or hook.handed_on:
             ctx.need_compat("estimator_hooks")
         keras_model = f"self.{KERAS_ATTRIBUTES['model']}" if "model" in hook.own_attributes else "self.model"
+        fetched = f"self.{FETCHED_ATTRIBUTE}" if fetches_step and any(
+            isinstance(s, cst.FunctionDef) and s.name.value == "before_run" for s in original.body.body) else "None"
         body = [self._method(statement, hook.step_attributes, fetches_step, ctx.resolver.tf1_program, keras_model)
                 for statement in _after_create_session_in_begin(updated.body.body)]
+        body = [_with_handed_on(statement, hook.handed_on, keras_model, fetched) for statement in body]
         body += [_keeping_keras_attribute(name) for name in sorted(hook.own_attributes)]
         returned = (" (a function of the module returns it: give it to a migrated estimator's train(hooks=...); TF1 "
                     "graph code's MonitoredSession takes SessionRunHooks only)") if hook.name in ctx.facts.hooks_returned else ""
@@ -148,6 +151,27 @@ class SessionRunHookRule(Rule):
             if statement.name.value == "before_run":
                 body = _fetches_kept_on_every_path(body)
         return statement.with_changes(name=cst.Name(keras_method), params=_params(keras_method), body=body)
+
+
+def _with_handed_on(statement, handed_on: frozenset[tuple[str, str, str]], keras_model: str, fetched: str):
+    """A callback method whose hook method handed its run_context / run_values on to a method of the class
+    (hook_facts.HANDED_ON_USES): they are made first, as compat.estimator_hooks's SessionRunContext and
+    SessionRunValues."""
+    if not isinstance(statement, cst.FunctionDef):
+        return statement
+    hook_method = next((hook for hook, (keras, _) in HOOK_METHODS.items() if keras == statement.name.value), None)
+    made = []
+    for method, param, role in sorted(handed_on):
+        if method != hook_method:
+            continue
+        value = f"estimator_hooks.SessionRunContext({keras_model})" if role == "run_context" \
+            else f"estimator_hooks.SessionRunValues({fetched})"
+        made.append(cst.parse_statement(f"{param} = {value}"))
+    if not made:
+        return statement
+    body = list(statement.body.body)
+    start = 1 if body and _is_docstring(body[0]) else 0
+    return statement.with_changes(body=statement.body.with_changes(body=[*body[:start], *made, *body[start:]]))
 
 
 def _keeping_keras_attribute(name: str) -> cst.FunctionDef:

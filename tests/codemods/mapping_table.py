@@ -475,6 +475,22 @@ ROWS = [
          "self.summary_writer = estimator_hooks.cached_file_writer(self.model_dir)"),
     ),
     Row(
+        "a base hook handing `run_context` / `run_values` on whole to a method of its own that its module's "
+        "subclasses define (compare_gan's `EveryNSteps`: `self.every_n_steps_after_run(step, run_context, "
+        "run_values)`), the subclasses defining no hook method",
+        "the base and its subclasses become callbacks together; the callback method makes `run_context = "
+        "estimator_hooks.SessionRunContext(self.model)` (`request_stop()`, `stop_requested`; `session` is one error) "
+        "and `run_values = estimator_hooks.SessionRunValues(...)` (TF1's, of what before_run fetched). A method using "
+        "them otherwise (`run_context.session`), or a subclass defining hook methods, keeps the hierarchy",
+        "same",
+        "hook_hands_on_run_context",
+        ("class EveryNSteps(tf_keras.callbacks.Callback):", "run_context = estimator_hooks.SessionRunContext(self.model)",
+         "run_values = estimator_hooks.SessionRunValues(self._session_run_results)",
+         "class ReportProgressHook(EveryNSteps):",
+         "peek() uses `run_context` (the hook's run_context) beyond request_stop, stop_requested"),
+        ("class EveryNSteps(tf_keras.callbacks.Callback):", "run_context = estimator_hooks.SessionRunContext(self.model)"),
+    ),
+    Row(
         "a `SessionRunHook`'s `after_create_session(session, coord)` using neither (a timer reset, a clock started)",
         "its statements at the end of the callback's `on_train_begin`, where MonitoredSession called it (after "
         "begin, the checkpoint restored); with no begin, it is the `on_train_begin`. One using its session keeps the "

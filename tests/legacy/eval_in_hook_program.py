@@ -7,7 +7,9 @@ read the latest checkpoint in a graph of their own; the training went on untouch
 
 A LinearClassifier (--canned) or a custom model_fn (a dense layer, Adam) on digits; checkpoints at step 0 and
 every 10 steps, 30 steps. --results gets each evaluation's (checkpoint step, loss, the predicted logits), the steps a
-second hook acting every 4 steps (a SecondOrStepTimer) read when it acted and at its end, and the final weights.
+second hook acting every 4 steps (a SecondOrStepTimer) read when it acted and at its end, the reports of a third
+(compare_gan's EveryNSteps base handing run_context and run_values on to its subclass, every 6 steps), and the final
+weights.
 TensorFlow 1.x names throughout (run under TF 2.15 by tests/legacy/run_as_tf1.py, and migrated by tests/test_eval_in_hook.py).
 """
 
@@ -89,6 +91,49 @@ class StepTimerHook(tf.train.SessionRunHook):
         self.triggers.append(["end", int(session.run(self._global_step_tensor))])
 
 
+class EveryNSteps(tf.train.SessionRunHook):
+    """compare_gan's base hook: hands run_context and run_values on to its subclasses' every_n_steps_after_run."""
+
+    def __init__(self, every_n_steps):
+        self._timer = tf.train.SecondOrStepTimer(every_steps=every_n_steps)
+        self._global_step_tensor = None
+
+    def begin(self):
+        self._global_step_tensor = tf.train.get_global_step()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step must be created to use EveryNSteps.")
+
+    def before_run(self, run_context):  # pylint: disable=unused-argument
+        return tf.train.SessionRunArgs({"global_step": self._global_step_tensor})
+
+    def after_run(self, run_context, run_values):
+        step = run_values.results["global_step"]
+        if self._timer.should_trigger_for_step(step):
+            self.every_n_steps_after_run(step, run_context, run_values)
+            self._timer.update_last_triggered_step(step)
+
+    def end(self, sess):
+        step = sess.run(self._global_step_tensor)
+        self.every_n_steps_after_run(step, None, None)
+
+    def every_n_steps_after_run(self, step, run_context, run_values):
+        raise NotImplementedError("Subclasses of EveryNSteps should implement every_n_steps_after_run().")
+
+
+class ReportProgressHook(EveryNSteps):
+    """Records each report (the step, and what run_values held); asks to stop once max_steps is reached."""
+
+    def __init__(self, max_steps, reports, every_n_steps=6):
+        super(ReportProgressHook, self).__init__(every_n_steps=every_n_steps)  # noqa: UP008 (as compare_gan wrote it)
+        self.max_steps = max_steps
+        self.reports = reports
+
+    def every_n_steps_after_run(self, step, run_context, run_values):
+        self.reports.append([int(step), None if run_values is None else int(run_values.results["global_step"])])
+        if run_context is not None and step >= self.max_steps:
+            run_context.request_stop()
+
+
 def input_fn():
     digits = load_digits()
     x = (digits.data[:480] / 16.0).astype(np.float32)
@@ -120,13 +165,13 @@ def main():
             optimizer=tf.train.AdamOptimizer(0.05), model_dir=args.model_dir, config=config)
     else:
         estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=config)
-    evaluations, triggers = [], []
+    evaluations, triggers, reports = [], [], []
     estimator.train(input_fn=input_fn, steps=30,
                     hooks=[EvalHook(estimator, input_fn, 7, evaluations, args.model_dir),
-                           StepTimerHook(4, triggers)])
+                           StepTimerHook(4, triggers), ReportProgressHook(30, reports)])
     weights = "linear/linear_model/pixels/weights" if args.canned else "logits/kernel"
     with open(args.results, "w") as out:
-        json.dump({"evaluations": evaluations, "triggers": triggers,
+        json.dump({"evaluations": evaluations, "triggers": triggers, "reports": reports,
                    "weights": estimator.get_variable_value(weights).tolist()}, out)
 
 
