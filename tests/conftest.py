@@ -466,8 +466,19 @@ def listed_checkpoint_steps(model_dir) -> list[int]:
 
 
 def migrate_file(source: Path, out_dir: Path, target: str, *options: str) -> Path:
-    """`migrate rewrite --out` on one program (`options`: e.g. "--exact"); returns the rewritten program's path."""
-    run([MIGRATE, "rewrite", source, "--target", target, "--out", out_dir, *options])
+    """`migrate rewrite --out` on one program (`options`: e.g. "--exact"); returns the rewritten program's path.
+    The command's own code (migrate.cli.run) runs in this process: starting the command (its imports, 2-4 s
+    here) is tests/test_cli.py's subject, and a test migrating a program once or twice would pay it each time."""
+    import contextlib
+    import io
+
+    from migrate.cli import run as migrate_command
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        code = migrate_command(["rewrite", str(source), "--target", target, "--out", str(out_dir), "--jobs", "1",
+                                *map(str, options)])
+    assert code == 0, f"migrate rewrite {source} exited with {code}:\n{printed.getvalue()}"
     return out_dir / source.name
 
 
