@@ -458,8 +458,9 @@ ROWS = [
         "`.optimizer.iterations`); the local kept, `estimator_hooks.fetched(requests)`; "
         "`estimator_hooks.cached_file_writer` / `FileWriter`, writing the same Summary protos at the same steps with "
         "TensorFlow 2's writer (TF1's raises when made eagerly, as a callback runs; `graph=` / `session=` keep the "
-        "hook). A returned hook becomes a callback: in TensorFlow >= 2.16 only a migrated estimator's train runs it "
-        "(TF1 graph code's MonitoredSession refuses a callback with an error); a wrapped model_fn's spec takes one in "
+        "hook). A returned hook becomes a callback (in TensorFlow >= 2.16 only a migrated estimator's train runs it), "
+        "except in a module of TF1 graph code, whose MonitoredSession takes SessionRunHooks only "
+        "(`hook_returned_to_kept_session`); a wrapped model_fn's spec takes one in "
         "training_hooks. The OOM report's options go (they only change an out-of-memory error's message). A local that "
         "gains fetches keeps the hook",
         "same",
