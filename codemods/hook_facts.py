@@ -77,8 +77,8 @@ class HookAnalysis:
     fetches_step: bool = False
     own_attributes: frozenset[str] = frozenset()  # the CALLBACK_ATTRIBUTES it keeps for itself
     file_writers: frozenset[int] = frozenset()  # ids of its FILE_WRITERS calls
-    # (hook method, parameter, "run_context" | "run_values") handed on whole to a method of the class (compare_gan's EveryNSteps passes
-    # run_context and run_values to its subclasses' every_n_steps_after_run): the callback makes them
+    # (hook method, parameter, "run_context" | "run_values") handed on whole to a method of the class (compare_gan's
+    # EveryNSteps passes them to its subclasses' every_n_steps_after_run): the callback makes them
     # compat.estimator_hooks's SessionRunContext / SessionRunValues
     handed_on: frozenset[tuple[str, str, str]] = frozenset()
 
@@ -109,7 +109,8 @@ def _subclass_problems(subclasses: list[cst.ClassDef]) -> list[str]:
         hook_methods = sorted(defined & {*HOOK_METHODS, "after_create_session"})
         if hook_methods:
             problems.append(f"its subclass {cls.name.value} defines {', '.join(hook_methods)}")
-        assigned = set(_assigned_self_attributes(cls)) & {*CALLBACK_ATTRIBUTES, *KERAS_ATTRIBUTES.values(), FETCHED_ATTRIBUTE}
+        used_by_callback = {*CALLBACK_ATTRIBUTES, *KERAS_ATTRIBUTES.values(), FETCHED_ATTRIBUTE}
+        assigned = set(_assigned_self_attributes(cls)) & used_by_callback
         if assigned:
             problems.append(f"its subclass {cls.name.value} sets self.{', self.'.join(sorted(assigned))}")
     return problems
@@ -206,7 +207,8 @@ def _file_writer_problems(writers: list[cst.Call]) -> list[str]:
     for call in writers:
         arguments, unknown = call_arguments(call, _FILE_WRITER_PARAMS)
         problems += unknown + [f"FileWriter({key}=...): a callback runs eagerly, with no graph or session to write"
-                               for key in ("graph", "graph_def", "session") if key in arguments and not is_none(arguments[key])]
+                               for key in ("graph", "graph_def", "session")
+                               if key in arguments and not is_none(arguments[key])]
     return problems
 
 
