@@ -15,6 +15,12 @@ the step after the step (a ref variable's fetch returned its buffer, which the s
 variable's read raced the increment: measured in TF 2.15, 0, 1, 2, ... in most runs, 0, 2, 2, 3, ... in some);
 end() saw the step after the last. Hooks fetching other tensors or using the session otherwise are left with a
 TODO.
+
+A hook keeping its own `self.model` / `self.params` keeps them: its callback's set_model / set_params keep Keras's
+as `self.keras_model` / `self.keras_params`, which the code above then reads. A hook handing run_context /
+run_values on to a method of its own (and of its module's subclasses, converted with it) gets
+compat.estimator_hooks's SessionRunContext / SessionRunValues made first in that callback method. TF1's summary
+FileWriter / FileWriterCache in such a hook become compat.estimator_hooks's (CallbackFileWritersRule).
 """
 
 import libcst as cst
