@@ -10,7 +10,7 @@ tf.data.experimental's, with the same parameters; tf.contrib.training's HParams 
 compat.tf1_hparams gives TF 1.x's back; contrib.framework's nest was tf.nest's code, contrib.lookup core's tables
 (compat.contrib_lookup: its functions took `mapping=`), contrib.distribute's MirroredStrategy core's with its own
 device choice (compat.contrib_distribute), contrib.predictor a SavedModel loaded into a session
-(compat.contrib_predictor), contrib.learn's VocabularyProcessor pure Python (compat.contrib_learn). codemods/rules/contrib_modules.py renames references by these tables;
+(compat.contrib_predictor), contrib.learn's VocabularyProcessor pure Python (compat.contrib_learn), its MNIST reader TF 1.x's (compat.tf1_mnist). codemods/rules/contrib_modules.py renames references by these tables;
 what they lack keeps its TODO (codemods/rules/contrib_names.py).
 """
 
@@ -122,6 +122,12 @@ MOVED["lookup"] = ("estimator_migrate.compat.contrib_lookup", frozenset({
 # tf.contrib.learn's text preprocessing (compat.contrib_learn: VocabularyProcessor's ids and pickles as TF 1.x's); its
 # estimators and Experiment are codemods/guidance.py's
 MOVED["learn"] = ("estimator_migrate.compat.contrib_learn", frozenset({"preprocessing"}))
+# tf.contrib.learn's MNIST reader, which TF 1.x's tutorials imported as tensorflow.examples.tutorials.mnist.input_data
+# (compat.tf1_mnist: the same files, splits and batches; codemods/rules/tutorial_datasets.py rewrites that spelling)
+_MNIST = ("estimator_migrate.compat.tf1_mnist", frozenset({
+    "read_data_sets", "DataSet", "extract_images", "extract_labels", "dense_to_one_hot", "load_mnist",
+}))
+MOVED["learn.datasets.mnist"] = MOVED["learn.python.learn.datasets.mnist"] = _MNIST
 # tf.contrib.predictor: a SavedModel's signature run in a session of its own (compat.contrib_predictor: the same
 # loader; from_estimator through the migrated estimator's export)
 MOVED["predictor"] = ("estimator_migrate.compat.contrib_predictor", frozenset({"from_estimator", "from_saved_model"}))

@@ -111,11 +111,14 @@ class ContribNamesRule(Rule):
         api = ctx.resolver.api(node)
         if api is None or not api.path.startswith("contrib.") or _said_elsewhere(api.path):
             return
-        within = api.path.removeprefix("contrib.").rsplit(".", 1)[0]
+        module = api.path.removeprefix("contrib.")
+        if id(node) in ContribModulesRule.attribute_values(ctx) and any(key.startswith(module + ".") for key in MOVED):
+            return  # a step of a chain reaching a moved module (tf.contrib.learn.datasets.mnist.x): judged whole
+        within = module.rsplit(".", 1)[0]
         if "." in within and within in MOVED:  # a name of a moved module's module (tf.contrib.framework.nest.x)
             self._todo(node, ctx, within.split(".")[0])
             return
-        if api.path.removeprefix("contrib.") in MOVED:  # that module (its names speak for it where it is their value)
+        if module in MOVED:  # that module (its names speak for it where it is their value)
             if id(node) not in ContribModulesRule.attribute_values(ctx):
                 self._todo(node, ctx, api.path.split(".")[1])
             return

@@ -1332,6 +1332,17 @@ ROWS = [
         ("restored = contrib_learn.preprocessing.VocabularyProcessor.restore(",),
     ),
     Row(
+        "`from tensorflow.examples.tutorials.mnist import input_data` (and `import ....input_data as x`, `from "
+        "....input_data import read_data_sets`), `tf.contrib.learn.datasets.mnist.read_data_sets(...)`, `from "
+        "tensorflow.contrib.learn.python.learn.datasets import mnist`",
+        "`from estimator_migrate.compat import tf1_mnist as input_data` (compat: TF 1.x's MNIST reader, the same "
+        "files, splits, scaling and numpy-shuffled `next_batch`); another module of `tensorflow.examples` keeps a TODO",
+        "same",
+        "tutorial_mnist_reader",
+        ("from estimator_migrate.compat import tf1_programs, tf1_mnist as input_data",),
+        ("from estimator_migrate.compat import tf1_programs, tf1_mnist as input_data",),
+    ),
+    Row(
         "`tf.contrib.predictor.from_saved_model(export_dir, signature_def_key=..., ...)`, "
         "`from_estimator(estimator, serving_input_receiver_fn, output_key=...)`, `from tensorflow.contrib import "
         "predictor`",
