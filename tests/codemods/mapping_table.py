@@ -1332,6 +1332,19 @@ ROWS = [
         ("restored = contrib_learn.preprocessing.VocabularyProcessor.restore(",),
     ),
     Row(
+        "NumPy names NumPy 1.24/2.0 removed, in a module the rewrite reads: `np.int`, `np.float`, `np.object`, "
+        "`np.str`, `np.bool`, `np.long`, `np.float_`, `np.string_`, `np.NaN`, `np.Inf`, `np.NINF`, `np.product`, "
+        "`np.alltrue`, ...",
+        "what each was an alias of: `int`, `float`, `object`, `str`, `bool`, `int` (`builtins.int` where the module "
+        "binds the name), `np.float64`, `np.bytes_`, `np.nan`, `np.inf`, `(-np.inf)`, `np.prod`, `np.all` "
+        "(`codemods/rules/numpy_aliases.py`)",
+        "same",
+        "numpy_removed_aliases",
+        ("features = rng.rand(n, 4).astype(float)", "weights = np.ones(n, dtype=np.float64)",
+         "floor = (-np.inf) ** 2", "dtype=builtins.object"),
+        ("labels = (features.sum(axis=1) > 2).astype(int)",),
+    ),
+    Row(
         "`from tensorflow.examples.tutorials.mnist import input_data` (and `import ....input_data as x`, `from "
         "....input_data import read_data_sets`), `tf.contrib.learn.datasets.mnist.read_data_sets(...)`, `from "
         "tensorflow.contrib.learn.python.learn.datasets import mnist`",
