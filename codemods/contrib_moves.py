@@ -10,8 +10,9 @@ tf.data.experimental's, with the same parameters; tf.contrib.training's HParams 
 compat.tf1_hparams gives TF 1.x's back; contrib.framework's nest was tf.nest's code, contrib.lookup core's tables
 (compat.contrib_lookup: its functions took `mapping=`), contrib.distribute's MirroredStrategy core's with its own
 device choice (compat.contrib_distribute), contrib.predictor a SavedModel loaded into a session
-(compat.contrib_predictor), contrib.learn's VocabularyProcessor pure Python (compat.contrib_learn), its MNIST reader TF 1.x's (compat.tf1_mnist). codemods/rules/contrib_modules.py renames references by these tables;
-what they lack keeps its TODO (codemods/rules/contrib_names.py).
+(compat.contrib_predictor), contrib.learn's VocabularyProcessor pure Python (compat.contrib_learn), its MNIST reader
+and CSV loaders TF 1.x's (compat.tf1_mnist, compat.tf1_datasets). codemods/rules/contrib_modules.py renames
+references by these tables; what they lack keeps its TODO (codemods/rules/contrib_names.py).
 """
 
 # tf-slim 1.1's public names, by the tf.contrib module whose code they are (tests/test_tf_slim_names.py checks them
@@ -128,6 +129,11 @@ _MNIST = ("estimator_migrate.compat.tf1_mnist", frozenset({
     "read_data_sets", "DataSet", "extract_images", "extract_labels", "dense_to_one_hot", "load_mnist",
 }))
 MOVED["learn.datasets.mnist"] = MOVED["learn.python.learn.datasets.mnist"] = _MNIST
+# tf.contrib.learn's dataset helpers: the quickstart's CSV loaders (compat.tf1_datasets, TF 1.x's code)
+MOVED["learn.datasets.base"] = MOVED["learn.python.learn.datasets.base"] = ("estimator_migrate.compat.tf1_datasets",
+                                                                            frozenset({
+    "Dataset", "Datasets", "load_csv_with_header", "load_csv_without_header", "maybe_download",
+}))
 # tf.contrib.predictor: a SavedModel's signature run in a session of its own (compat.contrib_predictor: the same
 # loader; from_estimator through the migrated estimator's export)
 MOVED["predictor"] = ("estimator_migrate.compat.contrib_predictor", frozenset({"from_estimator", "from_saved_model"}))

@@ -12,15 +12,13 @@ did, which each DataSet reseeds when it is made: from the TensorFlow graph's or 
 
 from __future__ import annotations
 
-import collections
 import gzip
-import os
-import tempfile
-import urllib.request
 
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import context
+
+from .tf1_datasets import Datasets, maybe_download
 
 DEFAULT_SOURCE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
 TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
@@ -29,9 +27,6 @@ TEST_IMAGES = "t10k-images-idx3-ubyte.gz"
 TEST_LABELS = "t10k-labels-idx1-ubyte.gz"
 IMAGES_MAGIC, LABELS_MAGIC = 2051, 2049
 _MAXINT32 = 2**31 - 1
-_DOWNLOAD_ATTEMPTS = 3
-
-Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])
 
 
 def _read32(stream) -> int:
@@ -146,33 +141,6 @@ class DataSet:
         end = self._index_in_epoch
         return (np.concatenate((rest_images, self._images[:end]), axis=0),
                 np.concatenate((rest_labels, self._labels[:end]), axis=0))
-
-
-def maybe_download(filename: str, work_directory: str, source_url: str) -> str:
-    """`work_directory/filename`, fetched from `source_url` first when it is not there."""
-    if not tf.io.gfile.exists(work_directory):
-        tf.io.gfile.makedirs(work_directory)
-    path = os.path.join(work_directory, filename)
-    if tf.io.gfile.exists(path):
-        return path
-    handle, fetched = tempfile.mkstemp(suffix=".gz")
-    os.close(handle)
-    try:
-        for attempt in range(_DOWNLOAD_ATTEMPTS):
-            try:
-                urllib.request.urlretrieve(source_url, fetched)
-                break
-            except OSError as error:
-                if attempt == _DOWNLOAD_ATTEMPTS - 1:
-                    raise OSError(f"MNIST file {filename}: could not fetch {source_url} ({error}); put the file in "
-                                  f"{work_directory} or give read_data_sets a reachable source_url") from error
-        partial = path + ".partial"
-        tf.io.gfile.copy(fetched, partial, overwrite=True)
-        tf.io.gfile.rename(partial, path, overwrite=True)
-    finally:
-        os.remove(fetched)
-    print("Successfully downloaded", filename, tf.io.gfile.stat(path).length, "bytes.")
-    return path
 
 
 def _read(train_dir: str, filename: str, source_url: str, extract, **options):

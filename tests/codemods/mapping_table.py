@@ -1345,6 +1345,15 @@ ROWS = [
         ("labels = (features.sum(axis=1) > 2).astype(int)",),
     ),
     Row(
+        "`tf.contrib.learn.datasets.base.load_csv_with_header(filename, target_dtype, features_dtype)` (and "
+        "`load_csv_without_header`, `Dataset`, `Datasets`, `maybe_download`)",
+        "`tf1_datasets.load_csv_with_header(...)` (compat: TF 1.x's loaders, the same arrays)",
+        "same",
+        "contrib_learn_csv_quickstart",
+        ("training_set = tf1_datasets.load_csv_with_header(",),
+        ("training_set = tf1_datasets.load_csv_with_header(",),
+    ),
+    Row(
         "`from tensorflow.examples.tutorials.mnist import input_data` (and `import ....input_data as x`, `from "
         "....input_data import read_data_sets`), `tf.contrib.learn.datasets.mnist.read_data_sets(...)`, `from "
         "tensorflow.contrib.learn.python.learn.datasets import mnist`",

@@ -1,20 +1,21 @@
-"""compat.tf1_mnist, TensorFlow 1.x's tutorial MNIST reader (`tensorflow.examples.tutorials.mnist.input_data`), which
-no TensorFlow we can run still has: each behaviour below is what TF 1.x's reader did (its source, read), checked on
-IDX files written here from scikit-learn's digits."""
+"""compat.tf1_mnist, TensorFlow 1.x's tutorial MNIST reader (`tensorflow.examples.tutorials.mnist.input_data`), and
+compat.tf1_datasets, tf.contrib.learn's CSV loaders, which no TensorFlow we can run still has: each behaviour below is
+what TF 1.x's code did (its source, read), checked on IDX files written here from scikit-learn's digits and CSV files
+from its iris."""
 
 import gzip
 import struct
-from pathlib import Path
 
 import numpy as np
 import pytest
 import tensorflow as tf
-from sklearn.datasets import load_digits
+from sklearn.datasets import load_digits, load_iris
 
-from compat import tf1_mnist
-from tests.conftest import MODERN_PYTHON, migrate_file, run
+from compat import tf1_datasets, tf1_mnist
+from tests.codemods.test_fixtures import FIXTURES
+from tests.conftest import MODERN_PYTHON, import_program, migrate_file, run
 
-FIXTURE = Path(__file__).parent / "codemods" / "fixtures" / "tutorial_mnist_reader"
+FIXTURE = FIXTURES / "tutorial_mnist_reader"
 
 
 def write_idx_files(directory, train: int = 1200, test: int = 300, copies: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -115,7 +116,7 @@ def test_missing_files_are_fetched_from_source_url_and_bad_files_named(tmp_path,
     out = capsys.readouterr().out
     assert f"Successfully downloaded {tf1_mnist.TRAIN_IMAGES}" in out and "Extracting" in out
 
-    with pytest.raises(OSError, match=f"MNIST file {tf1_mnist.TRAIN_IMAGES}: could not fetch .*nowhere"):
+    with pytest.raises(OSError, match=f"{tf1_mnist.TRAIN_IMAGES}: could not fetch .*nowhere"):
         tf1_mnist.read_data_sets(str(tmp_path / "empty"), source_url=(tmp_path / "nowhere").as_uri() + "/")
     assert list((tmp_path / "empty").iterdir()) == []  # nothing half-written
 
@@ -142,3 +143,42 @@ def test_the_migrated_softmax_tutorial_trains_on_the_files(tmp_path):
     assert accuracy > 0.8, completed.stdout  # (chance: 0.1; unseeded shuffles, 0.88 when measured)
     # 300 batches of 100 over the 1000 training images: TF 1.x counted an epoch when a batch passed its end
     assert "epochs completed 29" in completed.stdout
+
+
+def write_iris_csv(path, rows: np.ndarray, header: bool = True) -> np.ndarray:
+    """iris rows (4 features, then the class id) in the quickstart's CSV layout: a first row of `n_samples,
+    n_features,class names` when `header`."""
+    iris = load_iris()
+    lines = [f"{len(rows)},4,setosa,versicolor,virginica"] if header else []
+    lines += [",".join([*(f"{value:g}" for value in iris.data[row]), str(iris.target[row])]) for row in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return iris.target[rows]
+
+
+def test_the_csv_loaders_read_tf1s_layouts(tmp_path):
+    rows = np.arange(0, 150, 7)
+    targets = write_iris_csv(tmp_path / "with.csv", rows)
+    loaded = tf1_datasets.load_csv_with_header(str(tmp_path / "with.csv"), target_dtype=int, features_dtype=np.float32)
+    assert type(loaded).__name__ == "Dataset" and loaded._fields == ("data", "target")
+    assert loaded.data.dtype == np.float32 and loaded.data.shape == (len(rows), 4)
+    np.testing.assert_array_equal(loaded.data, load_iris().data[rows].astype(np.float32))
+    assert loaded.target.tolist() == targets.tolist() and loaded.target.dtype == np.dtype(int)
+
+    write_iris_csv(tmp_path / "without.csv", rows, header=False)
+    first = tf1_datasets.load_csv_without_header(str(tmp_path / "without.csv"), target_dtype=np.float64,
+                                                 features_dtype=np.float32, target_column=0)
+    assert first.target.dtype == np.float64 and first.target.tolist() == load_iris().data[rows, 0].tolist()
+    assert first.data.dtype == np.float32 and first.data.shape == (len(rows), 4)
+    assert first.data[:, -1].tolist() == targets.tolist()  # the class ids, now the last feature
+
+
+def test_the_migrated_quickstart_trains_on_the_csv_files(tmp_path, monkeypatch):
+    """tests/codemods/fixtures/contrib_learn_csv_quickstart (TF 1.3's DNNClassifier quickstart: contrib's CSV loader,
+    `np.int`), migrated, runs on TensorFlow 2 and learns iris."""
+    order = np.random.RandomState(0).permutation(150)
+    write_iris_csv(tmp_path / "iris_training.csv", order[:120])
+    write_iris_csv(tmp_path / "iris_test.csv", order[120:])
+    monkeypatch.chdir(tmp_path)
+    program = import_program(FIXTURES / "contrib_learn_csv_quickstart" / "keras.py")
+    assert program.main(str(tmp_path / "model"), steps=400) > 0.6  # (chance: a third)
+    assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-400")
