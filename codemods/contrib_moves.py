@@ -129,7 +129,9 @@ _MNIST = ("estimator_migrate.compat.tf1_mnist", frozenset({
     "read_data_sets", "DataSet", "extract_images", "extract_labels", "dense_to_one_hot", "load_mnist",
 }))
 MOVED["learn.datasets.mnist"] = MOVED["learn.python.learn.datasets.mnist"] = _MNIST
-# tf.contrib.learn's dataset helpers: the quickstart's CSV loaders (compat.tf1_datasets, TF 1.x's code)
+# tf.contrib.learn's dataset helpers: the quickstart's CSV loaders (compat.tf1_datasets, TF 1.x's code) and
+# load_dataset("mnist"), TF 1.x's CNN tutorial's
+MOVED["learn.datasets"] = ("estimator_migrate.compat.tf1_datasets", frozenset({"load_dataset"}))
 MOVED["learn.datasets.base"] = MOVED["learn.python.learn.datasets.base"] = ("estimator_migrate.compat.tf1_datasets",
                                                                             frozenset({
     "Dataset", "Datasets", "load_csv_with_header", "load_csv_without_header", "maybe_download",

@@ -1,7 +1,8 @@
 """tf.contrib.learn's dataset helpers (`tf.contrib.learn.datasets.base`), which TensorFlow 2 has no twin of: the CSV
 loaders of TF 1.x's canned-estimator quickstart (`load_csv_with_header(filename=IRIS_TRAINING, target_dtype=np.int,
 features_dtype=np.float32)`), its `Dataset(data, target)` and `Datasets(train, validation, test)` tuples and
-`maybe_download` (codemods/contrib_moves.py points those names here; compat.tf1_mnist, the MNIST reader, uses them).
+`maybe_download` and `load_dataset("mnist")` (codemods/contrib_moves.py points those names here; compat.tf1_mnist, the MNIST reader,
+uses them).
 
 The loaders read as TF 1.x's did, with Python's csv module through tf.io.gfile (so gs:// paths too): with a header,
 its first two fields are the number of rows and of features, the arrays are made that size and filled row by row;
@@ -47,6 +48,25 @@ def load_csv_without_header(filename, target_dtype, features_dtype, target_colum
             target.append(row.pop(target_column))
             data.append(np.asarray(row, dtype=features_dtype))
     return Dataset(data=np.array(data), target=np.array(target, dtype=target_dtype))
+
+
+def load_dataset(name, size="small", test_with_fake_data=False):
+    """TF 1.x's `learn.datasets.load_dataset`: "mnist" is its MNIST reader's `load_mnist()` (read_data_sets("MNIST-data"),
+    compat.tf1_mnist); iris, boston and dbpedia came from files of TF 1.x's own package (or its downloads), which no
+    TensorFlow 2 has: one error saying what replaces each."""
+    if name == "mnist":
+        from .tf1_mnist import load_mnist
+
+        return load_mnist()
+    if name in _PACKAGED:
+        raise ValueError(f"tf.contrib.learn.datasets.load_dataset({name!r}) read {_PACKAGED[name]}, which TensorFlow 2 "
+                         "does not ship: load the data yourself (a CSV of TF 1.x's layout: load_csv_with_header)")
+    raise ValueError(f"Name of dataset is not found: {name}")
+
+
+_PACKAGED = {"iris": "TF 1.x's packaged iris.csv",
+             "boston": "TF 1.x's packaged boston_house_prices.csv",
+             "dbpedia": "the DBpedia archive TF 1.x downloaded and unpacked"}
 
 
 def maybe_download(filename: str, work_directory: str, source_url: str) -> str:

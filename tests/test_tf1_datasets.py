@@ -182,3 +182,17 @@ def test_the_migrated_quickstart_trains_on_the_csv_files(tmp_path, monkeypatch):
     program = import_program(FIXTURES / "contrib_learn_csv_quickstart" / "keras.py")
     assert program.main(str(tmp_path / "model"), steps=400) > 0.6  # (chance: a third)
     assert tf.train.latest_checkpoint(str(tmp_path / "model")).endswith("-400")
+
+
+def test_load_dataset_gives_the_mnist_reader_and_one_error_for_tf1s_packaged_files(tmp_path, monkeypatch):
+    """tests/codemods/fixtures/contrib_learn_load_dataset (TF 1.x's CNN tutorial: `load_dataset("mnist")`, a tf.layers
+    model_fn), migrated, reads ./MNIST-data as TF 1.x's load_mnist did and trains on it."""
+    write_idx_files(tmp_path / "MNIST-data", train=1500, test=297, copies=4)
+    monkeypatch.chdir(tmp_path)
+    program = import_program(FIXTURES / "contrib_learn_load_dataset" / "keras.py")
+    results = program.main(str(tmp_path / "model"), steps=200)
+    assert results["global_step"] == 200 and results["accuracy"] > 0.4, results  # (chance: 0.1; 0.49 at step 60)
+    with pytest.raises(ValueError, match="packaged iris.csv, which TensorFlow 2 does not ship"):
+        tf1_datasets.load_dataset("iris")
+    with pytest.raises(ValueError, match="Name of dataset is not found: cifar"):
+        tf1_datasets.load_dataset("cifar")

@@ -112,7 +112,8 @@ class ContribNamesRule(Rule):
         if api is None or not api.path.startswith("contrib.") or _said_elsewhere(api.path):
             return
         module = api.path.removeprefix("contrib.")
-        if id(node) in ContribModulesRule.attribute_values(ctx) and any(key.startswith(module + ".") for key in MOVED):
+        if id(node) in ContribModulesRule.attribute_values(ctx) and any(
+                key == module or key.startswith(module + ".") for key in MOVED):
             return  # a step of a chain reaching a moved module (tf.contrib.learn.datasets.mnist.x): judged whole
         within = module.rsplit(".", 1)[0]
         if "." in within and within in MOVED:  # a name of a moved module's module (tf.contrib.framework.nest.x)

@@ -11,6 +11,7 @@ from codemods.model_fn_paths import path_methods
 from codemods.model_fns import class_code, keras_optimizer_code
 from codemods.optimizers import need_optimizer_module
 from codemods.registry import Rule, register
+from codemods.rules.tf1_names import respelled
 from codemods.templates import statements
 
 
@@ -41,7 +42,9 @@ class ModelFnRule(Rule):
                if shape.summaries else ""),
         )
         methods = path_methods(shape, paths.get("evaluate"), paths.get("predict"))
-        new = statements(class_code(shape, optimizer, methods, distributed=estimator.train_strategy is not None))
+        # (the class is written from the model_fn's statements as parsed: its TF 1.x names are respelled here)
+        new = [respelled(statement, ctx) for statement in
+               statements(class_code(shape, optimizer, methods, distributed=estimator.train_strategy is not None))]
         new[0] = new[0].with_changes(leading_lines=[*updated.leading_lines, *new[0].leading_lines])
         return cst.FlattenSentinel(new)
 

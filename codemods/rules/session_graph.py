@@ -12,6 +12,7 @@ import libcst as cst
 from codemods.model_fns import class_code, keras_optimizer_code
 from codemods.optimizers import need_optimizer_module
 from codemods.registry import Rule, register
+from codemods.rules.tf1_names import respelled
 from codemods.templates import statements
 
 _CLASS_DOC = (
@@ -49,7 +50,7 @@ class SessionGraphRule(Rule):
             optimizer, module = keras_optimizer_code(loop.shape, ctx.resolver)
             need_optimizer_module(ctx, module)
             doc = _CLASS_DOC.format(function=original.name.value, session=loop.what)
-            classes += statements(class_code(loop.shape, optimizer, doc=doc))
+            classes += [respelled(statement, ctx) for statement in statements(class_code(loop.shape, optimizer, doc=doc))]
         classes[0] = classes[0].with_changes(leading_lines=updated.leading_lines)
         spacing = [cst.EmptyLine(), cst.EmptyLine()]
         classes[1:] = [c.with_changes(leading_lines=spacing) for c in classes[1:]]

@@ -1354,6 +1354,15 @@ ROWS = [
         ("training_set = tf1_datasets.load_csv_with_header(",),
     ),
     Row(
+        "`tf.contrib.learn.datasets.load_dataset(\"mnist\")` (TF 1.x's CNN tutorial)",
+        "`tf1_datasets.load_dataset(\"mnist\")`: compat.tf1_mnist's `load_mnist()`, TF 1.x's reader of `MNIST-data`; "
+        "iris, boston and dbpedia (TF 1.x's packaged files) one error saying what replaces them",
+        "same",
+        "contrib_learn_load_dataset",
+        ("mnist = tf1_datasets.load_dataset(\"mnist\")",),
+        ("mnist = tf1_datasets.load_dataset(\"mnist\")",),
+    ),
+    Row(
         "`from tensorflow.examples.tutorials.mnist import input_data` (and `import ....input_data as x`, `from "
         "....input_data import read_data_sets`), `tf.contrib.learn.datasets.mnist.read_data_sets(...)`, `from "
         "tensorflow.contrib.learn.python.learn.datasets import mnist`",
