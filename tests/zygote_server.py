@@ -19,11 +19,14 @@ import json
 import os
 import random
 import runpy
+import shutil
 import signal
 import socket
 import sys
 import threading
 import traceback
+
+_PARENT_CHECK_SECONDS = 5
 
 
 def _exit_code(code) -> int:
@@ -81,9 +84,18 @@ def serve(path: str, modules: list[str]) -> None:
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(4)
+    server.settimeout(_PARENT_CHECK_SECONDS)
+    parent = os.getppid()
     print("ready", flush=True)
     while True:
-        connection, _ = server.accept()
+        try:
+            connection, _ = server.accept()
+        except TimeoutError:
+            if os.getppid() != parent:  # the pytest process that started it is gone (killed): so is its use
+                shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+                return
+            continue
+        connection.settimeout(None)
         with connection:
             message, descriptors, _, _ = socket.recv_fds(connection, 1 << 22, 3)
             if not message or len(descriptors) != 3:
