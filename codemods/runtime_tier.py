@@ -322,22 +322,13 @@ def analyze(
     # An unknown receiver's `.train(input_fn=...)` is taken for an Estimator's only in a module naming
     # tensorflow; without the source, module.code regenerates it: once, and only when such a call is found.
     mentions_tensorflow = functools.cache(lambda: "tensorflow" in (module.code if source is None else source))
-    if project.keeps_estimators:
-        tier.blocked_by = project.keeps_estimators
-        unit_nodes = _unit_nodes(facts.estimators.values())
-        kept_variables = visitor.built_estimators(resolver)
-        for call in visitor.calls:
-            if id(call) not in unit_nodes:
-                kind = _kind(call, resolver, {}, facts)
-                method = _named_receiver(call)
-                if kind is None and method is not None and estimator_method_call(call, method, keyword_needed=False) \
-                        and (id(visitor.function_of[id(call)]), call.func.value.value) in kept_variables:
-                    kind = method  # `baseline.train(train_input_fn)`: a method of an estimator this tier does not take
-                _keep(call, kind, tier, mentions_tensorflow)
-            api = resolver.call_api(call)
-            if api is not None and api.path in KERAS_ESTIMATOR:
-                _keep(call, "model_to_estimator", tier, mentions_tensorflow)
-        return tier
+    # A project keeping an estimator TF1 (a BoostedTreesClassifier beside a LinearClassifier, a subclass elsewhere):
+    # the tier still takes a canned estimator built without a config (none of its settings can reach the kept one)
+    # and the calls told apart as that estimator's own; the rest stays for the kept estimator, with its TODOs.
+    project_blocked = bool(project.keeps_estimators)
+    kept_variables = visitor.built_estimators(resolver) if project_blocked else set()
+    if project_blocked:
+        tier.blocked_by = list(project.keeps_estimators)
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
     proven = visitor.estimator_names(resolver)
     built: set[tuple[int, str]] = set()  # (function, name) assigned an estimator constructor this tier takes
@@ -345,6 +336,9 @@ def analyze(
         api = resolver.call_api(call)
         tpu = api is not None and tpu_name(api.path) == "TPUEstimator"
         if api is not None and api.path in KERAS_ESTIMATOR:  # the same parameters: nothing to check here
+            if project_blocked:
+                _keep(call, "model_to_estimator", tier, mentions_tensorflow)
+                continue
             tier.calls[id(call)] = "keras_estimator"
             if id(call) in visitor.assigned_to:
                 built.add((id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]))
@@ -353,8 +347,12 @@ def analyze(
             continue
         unit = facts.estimator_for_call(call)
         wrapped = api.path == CUSTOM or tpu
+        if wrapped and project_blocked:
+            continue  # its TODOs say why (codemods/rules/custom_estimator.py)
         problems = wrapped_problems(call, "TPUEstimator" if tpu else "Estimator") if wrapped \
             else canned_problems(call, api.path, resolver)
+        if project_blocked:
+            problems += _beside_kept_problems(call, api.path, visitor, project)
         if unit is not None:  # tier 1's reasons that this tier does not resolve keep the unit as it is
             problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems
                          and not (wrapped and tier1_only(p))]
@@ -364,12 +362,16 @@ def analyze(
         tier.calls[id(call)] = "wrapped_tpu" if tpu else "wrapped" if wrapped else "canned"
         if unit is not None:
             unit.runtime = True
-        elif id(call) in visitor.assigned_to:  # `estimator = TPUEstimator(...)`: its methods in that function
+        if (unit is None or project_blocked) and id(call) in visitor.assigned_to:
+            # `estimator = TPUEstimator(...)`: its methods in that function
             built.add((id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]))
-    built |= _factory_built(module, visitor, project, source)
+    if project_blocked:  # a factory of such a project may return the kept estimator: its calls stay for it
+        kept_variables |= _factory_built(module, visitor, project, source)
+    else:
+        built |= _factory_built(module, visitor, project, source)
     kept = _release_sharers(facts, tier)
     if kept:  # a kept estimator in this module: other calls are not told apart from its own
-        tier.blocked_by = [f"estimator `{e.variable}` of this module" for e in kept]
+        tier.blocked_by += [f"estimator `{e.variable}` of this module" for e in kept]
     kept_configs = {id(e.config.call) for e in kept if e.config is not None}
     runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
     tier1_nodes -= runtime_configs  # a RunConfig tier 1 also reads stays, as a TrainingConfig, for this tier
@@ -385,11 +387,13 @@ def analyze(
         if kind is None and method in ESTIMATOR_METHODS and call.func.value.value not in facts.estimators and (
                 receiver in proven or (told_apart and estimator_method_call(call, method, keyword_needed=False))):
             kind = method  # (an estimator of this module: tier 1 or _kind decided already)
+        if kind is None and receiver in kept_variables and estimator_method_call(call, method, keyword_needed=False):
+            kind = method  # `baseline.train(train_input_fn)`: a method of an estimator this tier does not take
         if kind is None:
             continue
         if kind in ESTIMATOR_METHODS and not mentions_tensorflow():
             continue
-        if tier.blocked_by and not told_apart and not _belongs_to(call, runtime_units.values()):
+        if tier.blocked_by and not told_apart and (project_blocked or not _belongs_to(call, runtime_units.values())):
             if not _belongs_to(call, facts.estimators.values()):
                 _keep(call, kind, tier, mentions_tensorflow)
             continue
@@ -433,6 +437,24 @@ def analyze(
 
 
 _KEPT_KINDS = ("train_and_evaluate", "model_to_estimator", *ESTIMATOR_METHODS)
+
+
+def _beside_kept_problems(call: cst.Call, path: str, visitor: _Calls, project: ProjectFacts) -> list[str]:
+    """Why a canned estimator's call cannot migrate in a project keeping another estimator TF1: what it shares
+    with the rest of the program (a config, a head) may reach the kept one, and its calls are told apart from the
+    kept one's only through a variable assigned once."""
+    kwargs, _ = call_arguments(call, CANNED[path].positional)
+    kept = f"an estimator that stays TF1 in this project ({'; '.join(project.keeps_estimators)})"
+    given = {key for key in ("config", "head") if key in kwargs and not is_none(kwargs[key])}
+    problems = [f"its config= may configure {kept} too: migrate or remove that one, then run migrate again"] * (
+        "config" in given)
+    problems += [f"its head= stays TF1 beside {kept}: migrate or remove that one, then run migrate again"] * (
+        "head" in given)
+    receiver = (id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]) if id(call) in visitor.assigned_to \
+        else None
+    if receiver is None or visitor.assignments[receiver] != 1:
+        problems.append(f"it is not assigned once to a variable, which alone tells its calls apart from those of {kept}")
+    return problems
 
 
 def _spec_builders(visitor: _Calls, resolver: ApiResolver, migrated: bool = False) -> set[int]:

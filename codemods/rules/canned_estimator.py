@@ -39,11 +39,11 @@ class CannedEstimatorRule(Rule):
             rule = "custom-estimator" if estimator.custom else self.rule_id
             # what keeps it from the run-time tier too, when that tier looked at it: the reasons that tier checks
             # when the program runs would only send the user after what needs no change
-            reasons = ctx.facts.runtime.constructor_problems.get(id(original)) or estimator.problems
-            for problem in reasons:
+            tier_reasons = ctx.facts.runtime.constructor_problems.get(id(original))
+            for problem in tier_reasons or estimator.problems:
                 ctx.todo(original, rule, f"{estimator.variable}: {problem}")
             blocked = ctx.facts.runtime.blocked_by
-            if blocked and all(isinstance(p, RunTimeChecked) or (estimator.custom and tier1_only(p))
+            if blocked and not tier_reasons and all(isinstance(p, RunTimeChecked) or (estimator.custom and tier1_only(p))
                                for p in estimator.problems):
                 ctx.todo(original, rule, f"{estimator.variable}: the run-time tier would migrate it (it checks the "
                          "reasons above when the program runs), but it is off while the project keeps an estimator "

@@ -835,15 +835,17 @@ ROWS = [
         ("estimator = wrapped_model_fns.Estimator(**estimator_keys)",),
     ),
     Row(
-        "A canned or custom estimator the run-time tier would take, in a project keeping an estimator with no "
-        "TensorFlow 2 counterpart (TF2's boosted-trees tutorial: a LinearClassifier, then BoostedTreesClassifier)",
-        "kept, its constructor's TODOs adding that the tier is off while that estimator stays TF1 (named); with it "
-        "replaced, `migrate rewrite` takes the rest",
+        "A canned estimator beside one with no TensorFlow 2 counterpart (TF2's boosted-trees tutorial: a "
+        "LinearClassifier, then BoostedTreesClassifier), or in a project keeping a custom estimator or subclass TF1",
+        "the run-time tier takes the canned one when nothing of it can reach the kept estimator: built without "
+        "`config=` or `head=`, assigned once to a variable whose calls it migrates; the kept estimator and its calls "
+        "stay, each with a TODO naming it (a custom `Estimator(model_fn=...)` stays too while the project keeps one)",
         "same",
         "todo_runtime_tier_blocked",
-        ("the run-time tier would migrate it (it checks the reasons above when the program runs), but it is off "
-         "while the project keeps an estimator that stays TF1 (BoostedTreesClassifier in this module)",),
-        ("the run-time tier would migrate it",),
+        ("linear_est = estimator_training.configure(canned.linear_classifier(",
+         "estimator_training.train(linear_est, train_input_fn, max_steps=100)",
+         "kept: `.train(...)` may run an estimator that stays TF1 in this project"),
+        ("estimator_loop.train(linear_est, train_input_fn, max_steps=100)",),
     ),
     Row(
         "`RunConfig(**settings)` (settings read from a file or flags) where the run-time tier builds the estimator",
