@@ -240,6 +240,9 @@ class StopOnEvalMetrics(StopOnPredicate):
     `StopOnPredicate` asks."""
 
     def __init__(self, eval_dir: str, should_stop, run_every_secs: float | None = 60, run_every_steps=None):
+        if eval_dir is None:
+            raise ValueError("an early-stopping hook's eval_dir is None: Estimator's read estimator.eval_dir() then "
+                             "(model_dir/eval); give that directory")
         super().__init__(lambda: should_stop(read_eval_metrics(eval_dir)), run_every_secs, run_every_steps)
         self.eval_dir = eval_dir
 

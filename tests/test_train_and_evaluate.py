@@ -218,3 +218,8 @@ def test_compat_early_stopping_hooks_check_their_estimator(tmp_path):
     assert estimator_early_stopping.stop_if_lower_hook(model, "loss", 0.5, eval_dir="/elsewhere").eval_dir == "/elsewhere"
     with pytest.raises(TypeError, match="stop_if_higher_hook.*is not a migrated estimator"):
         estimator_early_stopping.stop_if_higher_hook(object(), "accuracy", 0.9)
+    # compat.estimator_hooks' own hooks take the directory the rewrite resolved: a None there is one error
+    from estimator_migrate.compat import estimator_hooks
+
+    with pytest.raises(ValueError, match="eval_dir is None.*estimator.eval_dir"):
+        estimator_hooks.stop_if_no_decrease_hook(None, "loss", 10)

@@ -17,7 +17,7 @@ import libcst as cst
 
 from codemods.hook_facts import BUILTIN_HOOK_PARAMS, BUILTIN_HOOKS, METRIC_EARLY_STOPPING_HOOKS
 from codemods.registry import Rule, register
-from codemods.syntax import call_arguments
+from codemods.syntax import call_arguments, is_none
 from codemods.templates import source
 
 
@@ -48,13 +48,20 @@ class BuiltinHookRule(Rule):
                 model_dir = f"estimator_training.model_dir_of({estimator.variable})"
             else:
                 model_dir = source(estimator.model_dir)
-            arguments = {
-                "eval_dir": cst.parse_expression(
-                    source(eval_dir) if eval_dir is not None else f'os.path.join({model_dir}, "eval")'
-                ),
-                **arguments,
-            }
+            arguments = {"eval_dir": cst.parse_expression(_eval_dir(eval_dir, model_dir)), **arguments}
         ctx.need_compat("estimator_hooks")
         ctx.record(original, self.rule_id, True, f"{hook.split('.')[-1]} -> compat.estimator_hooks.{callback} (a callback)")
         given = ", ".join(f"{key}={source(value)}" for key, value in arguments.items())
         return cst.parse_expression(f"estimator_hooks.{callback}({given})")
+
+
+def _eval_dir(given: cst.BaseExpression | None, model_dir: str) -> str:
+    """The early-stopping hook's eval directory: Estimator's hook read `estimator.eval_dir()` when `eval_dir` was
+    None. A name or attribute is read twice to decide; another expression is passed as it is (the callback
+    refuses a None)."""
+    default = f'os.path.join({model_dir}, "eval")'
+    if given is None or is_none(given):
+        return default
+    if isinstance(given, (cst.Name, cst.Attribute)):
+        return f"{source(given)} if {source(given)} is not None else {default}"
+    return source(given)

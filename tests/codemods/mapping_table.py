@@ -701,10 +701,11 @@ ROWS = [
     ),
     Row(
         "`tf.estimator.experimental.stop_if_no_decrease_hook(est, metric, N, ...)` (and `_no_increase_`, `_higher_`, `_lower_`) in a migrated training's hooks, inline or through a variable",
-        "`compat.estimator_hooks.stop_if_no_decrease_hook(eval_dir=model_dir/eval, metric, N, ...)`: the same decision on the metrics in model_dir/eval, at the same cadence",
+        "`compat.estimator_hooks.stop_if_no_decrease_hook(eval_dir=model_dir/eval, metric, N, ...)`: the same decision on the metrics in model_dir/eval, at the same cadence; an `eval_dir=` given as None (or a name or attribute that is None when the program runs) is model_dir/eval, as Estimator's `estimator.eval_dir()`",
         "same, in the loop's `CallbackList`",
         "early_stopping_hooks",
-        ('estimator_hooks.stop_if_no_decrease_hook(eval_dir=os.path.join("/tmp/early", "eval")', "estimator_hooks.stop_if_higher_hook("),
+        ('estimator_hooks.stop_if_no_decrease_hook(eval_dir=os.path.join("/tmp/early", "eval")', "estimator_hooks.stop_if_higher_hook(",
+         'eval_dir=EVAL_DIR if EVAL_DIR is not None else os.path.join("/tmp/early", "eval")'),
         ('estimator_hooks.stop_if_no_decrease_hook(eval_dir=os.path.join("/tmp/early", "eval")', "estimator_hooks.stop_if_higher_hook("),
     ),
     Row(

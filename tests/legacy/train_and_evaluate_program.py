@@ -4,7 +4,8 @@ Both the input of `migrate rewrite` and, unchanged, the reference run under the 
 batch order, no dropout, a binary head (so every metric, AUCs included, is compared), a checkpoint every
 5 steps and no evaluation throttle, so Estimator evaluates after every checkpoint save. Training reads a
 numpy_input_fn (rewritten), evaluation an input_fn factory returning a tf.data.Dataset (kept as it is).
-An early-stopping hook ends training once an evaluation's accuracy is above --stop_above_accuracy.
+An early-stopping hook ends training once an evaluation's accuracy in --eval_dir (None: the estimator's, as a flag
+left unset gave it) is above --stop_above_accuracy.
 After each evaluation a LatestExporter exports (keeping the newest 2), a FinalExporter once the evaluated
 step reaches max_steps, and a BestExporter when the accuracy beats the last exported one (and at the first
 evaluation); what train_and_evaluate returned goes to --metrics_out: the metrics, and for each exporter its
@@ -53,6 +54,7 @@ def main():
     parser.add_argument("--max_steps", type=int, default=20)
     parser.add_argument("--metrics_out", required=True)
     parser.add_argument("--stop_above_accuracy", type=float, default=2.0)  # by default: never
+    parser.add_argument("--eval_dir", default=None)  # by default: the estimator's, as the hook reads then
     args = parser.parse_args()
 
     digits = load_digits()
@@ -72,7 +74,7 @@ def main():
         x={"x": images}, y=labels, batch_size=32, num_epochs=None, shuffle=False
     )
     stop = tf1.estimator.experimental.stop_if_higher_hook(
-        classifier, "accuracy", args.stop_above_accuracy, run_every_secs=None, run_every_steps=1
+        classifier, "accuracy", args.stop_above_accuracy, eval_dir=args.eval_dir, run_every_secs=None, run_every_steps=1
     )
     train_spec = tf1.estimator.TrainSpec(train_input_fn, max_steps=args.max_steps, hooks=[stop])
     serving_input_fn = tf1.estimator.export.build_parsing_serving_input_receiver_fn(
