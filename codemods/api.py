@@ -39,6 +39,24 @@ class Api:
         return self.path in paths
 
 
+# Estimator's private modules (`from tensorflow.python.estimator.export import export_output`, TF 1.x's and
+# tensorflow_estimator's) -> the public path of the same objects, and whether that path is TF 1.x's (its input
+# helpers were v1 only). Canned estimator modules are not here: their classes are the v1 estimators.
+_PRIVATE_MODULES = (
+    ("python.estimator.export.export_output.", "estimator.export.", False),
+    ("python.estimator.export.export_lib.", "estimator.export.", False),
+    ("python.estimator.export.export.", "estimator.export.", False),
+    ("python.estimator.model_fn.", "estimator.", False),
+    ("python.estimator.mode_keys.", "estimator.", False),
+    ("python.estimator.run_config.", "estimator.", False),
+    ("python.estimator.estimator.", "estimator.", False),
+    ("python.estimator.training.", "estimator.", False),
+    ("python.estimator.exporter.", "estimator.", False),
+    ("python.estimator.inputs.numpy_io.", "estimator.inputs.", True),
+    ("python.estimator.inputs.pandas_io.", "estimator.inputs.", True),
+)
+
+
 def api_from_qualified_name(name: str) -> Api | None:
     if name in ("tensorflow", "tensorflow.compat.v2"):
         return Api("", False)
@@ -46,7 +64,11 @@ def api_from_qualified_name(name: str) -> Api | None:
         return Api("", True)
     for prefix, v1 in _ROOTS:
         if name.startswith(prefix):
-            return Api(name[len(prefix) :], v1)
+            path = name[len(prefix) :]
+            for private, public, public_v1 in _PRIVATE_MODULES:
+                if path.startswith(private) and "." not in path[len(private):]:
+                    return Api(public + path[len(private):], v1 or public_v1)
+            return Api(path, v1)
     return None
 
 
