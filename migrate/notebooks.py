@@ -4,8 +4,9 @@ A notebook's cells share one namespace (a RunConfig in one cell, the estimator i
 third), so the code cells are joined into one module, each opened by a marker statement
 `__migrate_cell__(N)`, and the result is split back at the markers. IPython syntax that is not Python
 (`%magic`, `!shell` lines) is swapped for a placeholder statement with the same indentation and put back
-afterwards; a cell that starts with a cell magic (`%%writefile`, `%%bash`, ...) is not Python at all and
-is left out. Markdown, raw cells, outputs, metadata and untouched cells stay as they were; the JSON is
+afterwards; the statement after a timing magic (`%time`, `%timeit`) is migrated and the magic put back before it.
+A cell that starts with a cell magic (`%%writefile`, `%%bash`, ...) is not Python at all and is left out,
+but for the magics whose body is Python (`%%time`, `%%timeit`, `%%capture`, `%%prun`), which stay its first line. Markdown, raw cells, outputs, metadata and untouched cells stay as they were; the JSON is
 written back with the indentation the file had (Jupyter's: one space), so a diff shows only the cells
 that changed. Findings name the cell (1-based, counting every cell) and the line within it.
 """
@@ -27,6 +28,12 @@ _MAGIC = "__migrate_magic__({})"
 _CELL_LINE = re.compile(r"^__migrate_cell__\((\d+)\)$")
 _MAGIC_LINE = re.compile(r"^(\s*)__migrate_magic__\((\d+)\)$")
 _IPYTHON_LINE = re.compile(r"^\s*[%!]")
+# Magics whose body is Python the kernel runs as it is: a cell under `%%time` (`%%timeit`, `%%capture`, `%%prun`), a
+# statement after `%time` (`%timeit`, with its options). Their Python is migrated; the magic is put back around it.
+_PYTHON_CELL_MAGIC = re.compile(r"^\s*%%(time|timeit|capture|prun)\b")
+_TIMING_LINE = re.compile(r"^(\s*)(%(?:time|timeit|prun)(?:\s+-\w+(?:\s+\d+)?)*)\s+(\S.*)$")
+_TIMED = "  # __migrate_timed__({})"
+_TIMED_LINE = re.compile(r"^(.*?)  # __migrate_timed__\((\d+)\)$")
 
 
 class NotebookError(Exception):
@@ -55,6 +62,7 @@ def migrate_notebook(text: str, target: str, exact: bool = False) -> NotebookRes
     if not result.changed:
         return NotebookResult(text, findings, False)
     findings += _unpin_tensorflow_1(module, magics, cell_of_line)
+    findings += _untimed(module, result.code, magics, cell_of_line)
     for index, lines in _split(result.code, magics).items():
         if lines != _trimmed(_source_lines(cells[index])):
             _check_migrated_syntax(index, lines)
@@ -77,7 +85,7 @@ def _is_python(cell: dict) -> bool:
         return False
     lines = _source_lines(cell)
     first = next((line for line in lines if line.strip()), "")
-    return not first.lstrip().startswith("%%")
+    return not first.lstrip().startswith("%%") or bool(_PYTHON_CELL_MAGIC.match(first))
 
 
 def _source_lines(cell: dict) -> list[str]:
@@ -102,7 +110,11 @@ def _join(cells: list[dict], python_cells: list[int]) -> tuple[str, list[str], l
         cell_of_line.append((index, 0))
         lines = []
         for line in _source_lines(cells[index]):
-            if _IPYTHON_LINE.match(line):
+            timed = _TIMING_LINE.match(line)
+            if timed and _parses(timed.group(3)):  # `%time stmt` -> `stmt  # marker`: the statement is migrated
+                lines.append(timed.group(1) + timed.group(3) + _TIMED.format(len(magics)))
+                magics.append(timed.group(2))
+            elif _IPYTHON_LINE.match(line):
                 indent = line[: len(line) - len(line.lstrip())]
                 lines.append(indent + _MAGIC.format(len(magics)))
                 magics.append(line)
@@ -146,6 +158,20 @@ def _unpin_tensorflow_1(module: str, magics: list[str], cell_of_line: list[tuple
     return [_in_cell(finding, cell_of_line) for finding in findings]
 
 
+def _untimed(module: str, migrated: str, magics: list[str], cell_of_line: list[tuple[int, int]]) -> list[Finding]:
+    """A note for each timing magic whose statement the rewrite replaced with several (tier 1's inline `fit` for a
+    `train` call): the statements run, untimed."""
+    kept = {int(timed.group(2)) for timed in map(_TIMED_LINE.match, migrated.splitlines()) if timed}
+    findings = []
+    for number, line in enumerate(module.splitlines(), start=1):
+        timed = _TIMED_LINE.match(line)
+        if timed and int(timed.group(2)) not in kept:
+            magic = magics[int(timed.group(2))]
+            findings.append(Finding("notebook-magic", number, 0, True, f"{magic} left out: the rewrite replaced its "
+                                    "statement with several, which run untimed; time the cell with %%time"))
+    return [_in_cell(finding, cell_of_line) for finding in findings]
+
+
 def _check_syntax(index: int, code: str) -> None:
     try:
         compile(code, f"cell {index + 1}", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
@@ -176,9 +202,30 @@ def _split(code: str, magics: list[str]) -> dict[int, list[str]]:
             current = cells.setdefault(int(marker.group(1)), [])
             continue
         magic = _MAGIC_LINE.match(line)
-        current.append(magics[int(magic.group(2))] if magic else line)
+        current.append(magics[int(magic.group(2))] if magic else _timed(line, magics))
     _place_imports(cells, [line for line in preamble if line.strip()])
     return {index: _trimmed(lines) for index, lines in cells.items()}
+
+
+def _parses(statement: str) -> bool:
+    try:
+        ast.parse(statement)
+        return True
+    except SyntaxError:
+        return False
+
+
+def _timed(line: str, magics: list[str]) -> str:
+    """A migrated line that had a timing magic (`_TIMED`): the magic put back before it, when the line is still
+    the statement whole; a statement the rewrite spread over lines runs untimed, and says so."""
+    timed = _TIMED_LINE.match(line)
+    if not timed:
+        return line
+    code, magic = timed.group(1), magics[int(timed.group(2))]
+    indent = code[: len(code) - len(code.lstrip())]
+    if _parses(code.strip()):
+        return f"{indent}{magic} {code.lstrip()}"
+    return f"{code}  # ({magic} left out: the migrated statement spans several lines; time the cell with %%time)"
 
 
 def _place_imports(cells: dict[int, list[str]], imports: list[str]) -> None:
@@ -192,6 +239,8 @@ def _place_imports(cells: dict[int, list[str]], imports: list[str]) -> None:
     target = importing[0] if importing else min(cells)
     lines = cells[target]
     at = _after_future_imports(lines)
+    if lines and _PYTHON_CELL_MAGIC.match(lines[0]):
+        at = max(at, 1)  # a cell magic opens its cell
     rest = lines[at:]
     before = [""] if at and rest and not rest[0].strip() else []  # the blank line after the future imports
     cells[target] = [*lines[:at], *before, *imports,

@@ -47,11 +47,19 @@ CELLS = [
     _cell("code", "%%writefile notes.txt\nnot Python: tf.estimator.DNNClassifier(hidden_units=[1])"),
     _cell(
         "code",
+        "%%time\n"
         "train_input = tf.compat.v1.estimator.inputs.numpy_input_fn(\n"
         "    x={\"pixels\": pixels}, y=digits.target, batch_size=32, num_epochs=None, shuffle=True\n)\n"
         "classifier.train(input_fn=train_input, max_steps=20)",
         outputs=[{"name": "stdout", "output_type": "stream", "text": ["INFO: loss = 2.3\n"]}],
         execution_count=7,
+    ),
+    _cell(
+        "code",
+        "eval_input = tf.compat.v1.estimator.inputs.numpy_input_fn(\n"
+        "    x={\"pixels\": pixels}, y=digits.target, batch_size=256, shuffle=False\n)\n"
+        "%time metrics = classifier.evaluate(input_fn=eval_input)\n"
+        "%timeit -n 1 -r 1 print(metrics[\"global_step\"])",
     ),
 ]
 
@@ -111,7 +119,7 @@ def test_findings_name_the_cell(migrated):
     rules = {(f["rule"], f["cell"], f["line"]) for f in entry["findings"]}
     assert ("runconfig-checkpointing", 4, 1) in rules
     assert ("canned-estimator", 5, 2) in rules
-    assert ("estimator-train", 7, 4) in rules
+    assert ("estimator-train", 7, 5) in rules  # (under the cell's %%time)
     assert all(f["migrated"] for f in entry["findings"])
 
 
@@ -158,8 +166,28 @@ def test_a_colab_notebook_choosing_tensorflow_1_is_told_it_runs_on_tensorflow_2(
     assert lines[2] == "    pass  # %tensorflow_version 1.x: TensorFlow 2 runs the migrated code (Colab has no 1.x)"
     kept = copy.deepcopy(cells)  # a notebook the rewrite leaves as it was (nothing migrated) keeps its TensorFlow 1.x
     kept[3:5] = [_cell("code", "print(tf.__version__)")] * 2
-    kept[6] = _cell("code", "print(1)")
+    kept[6] = kept[7] = _cell("code", "print(1)")
     assert migrate_notebook(notebook_text(kept), "keras").changed is False
+
+
+def test_timing_magics_keep_their_python_migrated():
+    """Colab's timing magics: a `%%time` cell is Python under its first line, the statement after `%time` or
+    `%timeit` is Python: both are migrated and the magics put back; a statement the rewrite replaces with several
+    (tier 1's inline fit for a train call) runs untimed, with a note in the report."""
+    result = migrate_notebook(notebook_text(), "keras")
+    cells = json.loads(result.code)["cells"]
+    training = code(cells[6]).splitlines()
+    assert training[0] == "%%time" and "numpy_input_fn" not in code(cells[6]) and "classifier.fit(" in code(cells[6])
+    evaluation = code(cells[7]).splitlines()
+    assert evaluation[-2].startswith("%time metrics = estimator_evaluation.evaluate(classifier, eval_input(), ")
+    assert evaluation[-1] == '%timeit -n 1 -r 1 print(metrics["global_step"])'
+    assert not [f for f in result.findings if f.rule == "notebook-magic"]
+    timed_training = copy.deepcopy(CELLS)
+    timed_training[6] = _cell("code", code(CELLS[6]).replace("%%time\n", "").replace("classifier.train(", "%time classifier.train("))
+    result = migrate_notebook(notebook_text(timed_training), "keras")
+    assert "%time" not in code(json.loads(result.code)["cells"][6]) and "classifier.fit(" in code(json.loads(result.code)["cells"][6])
+    (note,) = [f for f in result.findings if f.rule == "notebook-magic"]
+    assert (note.cell, note.line, note.migrated) == (7, 4, True) and note.message.startswith("%time left out")
 
 
 def test_bad_notebooks_get_one_line_errors():
