@@ -25,8 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from tests.zygote import Zygotes  # noqa: E402
 from training_throughput import LEGACY, MODERN, original_and_migrated  # noqa: E402
+
+from tests.zygote import Zygotes  # noqa: E402
 
 ENVIRONMENT = {"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
 
