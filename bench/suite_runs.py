@@ -63,7 +63,7 @@ def main() -> None:
                         [str(c) for c in command], capture_output=True, text=True, env=ENVIRONMENT),
                     "zygote": lambda command: zygotes.run(command, ENVIRONMENT)}
             times: dict[tuple[str, str], list[float]] = {(name, way): [] for name in programs for way in ways}
-            for repeat in range(args.repeats):  # rounds: a slow spell of the machine spreads over all of them
+            for _ in range(args.repeats):  # rounds: a slow spell of the machine spreads over all of them
                 for name, (python, program) in programs.items():
                     for way, run in ways.items():
                         model_dir = scratch / f"{len(times[name, way])}-{way}-{name}".replace(" ", "_")
