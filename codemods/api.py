@@ -57,6 +57,16 @@ _PRIVATE_MODULES = (
 )
 
 
+# tf.contrib.learn's RunConfig, which TensorFlow 1.x's tf.estimator estimators took too: a subclass of
+# tf.estimator.RunConfig with the same checkpoint and summary settings and defaults (its own, a session's GPU
+# fraction and the like, stay TODOs where they are given: RunConfig's rules do not take them)
+_RENAMED = {
+    "contrib.learn.RunConfig": "estimator.RunConfig",
+    "contrib.learn.python.learn.estimators.run_config.RunConfig": "estimator.RunConfig",
+    "contrib.learn.python.learn.RunConfig": "estimator.RunConfig",
+}
+
+
 def api_from_qualified_name(name: str) -> Api | None:
     if name in ("tensorflow", "tensorflow.compat.v2"):
         return Api("", False)
@@ -65,6 +75,8 @@ def api_from_qualified_name(name: str) -> Api | None:
     for prefix, v1 in _ROOTS:
         if name.startswith(prefix):
             path = name[len(prefix) :]
+            if path in _RENAMED:
+                return Api(_RENAMED[path], True)
             for private, public, public_v1 in _PRIVATE_MODULES:
                 if path.startswith(private) and "." not in path[len(private):]:
                     return Api(public + path[len(private):], v1 or public_v1)

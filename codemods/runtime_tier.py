@@ -372,6 +372,18 @@ def analyze(
     kept = _release_sharers(facts, tier)
     if kept:  # a kept estimator in this module: other calls are not told apart from its own
         tier.blocked_by += [f"estimator `{e.variable}` of this module" for e in kept]
+        # A model_fn kept as written keeps this module's EstimatorSpec and ModeKeys for the kept estimator
+        # (codemods/rules/wrapped_model_fn.py is off): no wrapped model_fn of it would run
+        for key in [key for key, kind in tier.calls.items() if kind in ("wrapped", "wrapped_tpu")]:
+            del tier.calls[key]
+            tier.constructor_problems[key] = [
+                f"this module keeps {', '.join(tier.blocked_by)} TF1, and with it tf.estimator's EstimatorSpec and "
+                "ModeKeys, which a model_fn kept as written returns and compares: migrate that one, then run "
+                "migrate again"]
+        for unit in facts.estimators.values():
+            if unit.runtime and id(unit.call) in tier.constructor_problems:
+                unit.runtime = False
+        kept = [e for e in facts.estimators.values() if not e.migratable and not e.runtime]
     kept_configs = {id(e.config.call) for e in kept if e.config is not None}
     runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
     tier1_nodes -= runtime_configs  # a RunConfig tier 1 also reads stays, as a TrainingConfig, for this tier

@@ -82,6 +82,9 @@ class UnsupportedApiRule(Rule):
             if why is not None:
                 message = f"tf.Session loop saving with this Saver: {'; '.join(why)}; {SAVER_HOW}"
             ctx.todo(original, self.rule_id, message)
+            if estimator is None:  # (a unit's own reasons are the estimator rules')
+                for problem in ctx.facts.runtime.constructor_problems.get(id(original), ()):
+                    ctx.todo(original, self.rule_id, problem)
         return updated
 
 

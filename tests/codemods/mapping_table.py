@@ -990,6 +990,27 @@ ROWS = [
         ('"serving_default": wrapped_model_fns.PredictOutput(predictions)',),
     ),
     Row(
+        "`tf.contrib.learn.RunConfig(...)` given to a tf.estimator estimator (TensorFlow 1.3-1.4 programs: then a "
+        "subclass of tf.estimator.RunConfig, with the same checkpoint settings and defaults)",
+        "migrates as `tf.estimator.RunConfig(...)` does (its own settings, `gpu_memory_fraction` and the like, keep a "
+        "TODO, as RunConfig settings with no TrainingConfig twin do; tests/test_contrib_learn_runconfig.py)",
+        "same",
+        "contrib_learn_runconfig",
+        ("run_config = estimator_training.TrainingConfig(save_checkpoints_steps=25, model_dir=model_dir)",
+         "config=estimator_training.TrainingConfig(save_checkpoints_steps=10), model=canned.dnn_classifier("),
+        ("run_config = estimator_training.TrainingConfig(save_checkpoints_steps=25, model_dir=model_dir)",),
+    ),
+    Row(
+        "A custom `Estimator(model_fn=...)` the run-time tier would wrap, in a module keeping another estimator TF1",
+        "kept, with a TODO naming the kept one: the module's model_fns keep tf.estimator's EstimatorSpec and ModeKeys "
+        "for it (a wrapped model_fn returning them would fail in TensorFlow 2.21); with that one migrated, "
+        "`migrate rewrite` wraps both",
+        "same",
+        "todo_wrapped_beside_kept",
+        ("this module keeps estimator `gpu_estimator` of this module TF1, and with it tf.estimator's EstimatorSpec",),
+        ("this module keeps estimator `gpu_estimator` of this module TF1",),
+    ),
+    Row(
         "`class MyExporter(tf.estimator.Exporter)` given to `EvalSpec(exporters=[...])` (a best-checkpoint copier, a "
         "results writer)",
         "`class MyExporter(compat.estimator_export.Exporter)`; the estimator trains through the run-time tier, whose "
