@@ -332,6 +332,7 @@ def analyze(
     tier1_nodes = _unit_nodes([e for e in facts.estimators.values() if e.migratable])
     proven = visitor.estimator_names(resolver)
     built: set[tuple[int, str]] = set()  # (function, name) assigned an estimator constructor this tier takes
+    constructors: dict[int, cst.Call] = {}  # the estimator constructors it takes, by id
     for call in visitor.calls:
         api = resolver.call_api(call)
         tpu = api is not None and tpu_name(api.path) == "TPUEstimator"
@@ -360,6 +361,7 @@ def analyze(
             tier.constructor_problems[id(call)] = problems
             continue
         tier.calls[id(call)] = "wrapped_tpu" if tpu else "wrapped" if wrapped else "canned"
+        constructors[id(call)] = call
         if unit is not None:
             unit.runtime = True
         if (unit is None or project_blocked) and id(call) in visitor.assigned_to:
@@ -377,9 +379,20 @@ def analyze(
         for key in [key for key, kind in tier.calls.items() if kind in ("wrapped", "wrapped_tpu")]:
             del tier.calls[key]
             tier.constructor_problems[key] = [
-                f"this module keeps {', '.join(tier.blocked_by)} TF1, and with it tf.estimator's EstimatorSpec and "
+                f"this module keeps {', '.join(tier.blocked_by)} TF1, and so tf.estimator's EstimatorSpec and "
                 "ModeKeys, which a model_fn kept as written returns and compares: migrate that one, then run "
                 "migrate again"]
+        # An estimator of this tier without a unit of its own shares its variable's name with a unit of another
+        # function (`estimator` in train() and in evaluate()): tier 1's rules give that unit its calls and config
+        kept_names = {e.variable for e in kept}
+        for key in [key for key, kind in tier.calls.items() if kind == "canned"]:
+            name = visitor.assigned_to.get(key)
+            if name in kept_names and facts.estimators[name].call is not constructors[key]:
+                del tier.calls[key]
+                tier.constructor_problems[key] = [
+                    f"`{name}` also names an estimator of another function that stays TF1, whose RunConfig and calls "
+                    "the rewrite does not tell apart from this one's: rename one, or migrate that one, then run "
+                    "migrate again"]
         for unit in facts.estimators.values():
             if unit.runtime and id(unit.call) in tier.constructor_problems:
                 unit.runtime = False

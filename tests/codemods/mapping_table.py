@@ -1001,14 +1001,16 @@ ROWS = [
         ("run_config = estimator_training.TrainingConfig(save_checkpoints_steps=25, model_dir=model_dir)",),
     ),
     Row(
-        "A custom `Estimator(model_fn=...)` the run-time tier would wrap, in a module keeping another estimator TF1",
+        "A custom `Estimator(model_fn=...)` the run-time tier would wrap, in a module keeping another estimator TF1; "
+        "a canned estimator whose variable also names a kept estimator of another function",
         "kept, with a TODO naming the kept one: the module's model_fns keep tf.estimator's EstimatorSpec and ModeKeys "
         "for it (a wrapped model_fn returning them would fail in TensorFlow 2.21); with that one migrated, "
-        "`migrate rewrite` wraps both",
+        "`migrate rewrite` wraps both; the canned one kept too, with a TODO: rename one of them",
         "same",
         "todo_wrapped_beside_kept",
-        ("this module keeps estimator `gpu_estimator` of this module TF1, and with it tf.estimator's EstimatorSpec",),
-        ("this module keeps estimator `gpu_estimator` of this module TF1",),
+        ("this module keeps estimator `gpu_estimator` of this module", "and so tf.estimator's EstimatorSpec and ModeKeys",
+         "`classifier` also names an estimator of another function that stays TF1"),
+        ("this module keeps estimator `gpu_estimator` of this module",),
     ),
     Row(
         "`class MyExporter(tf.estimator.Exporter)` given to `EvalSpec(exporters=[...])` (a best-checkpoint copier, a "
