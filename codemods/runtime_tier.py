@@ -396,6 +396,9 @@ def analyze(
         for unit in facts.estimators.values():
             if unit.runtime and id(unit.call) in tier.constructor_problems:
                 unit.runtime = False
+        for key in tier.constructor_problems:  # (the calls of an estimator released here stay with it)
+            if key in constructors and key in visitor.assigned_to:
+                built.discard((id(visitor.function_of[key]), visitor.assigned_to[key]))
         kept = [e for e in facts.estimators.values() if not e.migratable and not e.runtime]
     kept_configs = {id(e.config.call) for e in kept if e.config is not None}
     runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
