@@ -1,18 +1,19 @@
-"""Adds the imports the migrated code needs to the module's leading import block, and removes the
-module-level imports the rewrite left unused.
+"""Adds the imports the migrated code needs to the module's import block, where isort and ruff would put them,
+and removes the module-level imports the rewrite left unused.
 
-The output is what LibCST's AddImportsVisitor writes (the first versions ran it): a needed name already
-imported there is not imported again; `from m import x` joins an existing `from m import ...` of that
-block (new names first, sorted); the rest follows the block: `import m` sorted, `import m as a` in the
-order asked, then `from m import ...` by module, names sorted; the first statement after the block gets
-an empty line before it. Written here because AddImportsVisitor walks the whole tree and sets up its
-matcher dispatch per instance, which cost a quarter of an Estimator program's rewrite (measured:
-bench/rewrite_throughput.py), for a block that is a few lines long.
+A needed name already imported there is not imported again; `from m import x` joins an existing
+`from m import ...` of that block (its names kept sorted if they were). Each other import goes to its section
+(standard library, or third party: TensorFlow's group), at the place isort's order gives it there (`import m`
+before `from m import ...`, modules compared case-insensitively), without moving the program's own imports; a
+section the block lacks becomes a group of its own, a blank line either side. A from-import longer than a line
+is wrapped as isort's black profile wraps it (one name a line, trailing comma: kept as it is at any line length).
+Written here rather than with LibCST's AddImportsVisitor, which appends after the block and walks the whole tree.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from collections import Counter
 from dataclasses import dataclass
 
@@ -25,6 +26,14 @@ from codemods.syntax import name_counts
 # names in Python projects, and a program next to its own compat.py would import that one.
 RUNTIME_PACKAGE = "estimator_migrate.compat"
 
+# isort's sections, in their order
+FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY = range(4)
+# The packages whose import group is the third-party section (the group of the program's TensorFlow import).
+_THIRD_PARTY_ANCHORS = ("tensorflow", "tf_keras", "estimator_migrate")
+# black's (and ruff's default) line length: a longer from-import is wrapped
+_LINE_LENGTH = 88
+_TODO = "# TODO(migrate)"
+
 
 @dataclass(frozen=True)
 class NeededImport:
@@ -34,18 +43,18 @@ class NeededImport:
 
 
 def add_imports(module: cst.Module, needed: list[NeededImport]) -> cst.Module:
-    """`module` with `needed` imported at the end of its leading import block (after a docstring), or of the
-    import block holding its TensorFlow import when code runs before that (the runtime imports TensorFlow: a
-    program setting TensorFlow's environment variables first keeps them in effect)."""
+    """`module` with `needed` imported in its leading import block (after a docstring), or in the import block
+    holding its TensorFlow import when code runs before that (the runtime imports TensorFlow: a program setting
+    TensorFlow's environment variables first keeps them in effect)."""
     start = 1 if module.body and is_docstring_or_strict(module.body[0]) else 0
     end = import_block_end(module)
     block = [statement.body[0] for statement in module.body[start:end] if is_single_import(statement)]
     plain, aliased, from_names = _missing(needed, block)
     if not (plain or aliased or from_names):
         return module
-    header = list(module.body[:end])
+    body = list(module.body)
     for index in range(start, end):  # join existing `from m import ...` statements
-        statement = header[index]
+        statement = body[index]
         if not is_single_import(statement):
             continue
         node = statement.body[0]
@@ -53,36 +62,192 @@ def add_imports(module: cst.Module, needed: list[NeededImport]) -> cst.Module:
             isinstance(node, cst.ImportFrom)
             and not node.relative
             and not isinstance(node.names, cst.ImportStar)
+            and all(alias.asname is None for alias in node.names)  # isort keeps `as` names on lines of their own
         ):
             names = from_names.pop(cst.helpers.get_full_name_for_node(node.module), None)
             if names:
-                joined = node.with_changes(
-                    names=[*(cst.ImportAlias(cst.Name(name)) for name in sorted(names)), *node.names]
-                )
-                header[index] = statement.with_changes(body=[joined])
+                body[index] = _joined(statement, names, module.config_for_parsing)
     config = module.config_for_parsing
     added = [
-        *(cst.parse_statement(f"import {name}", config) for name in sorted(plain)),
-        *(cst.parse_statement(f"import {name} as {asname}", config) for name, asname in aliased.items()),
-        *(
-            cst.parse_statement(f"from {name} import {', '.join(sorted(objs))}", config)
-            for name, objs in sorted(from_names.items())
-        ),
+        *(f"import {name}" for name in plain),
+        *(f"import {name} as {asname}" for name, asname in sorted(aliased)),
+        *(_from_import_code(name, sorted(objs, key=_member_key)) for name, objs in from_names.items()),
     ]
-    rest = list(module.body[end:])
-    if rest and not rest[0].leading_lines:
+    block_start = end
+    while block_start > start and is_single_import(body[block_start - 1]):
+        block_start -= 1
+    imports = body[block_start:end]
+    for code in sorted(added, key=lambda code: _sort_key(cst.parse_statement(code, config).body[0])):
+        imports = _placed(imports, cst.parse_statement(code, config))
+    rest = body[end:]
+    if imports and rest and not rest[0].leading_lines:
         rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(),))
-    elif rest and rest[0].leading_lines[0].comment is not None:
+    elif imports and rest and rest[0].leading_lines[0].comment is not None:
         rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(), *rest[0].leading_lines))
-    return module.with_changes(body=[*header, *added, *rest])
+    return module.with_changes(body=[*body[:block_start], *imports, *rest])
+
+
+def _placed(imports: list[cst.SimpleStatementLine], statement: cst.SimpleStatementLine) -> list:
+    """`imports` (a run of import statements) with `statement` in its section, at isort's place there."""
+    section = _section(statement.body[0])
+    key = _sort_key(statement.body[0])
+    groups = _groups(imports)
+    if section == STDLIB:
+        home = next((g for g in groups if any(_section(imports[i].body[0]) == STDLIB for i in g)), None)
+    else:
+        home = next((g for g in groups if any(_is_anchor(imports[i].body[0]) for i in g)), None)
+        if home is None:  # the first group of third-party imports only
+            home = next((g for g in groups if all(_section(imports[i].body[0]) == THIRD_PARTY for i in g)), None)
+    if home is None:  # a group of its own, before the first group of a later section
+        later = next((g for g in groups if any(_section(imports[i].body[0]) > section for i in g)), None)
+        if later is None:
+            return [*imports, statement.with_changes(leading_lines=(cst.EmptyLine(),) if imports else ())]
+        return _inserted_before(imports, later[0], statement, own_group=True)
+    peers = [i for i in home if _section(imports[i].body[0]) == section]
+    after = next((i for i in peers if _sort_key(imports[i].body[0]) > key), None)
+    if after is not None:
+        return _inserted_before(imports, after, statement, own_group=False)
+    last = peers[-1] if peers else home[-1]
+    return [*imports[: last + 1], statement.with_changes(leading_lines=()), *imports[last + 1:]]
+
+
+def _inserted_before(imports: list, index: int, statement: cst.SimpleStatementLine, own_group: bool) -> list:
+    """`statement` right before imports[index], taking the blank lines above it (its comments stay with it);
+    `own_group`: a blank line between them."""
+    anchor = imports[index]
+    lines = list(anchor.leading_lines)
+    blank = 0
+    while blank < len(lines) and lines[blank].comment is None:
+        blank += 1
+    kept = lines[blank:]
+    if own_group:
+        kept = [cst.EmptyLine(), *kept]
+    return [*imports[:index], statement.with_changes(leading_lines=lines[:blank]),
+            anchor.with_changes(leading_lines=kept), *imports[index + 1:]]
+
+
+def tidy_import_block(original: cst.Module, rewritten: cst.Module) -> cst.Module:
+    """`rewritten`'s import block as isort would leave it where the rewrite touched it: a TODO above an import gets
+    a blank line before it, and if `original`'s block was sorted, imports the rewrite renamed go to their place."""
+    end = import_block_end(rewritten)
+    start = end
+    while start > 0 and is_single_import(rewritten.body[start - 1]):
+        start -= 1
+    imports = list(rewritten.body[start:end])
+    for index in range(1, len(imports)):
+        lines = imports[index].leading_lines
+        if lines and lines[0].comment is not None and lines[0].comment.value.startswith(_TODO):
+            imports[index] = imports[index].with_changes(leading_lines=[cst.EmptyLine(), *lines])
+    if _is_sorted(original):
+        for group in _groups(imports):
+            order = sorted(group, key=lambda i: (_section(imports[i].body[0]), _sort_key(imports[i].body[0])))
+            if order != group:
+                head = imports[group[0]].leading_lines
+                blank = next((n for n, line in enumerate(head) if line.comment is not None), len(head))
+                moved = [imports[i] for i in order]
+                moved = [s.with_changes(leading_lines=s.leading_lines[blank:]) if i == group[0] else s
+                         for i, s in zip(order, moved)]
+                moved[0] = moved[0].with_changes(leading_lines=[*head[:blank], *moved[0].leading_lines])
+                imports[group[0]: group[-1] + 1] = moved
+    if all(a is b for a, b in zip(imports, rewritten.body[start:end])):
+        return rewritten
+    return rewritten.with_changes(body=[*rewritten.body[:start], *imports, *rewritten.body[end:]])
+
+
+def _is_sorted(module: cst.Module) -> bool:
+    """Whether each group of the module's import block is in isort's order."""
+    end = import_block_end(module)
+    start = end
+    while start > 0 and is_single_import(module.body[start - 1]):
+        start -= 1
+    imports = module.body[start:end]
+    keys = [(_section(s.body[0]), _sort_key(s.body[0])) for s in imports]
+    return all(keys[a] <= keys[b] for group in _groups(imports) for a, b in zip(group, group[1:]))
+
+
+def _groups(imports: list[cst.SimpleStatementLine]) -> list[list[int]]:
+    """The indices of `imports` in groups: runs with no blank line between them (but the one above a TODO)."""
+    groups: list[list[int]] = []
+    for index, statement in enumerate(imports):
+        lines = statement.leading_lines
+        todo = any(line.comment is not None and line.comment.value.startswith(_TODO) for line in lines)
+        if not groups or (not todo and any(line.comment is None for line in lines)):
+            groups.append([])
+        groups[-1].append(index)
+    return groups
+
+
+def _section(node: cst.Import | cst.ImportFrom) -> int:
+    """isort's section of an import; a relative import, or any the program names beside its own modules, is
+    first party (third party is told apart by the group it sits in: `_placed`)."""
+    if isinstance(node, cst.ImportFrom) and (node.relative or node.module is None):
+        return FIRST_PARTY
+    top = _module_name(node).split(".")[0]
+    if top == "__future__":
+        return FUTURE
+    return STDLIB if top in sys.stdlib_module_names else THIRD_PARTY
+
+
+def _is_anchor(node: cst.Import | cst.ImportFrom) -> bool:
+    return _section(node) == THIRD_PARTY and _module_name(node).split(".")[0] in _THIRD_PARTY_ANCHORS
+
+
+def _module_name(node: cst.Import | cst.ImportFrom) -> str:
+    if isinstance(node, cst.Import):
+        return cst.helpers.get_full_name_for_node(node.names[0].name)
+    return "" if node.module is None else cst.helpers.get_full_name_for_node(node.module)
+
+
+def _sort_key(node: cst.Import | cst.ImportFrom) -> tuple:
+    """isort's order within a section (force_sort_within_sections off): plain imports first, by module name
+    ignoring case, then by their first name."""
+    name = _module_name(node)
+    if isinstance(node, cst.Import):  # `import m` before `import m as a`
+        alias = node.names[0].asname
+        return (False, name.lower(), name, (alias is not None, "" if alias is None else alias.name.value))
+    first = "" if isinstance(node.names, cst.ImportStar) else cst.helpers.get_full_name_for_node(node.names[0].name)
+    return (True, name.lower(), name, _member_key(first))
+
+
+def _member_key(name: str) -> tuple:
+    """isort's order of a from-import's names (order_by_type): CONSTANTS, Classes, then the rest."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return (kind, name.lower(), name)
+
+
+def _from_import_code(module: str, names: list[str], wrapped: bool = False) -> str:
+    line = f"from {module} import {', '.join(names)}"
+    if len(line) <= _LINE_LENGTH and not wrapped:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
+
+
+def _joined(statement: cst.SimpleStatementLine, names: set[str], config) -> cst.SimpleStatementLine:
+    """An existing `from m import ...` given `names` too: all sorted if they were (written as isort writes
+    them), else the new ones first, the program's own left as they were."""
+    node = statement.body[0]
+    present = [alias.name.value for alias in node.names if isinstance(alias.name, cst.Name)]
+    plain = (
+        len(present) == len(node.names)
+        and all(alias.asname is None for alias in node.names)
+        and "#" not in cst.Module([]).code_for_node(node)
+    )
+    if not plain or present != sorted(present, key=_member_key):
+        new = [cst.ImportAlias(cst.Name(name)) for name in sorted(names, key=_member_key)]
+        return statement.with_changes(body=[node.with_changes(names=[*new, *node.names])])
+    merged = sorted({*present, *names}, key=_member_key)
+    code = _from_import_code(_module_name(node), merged, wrapped=isinstance(node.lpar, cst.LeftParen))
+    return cst.parse_statement(code, config).with_changes(
+        leading_lines=statement.leading_lines, trailing_whitespace=statement.trailing_whitespace
+    )
 
 
 def _missing(
     needed: list[NeededImport], block: list[cst.Import | cst.ImportFrom]
-) -> tuple[set[str], dict[str, str], dict[str, set[str]]]:
+) -> tuple[set[str], set[tuple[str, str]], dict[str, set[str]]]:
     """What `block` does not import yet: plain modules, aliased modules, from-imported names by module."""
     plain = {imp.module for imp in needed if imp.obj is None and imp.asname is None}
-    aliased = {imp.module: imp.asname for imp in needed if imp.obj is None and imp.asname is not None}
+    aliased = {(imp.module, imp.asname) for imp in needed if imp.obj is None and imp.asname is not None}
     from_names: dict[str, set[str]] = {}
     for imp in needed:
         if imp.obj is not None:
@@ -93,8 +258,8 @@ def _missing(
                 name = cst.helpers.get_full_name_for_node(alias.name)
                 if alias.asname is None:
                     plain.discard(name)
-                elif aliased.get(name) == alias.asname.name.value:
-                    del aliased[name]
+                else:
+                    aliased.discard((name, alias.asname.name.value))
         elif not node.relative:
             name = cst.helpers.get_full_name_for_node(node.module)
             if name not in from_names:

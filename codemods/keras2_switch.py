@@ -27,8 +27,8 @@ def set_before_tensorflow(module: cst.Module, source: str) -> cst.Module:
     while first < len(body) and is_single_import(body[first]) and is_future(body[first].body[0]):
         first += 1
     config = module.config_for_parsing
-    lines = [cst.parse_statement(f'os.environ.setdefault("{SWITCH}", "1")  # tf.keras as the program had it: Keras 2\n',
-                                 config)]
+    switch = f'os.environ.setdefault("{SWITCH}", "1")  # tf.keras as the program had it: Keras 2\n'
+    lines = [cst.parse_statement(switch, config).with_changes(leading_lines=[cst.EmptyLine()])]  # isort's blank line
     later = next((i for i in range(first, len(body)) if _is_import_os(body[i])), None)
     if later is None:
         lines.insert(0, cst.parse_statement("import os\n", config))

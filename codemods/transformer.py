@@ -29,6 +29,7 @@ from codemods.imports import (
     imported_names,
     names_used,
     remove_unused_imports,
+    tidy_import_block,
 )
 from codemods.keras2_switch import set_before_tensorflow
 from codemods.positions import start_positions
@@ -302,7 +303,7 @@ def migrate_source(
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MigrationTransformer(wrapper, target, _RULES, exact, project, source)
     with children_listed_once():
-        new_module = add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports)
+        new_module = tidy_import_block(module, add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports))
     if not transformer.ctx.recorded:
         # Nothing to migrate: the source as it was, not LibCST's code for it, which is not always the same text
         # (LibCST 1.8 drops the space in `except A :`: Instagram/LibCST#1457).

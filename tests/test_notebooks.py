@@ -138,7 +138,7 @@ def test_the_added_imports_come_after_a_cells_future_imports():
     result = migrate_notebook(notebook_text(cells), "keras")
     first = json.loads(result.code)["cells"][2]
     assert code(first).startswith("# To support both python 2 and python 3\nfrom __future__ import (division,\n"
-                                  "    print_function)\n\nimport os\nos.environ.setdefault(")
+                                  "    print_function)\n\nimport os\n\nos.environ.setdefault(")
     for cell in json.loads(result.code)["cells"]:
         if cell["cell_type"] == "code" and not code(cell).startswith("%%"):
             compile("".join("pass\n" if line.startswith(("%", "!")) else line for line in cell["source"]),

@@ -741,16 +741,17 @@ ROWS = [
         "removed (imports the original did not use stay)",
         "same",
         "tf1_optimizer_head_from_imports_steps",
-        ("import numpy as np\nfrom tensorflow.feature_column import numeric_column\nimport math",),
-        ("import numpy as np\nfrom tensorflow.feature_column import numeric_column\nimport tf_keras",),
+        ("import math\n\nimport numpy as np\nimport tensorflow as tf\nimport tf_keras\n",),
+        ("import tf_keras\nfrom estimator_migrate.compat import canned, estimator_hooks, resume\n"
+         "from tensorflow.feature_column import numeric_column\n\n",),
     ),
     Row(
         "`import tensorflow as tf` in a module the rewrite migrates: TF <= 2.15's `tf.keras` was Keras 2; TF >= 2.16's is Keras 3 unless TF_USE_LEGACY_KERAS is set before the import",
         "`os.environ.setdefault(\"TF_USE_LEGACY_KERAS\", \"1\")` first in the module, after its docstring and `__future__` imports (a value set outside stays; a module naming the switch is left to it): `tf.keras` is tf_keras, and the import skips Keras 3 (3 s of a 7.5 s start)",
         "same",
         "add_metrics",
-        ('import os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.keras as the program had it: Keras 2\nimport tensorflow as tf',),
-        ('import os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.keras as the program had it: Keras 2\nimport tensorflow as tf',),
+        ('import os\n\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.keras as the program had it: Keras 2\nimport tensorflow as tf',),
+        ('import os\n\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.keras as the program had it: Keras 2\nimport tensorflow as tf',),
     ),
     Row(
         "`hooks=train_hooks`: a variable assigned one list literal and only given as `hooks=`",
@@ -1368,7 +1369,8 @@ ROWS = [
         "those TF 1.x wrote restored too); `from estimator_migrate.compat import contrib_learn as learn`",
         "same",
         "contrib_learn_vocabulary",
-        ("from estimator_migrate.compat import canned, contrib_learn, estimator_training, contrib_learn as learn",
+        ("from estimator_migrate.compat import canned, contrib_learn, estimator_training\n"
+         "from estimator_migrate.compat import contrib_learn as learn",
          "restored = contrib_learn.preprocessing.VocabularyProcessor.restore("),
         ("restored = contrib_learn.preprocessing.VocabularyProcessor.restore(",),
     ),
@@ -1411,8 +1413,8 @@ ROWS = [
         "files, splits, scaling and numpy-shuffled `next_batch`); another module of `tensorflow.examples` keeps a TODO",
         "same",
         "tutorial_mnist_reader",
-        ("from estimator_migrate.compat import tf1_programs, tf1_mnist as input_data",),
-        ("from estimator_migrate.compat import tf1_programs, tf1_mnist as input_data",),
+        ("from estimator_migrate.compat import tf1_mnist as input_data\nfrom estimator_migrate.compat import tf1_programs",),
+        ("from estimator_migrate.compat import tf1_mnist as input_data\nfrom estimator_migrate.compat import tf1_programs",),
     ),
     Row(
         "`tf.contrib.predictor.from_saved_model(export_dir, signature_def_key=..., ...)`, "

@@ -6,6 +6,9 @@ Cases with `keras_exact.py` / `loop_exact.py` are also checked with `--exact` (e
 Regenerate an expected file only after reading its diff: `python -m tests.codemods.regenerate CASE`.
 """
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -46,3 +49,21 @@ def test_second_run_changes_nothing(case, target, exact):
     twice = migrate_source(once, target, exact)
     assert twice.code == once
     assert all(not finding.migrated for finding in twice.findings)
+
+
+def ruff_unsorted(paths: list[Path]) -> set[Path]:
+    """Those of `paths` in which ruff's isort rules (its defaults) find an import block out of order."""
+    completed = subprocess.run(
+        [Path(sys.executable).parent / "ruff", "check", "--isolated", "--no-cache", "--select", "I",
+         "--output-format", "json", *paths], capture_output=True, text=True,
+    )
+    return {Path(finding["filename"]) for finding in json.loads(completed.stdout)}
+
+
+def test_outputs_of_sorted_inputs_pass_ruffs_import_order():
+    inputs = [FIXTURES / case / "input.py" for case in CASES]
+    sorted_cases = [path.parent for path in inputs if path.resolve() not in ruff_unsorted(inputs)]
+    assert len(sorted_cases) > 100
+    outputs = [path for case in sorted_cases for path in case.glob("*.py") if path.name != "input.py"]
+    assert len(outputs) > 200
+    assert ruff_unsorted(outputs) == set()

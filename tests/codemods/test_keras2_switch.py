@@ -25,7 +25,7 @@ def test_the_switch_goes_first_after_docstring_and_future_imports():
 
         import tensorflow as tf
         ''')
-    assert code.startswith(f'"""The program."""\nfrom __future__ import print_function\nimport os\n{SWITCH}\nimport sys\n\n'
+    assert code.startswith(f'"""The program."""\nfrom __future__ import print_function\nimport os\n\n{SWITCH}\nimport sys\n\n'
                            "import tensorflow as tf\n")
     assert migrate_source(code).code == code  # a second rewrite leaves it
 
@@ -37,7 +37,7 @@ def test_one_import_os_the_programs_own_moved_up_with_its_comment():
         # paths
         import os
         """)
-    assert code.startswith(f"# Licence.\n# paths\nimport os\n{SWITCH}\nimport tensorflow as tf\n")
+    assert code.startswith(f"# Licence.\n# paths\nimport os\n\n{SWITCH}\nimport tensorflow as tf\n")
     assert code.count("import os") == 1
 
 
@@ -48,7 +48,7 @@ def test_before_sibling_imports_and_code_which_may_import_tensorflow_first():
         tf_log_level = "3"
         import tensorflow as tf
         """)
-    assert code.startswith(f"import os\n{SWITCH}\nimport numpy as np\nfrom trainer import model\n")
+    assert code.startswith(f"import os\n\n{SWITCH}\nimport numpy as np\nfrom trainer import model\n")
     # the runtime (which imports TensorFlow) comes with the program's own TensorFlow import, not before its code
     assert 'tf_log_level = "3"\nimport tensorflow as tf\nfrom estimator_migrate.compat import' in code
 
@@ -80,4 +80,4 @@ def test_a_todo_above_the_first_statement_stays_on_it_a_header_goes_above_the_sw
     source = '"""Doc."""\n# Header.\n\n# TODO(migrate): rule: what to do\nimport tensorflow.contrib.learn as learn\n'
     code = set_before_tensorflow(cst.parse_module(source), source).code
     assert code == ('"""Doc."""\n# Header.\n\nimport os\n'
-                    f"{SWITCH}\n# TODO(migrate): rule: what to do\nimport tensorflow.contrib.learn as learn\n")
+                    f"\n{SWITCH}\n# TODO(migrate): rule: what to do\nimport tensorflow.contrib.learn as learn\n")

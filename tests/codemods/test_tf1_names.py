@@ -39,7 +39,7 @@ def test_the_table_is_the_installed_tensorflows():
 
 def test_a_tf1_program_keeps_its_names_meaning_through_compat_v1():
     code = migrate_source(TF1_PROGRAM).code
-    switch = 'import os\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.keras as the program had it: Keras 2\n'
+    switch = 'import os\n\nos.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # tf.keras as the program had it: Keras 2\n'
     assert code == switch + TF1_PROGRAM.replace("tf.logging", "tf.compat.v1.logging").replace(
         "tf.layers", "tf.compat.v1.layers").replace("tf.nn.dropout", "tf.compat.v1.nn.dropout").replace(
         "tf.summary", "tf.compat.v1.summary").replace("tf.reduce_mean", "tf.compat.v1.reduce_mean").replace(
