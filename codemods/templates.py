@@ -8,6 +8,8 @@ they land in.
 
 from __future__ import annotations
 
+import ast
+import operator
 import textwrap
 
 import libcst as cst
@@ -29,6 +31,31 @@ def operand(node: cst.BaseExpression) -> str:
     (`args.save_steps or 100` in `{every} // k` must stay one operand)."""
     text = source(node)
     return text if isinstance(node, _ATOMS) or node.lpar else f"({text})"
+
+
+_INTEGER_OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                       ast.FloorDiv: operator.floordiv}
+
+
+def literal_int(code: str) -> int | None:
+    """The value of `code` when it is integer arithmetic on literals only (`100`, `(10 * 60)`), else None: the
+    rewrite computes such a constant rather than leave the expression for the reader to evaluate."""
+    try:
+        tree = ast.parse(code.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def value(node: ast.AST) -> int | None:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in _INTEGER_OPERATIONS:
+            left, right = value(node.left), value(node.right)
+            if left is None or right is None or (isinstance(node.op, ast.FloorDiv) and right == 0):
+                return None
+            return _INTEGER_OPERATIONS[type(node.op)](left, right)
+        return None
+
+    return value(tree)
 
 
 def statements(code: str) -> list[cst.BaseStatement]:

@@ -34,6 +34,7 @@ saves, at most every `throttle_secs`, and at the end. It becomes the train migra
 TrainSpec/EvalSpec assignments are folded in (`ctx.moved`) and the call's result is the callback's `result`.
 """
 
+import math
 import textwrap
 
 import libcst as cst
@@ -43,7 +44,7 @@ from codemods.findings import todo_comment
 from codemods.registry import Rule, register
 from codemods.rules.train_distribute import distributed_dataset, strategy_name
 from codemods.syntax import call_arguments, is_none
-from codemods.templates import dataset_expression, operand, source, statements
+from codemods.templates import dataset_expression, literal_int, operand, source, statements
 
 _KERAS_RESTORE = """
 # Estimator.train: resume from the latest checkpoint in model_dir, save there at its cadence and at the end.
@@ -86,7 +87,7 @@ _KERAS_FIT = """
     steps_per_epoch={steps_per_epoch},
     callbacks=[
         estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
-        {backup}(os.path.join({model_dir}, "backup"), {cadence}),
+        {backup}(os.path.join({model_dir}, "backup"), {cadence}),{cadence_note}
         kept_checkpoints.KeptCheckpoints({est}_manager, {kept_cadence}),  # Estimator's checkpoints in model_dir
         tf_keras.callbacks.TensorBoard({model_dir}, update_freq={summary_steps}),{hooks}
     ],
@@ -98,6 +99,9 @@ _KERAS_FIT = """
 # BackupAndRestore counts calls, so its save_freq is in calls; compat.step_backup's resumes after the call.
 _STEPS_PER_CALL = """{est}.steps_per_execution = math.gcd({every}, {summary_steps})  # steps per call: saves and summaries fall between calls
 """
+_STEPS_PER_CALL_COMPUTED = """{est}.steps_per_execution = {steps}  # gcd(save_checkpoints_steps, save_summary_steps): saves and summaries fall between calls
+"""
+_CALLS_NOTE = "  # in calls: save_checkpoints_steps / steps_per_execution"
 
 # The parts both loops share: manager, restore, hooks, summaries, the train step, the first save...
 _LOOP_SETUP = """\
@@ -405,15 +409,23 @@ class EstimatorTrainRule(Rule):
             else:
                 ctx.need_compat(module)
             values["steps_per_call"] = ""
+            values["cadence_note"] = ""
             # Every fit of the estimator runs its steps in calls, or none does (tf_keras keeps the one-step function
             # it made first); and fit must know how many steps a call may run: not until an input ends.
             if kind == "steps" and not ctx.exact and not estimator.callbacks_every_step \
                     and not estimator.trains_until_input_ends:
-                ctx.need_import("math")
                 ctx.need_compat("step_backup")
-                values["steps_per_call"] = _STEPS_PER_CALL.format(**values)
                 values["backup"] = "step_backup.BackupAndRestore"  # resumes after the call's last step
-                values["cadence"] += f" // math.gcd({values['every']}, {values['summary_steps']})"
+                every, summary_steps = literal_int(values["every"]), literal_int(values["summary_steps"])
+                if every and summary_steps and every > 0 and summary_steps > 0:  # constants: computed here
+                    steps = math.gcd(every, summary_steps)
+                    values["steps_per_call"] = _STEPS_PER_CALL_COMPUTED.format(steps=steps, **values)
+                    values["cadence"] = f"save_freq={every // steps}"
+                    values["cadence_note"] = _CALLS_NOTE
+                else:
+                    ctx.need_import("math")
+                    values["steps_per_call"] = _STEPS_PER_CALL.format(**values)
+                    values["cadence"] += f" // math.gcd({values['every']}, {values['summary_steps']})"
             if limit is None:  # until the input is exhausted (or a hook stops it), as Estimator
                 values["steps_per_epoch"] = "None"
                 if not ctx.exact:  # (fit refuses a repeated input with no steps; exact resume needs them)

@@ -36,7 +36,7 @@ ROWS = [
         "removed; N/K/S/model_dir move to the train code; seed -> `seeding.set_graph_seed` (TensorFlow's and tf_keras's seeds)",
         "same",
         "runconfig_every_field",
-        ("seeding.set_graph_seed(42)", "save_freq=200", "update_freq=50", "max_to_keep=3"),
+        ("seeding.set_graph_seed(42)", "save_steps=200", "update_freq=50", "max_to_keep=3"),
         ("seeding.set_graph_seed(42)", "checkpoint_interval=200", "% 50 == 0", "max_to_keep=3"),
     ),
     Row(
@@ -71,7 +71,8 @@ ROWS = [
         "kept with a TODO, or one error when the program runs",
         "same",
         "runconfig_cluster_settings",
-        ('save_freq=50 // math.gcd(50, 100)',),
+        ('regressor.steps_per_execution = 50  # gcd(save_checkpoints_steps, save_summary_steps)',
+         'save_freq=1),  # in calls: save_checkpoints_steps / steps_per_execution'),
         ("regressor_manager.save(checkpoint_number=regressor_step)",),
     ),
     Row(
@@ -337,7 +338,7 @@ ROWS = [
         "its settings carried over as if named: the seed, model_dir, summary and checkpoint cadence",
         "same",
         "runconfig_positional_canned",
-        ("seeding.set_graph_seed(42)", "save_freq=20 // math.gcd(20, 10)", "TensorBoard(model_dir, update_freq=10)"),
+        ("seeding.set_graph_seed(42)", "save_freq=2),  # in calls", "TensorBoard(model_dir, update_freq=10)"),
         ("seeding.set_graph_seed(42)",),
     ),
     Row(
@@ -525,14 +526,14 @@ ROWS = [
     ),
     Row(
         "`est.train(input_fn, hooks, max_steps \\| steps)`",
-        "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[RaiseOnNanLoss, BackupAndRestore, KeptCheckpoints, TensorBoard, *hooks])`: `compat.kept_checkpoints.KeptCheckpoints` saves in model_dir at the Estimator's steps (the call's first, each N steps or T seconds, its last; the newest K kept), and `call_start` counts a restarted call's steps from its start; without hooks, with a step cadence and a step limit (fit must know how long a call may run), `steps_per_execution = gcd(N, S)` and `compat.step_backup.BackupAndRestore(save_freq=N // gcd(N, S))`",
+        "restore from model_dir (`compat.resume.restore_latest`), `fit(..., steps_per_epoch=remaining, callbacks=[RaiseOnNanLoss, BackupAndRestore, KeptCheckpoints, TensorBoard, *hooks])`: `compat.kept_checkpoints.KeptCheckpoints` saves in model_dir at the Estimator's steps (the call's first, each N steps or T seconds, its last; the newest K kept), and `call_start` counts a restarted call's steps from its start; without hooks, with a step cadence and a step limit (fit must know how long a call may run), `steps_per_execution = gcd(N, S)` and `compat.step_backup.BackupAndRestore(save_freq=N // gcd(N, S))` (numbers, where N and S are literals)",
         "`Checkpoint` + `CheckpointManager(checkpoint_interval=N)`, `tf.function` step, final save; without hooks and with a step cadence, the steps up to the next checkpoint or summary run in one `tf.function` call",
         "runconfig_every_field",
         (
             "resume.restore_latest(",
             ".fit(",
-            "regressor.steps_per_execution = math.gcd(200, 50)",
-            "step_backup.BackupAndRestore(os.path.join(FLAGS_MODEL_DIR, \"backup\"), save_freq=200 // math.gcd(200, 50))",
+            "regressor.steps_per_execution = 50  # gcd(save_checkpoints_steps, save_summary_steps)",
+            "step_backup.BackupAndRestore(os.path.join(FLAGS_MODEL_DIR, \"backup\"), save_freq=4),  # in calls",
             "tf_keras.callbacks.TensorBoard(",
         ),
         ("tf.train.CheckpointManager(", "@tf.function", "tf.GradientTape()", "regressor_train_steps(regressor_iterator"),
@@ -741,7 +742,7 @@ ROWS = [
         "removed (imports the original did not use stay)",
         "same",
         "tf1_optimizer_head_from_imports_steps",
-        ("import math\n\nimport numpy as np\nimport tensorflow as tf\nimport tf_keras\n",),
+        ("import numpy as np\nimport tensorflow as tf\nimport tf_keras\n",),
         ("import tf_keras\nfrom estimator_migrate.compat import canned, estimator_hooks, resume\n"
          "from tensorflow.feature_column import numeric_column\n\n",),
     ),
