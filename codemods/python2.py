@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import io
+import tokenize
 
 import libcst as cst
 
@@ -48,14 +50,18 @@ def to_python3(source: str, name: str = "<module>") -> tuple[str, list[Finding]]
 
     future = refactor._detect_future_features(source)  # fix_future drops the `__future__` imports
     tool = _refactoring_tool("print_function" in future)
-    try:
-        converted = str(tool.refactor_string(source if source.endswith("\n") else source + "\n", name))
-    except (ParseError, TokenError, IndentationError, SyntaxError) as error:
-        raise NotPython2(f"does not parse as Python 2 either: {error}") from error
-    try:
-        module = cst.parse_module(converted)
-    except cst.ParserSyntaxError as error:
-        raise NotPython2(f"2to3's conversion does not parse as Python 3: {error.message}") from error
+    source = source if source.endswith("\n") else source + "\n"
+    for attempt in (source, python2_indentation(source)):
+        try:
+            converted = str(tool.refactor_string(attempt, name))
+        except (ParseError, TokenError, IndentationError, SyntaxError) as error:
+            raise NotPython2(f"does not parse as Python 2 either: {error}") from error
+        try:
+            module = cst.parse_module(converted)
+            break
+        except cst.ParserSyntaxError as error:
+            if "inconsistent mixing of tabs and spaces" not in error.message or attempt is not source:
+                raise NotPython2(f"2to3's conversion does not parse as Python 3: {error.message}") from error
     if HELPERS in _bound_names(converted):
         raise NotPython2(f"the module binds the name `{HELPERS}`, which the converted code would import")
     meaning = _KeepPython2Meaning(classic_division="division" not in future, builtin_round="round" not in _bound_names(converted))
@@ -75,6 +81,25 @@ def to_python3(source: str, name: str = "<module>") -> tuple[str, list[Finding]]
         if line.strip() == todo
     ]
     return code, findings
+
+
+def python2_indentation(source: str) -> str:
+    """`source` with the tabs of its indentation read as Python 2 read them (to the next multiple of 8 columns)
+    and written as spaces: Python 3 refuses a module mixing tabs and spaces that Python 2 ran. Lines inside a
+    string literal keep their text."""
+    inside_strings: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+                inside_strings.update(range(token.start[0] + 1, token.end[0] + 1))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return source
+    lines = source.splitlines(keepends=True)
+    for number, line in enumerate(lines, start=1):
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        if "\t" in indent and number not in inside_strings:
+            lines[number - 1] = indent.expandtabs(8) + line[len(indent):]
+    return "".join(lines)
 
 
 @functools.cache

@@ -19,6 +19,7 @@ from migrate.config import ConfigError, find_config
 from migrate.discovery import Exclusions, SourceFile, discover
 from migrate.files import atomic_write, encode_source
 from migrate.output import FORMATS, print_findings
+from migrate.quiet import quiet_tensorflow
 from migrate.report import summary_line, write_report
 from migrate.runner import FileResult, process_all
 
@@ -178,7 +179,7 @@ def run(argv: list[str] | None = None) -> int:
 
 def _checkpoint_command(args: argparse.Namespace) -> int:
     if not args.verbose:
-        quiet_tensorflow()
+        quiet_tensorflow()  # unless ESTIMATOR_MIGRATE_VERBOSE is set
     from estimator_migrate.compat.legacy_checkpoint import CheckpointError
     from migrate.checkpoints import convert_command, inspect_command
 
@@ -189,32 +190,6 @@ def _checkpoint_command(args: argparse.Namespace) -> int:
     except CheckpointError as error:
         print(f"migrate: error: {error}", file=sys.stderr)
         return EXIT_FINDINGS
-
-
-def quiet_tensorflow() -> None:
-    """Keep TensorFlow's start-up lines (absl, oneDNN, CPU features) and Python warnings off stderr, where the
-    command's own result or one-line error goes. Before TensorFlow is imported; a user's own setting wins."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if os.environ["TF_CPP_MIN_LOG_LEVEL"] == "3":
-        _import_tensorflow_silently()
-    import logging
-
-    logging.getLogger("tensorflow").setLevel(logging.ERROR)
-
-
-def _import_tensorflow_silently() -> None:
-    """Import TensorFlow with file descriptor 2 on /dev/null: TensorFlow 2.21's C++ writes its start-up lines
-    (absl's "All log messages before absl::InitializeLog()", oneDNN's) before it reads TF_CPP_MIN_LOG_LEVEL
-    (measured: they print with it set to 3). An import error is raised as ever, once stderr is back."""
-    sys.stderr.flush()
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    try:
-        import tensorflow  # noqa: F401
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
 
 
 def main() -> None:

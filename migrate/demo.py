@@ -9,12 +9,15 @@ each target under current TensorFlow. Each run is killed by SIGKILL right after 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from migrate.quiet import VERBOSE, quiet_environment, quiet_tensorflow
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "digits_estimator.py"
@@ -40,7 +43,8 @@ def checkpoint_step(directory: Path) -> int | None:
 
 def run_program(python: Path, program: Path, model_dir: Path, args: list[str]) -> int:
     command = [str(python), str(program), "--model_dir", str(model_dir), *args]
-    completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env=quiet_environment(dict(os.environ)))
     if completed.returncode not in (0, -9):
         sys.stderr.write(completed.stderr[-3000:])
         raise SystemExit(f"demo: {program.name} failed with exit code {completed.returncode}")
@@ -91,7 +95,11 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=ROOT / "demo_run")
     parser.add_argument("--max_steps", type=int, default=200)
     parser.add_argument("--interrupt_at", type=int, default=100)
+    parser.add_argument("--verbose", action="store_true", help=f"let TensorFlow print its own log lines (or {VERBOSE}=1)")
     args = parser.parse_args()
+    if args.verbose:
+        os.environ[VERBOSE] = "1"
+    quiet_tensorflow()
     flags = ["--max_steps", str(args.max_steps), "--interrupt_at", str(args.interrupt_at)]
 
     shutil.rmtree(args.workdir, ignore_errors=True)

@@ -191,18 +191,26 @@ def test_inspect_reports_what_was_recognised(canned_checkpoints):
     assert "recognised: tf.estimator.DNNLinearCombinedRegressor (v2 head, loss averaged), label_dimension 2" in text
 
 
-@pytest.mark.parametrize("damage", [None, truncate_data])
-def test_only_the_commands_own_line_without_verbose(damage, model_dir, tmp_path):
+@pytest.mark.parametrize(("damage", "verbose"), [(None, False), (truncate_data, False), (None, True)],
+                         ids=["converted", "error", "verbose-environment"])
+def test_only_the_commands_own_line_without_verbose(damage, verbose, model_dir, tmp_path):
     """Run as a user runs it (no TF_CPP_MIN_LOG_LEVEL of ours): the result or the error is all the output,
-    TensorFlow's start-up lines (absl, oneDNN, CPU features) kept quiet; a user's own setting wins."""
+    TensorFlow's start-up lines (absl, oneDNN, CPU features) kept quiet; a user's own setting wins, and
+    ESTIMATOR_MIGRATE_VERBOSE=1 brings them back."""
     import os
     import subprocess
 
     if damage is not None:
         damage(model_dir)
     environment = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "PYTHONPATH")}
+    if verbose:
+        environment["ESTIMATOR_MIGRATE_VERBOSE"] = "1"
     completed = subprocess.run([str(MIGRATE), "convert-checkpoint", str(model_dir), "--out", str(tmp_path / "out")],
                                capture_output=True, text=True, env=environment)
     lines = (completed.stdout + completed.stderr).splitlines()
+    if verbose:
+        assert any("cpu_feature_guard" in line or "oneDNN" in line for line in lines), lines
+        assert lines[-1].startswith("migrate: converted"), lines
+        return
     assert len(lines) == 1, lines
     assert lines[0].startswith("migrate: converted" if damage is None else "migrate: error:"), lines

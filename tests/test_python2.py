@@ -116,11 +116,25 @@ def test_a_module_binding_the_helpers_name_is_refused():
         to_python3("python2 = True\nprint 1 / 2\n")
 
 
+def test_tabs_mixed_with_spaces_indent_as_python_2_read_them():
+    """Python 2 read a tab as indenting to the next multiple of 8 columns; Python 3 refuses the mix."""
+    source = 'def f(x):\n    if x:\n\treturn """a\n\tb"""\n    print "no"\n'
+    code, findings = to_python3(source)
+    assert code == 'def f(x):\n    if x:\n        return """a\n\tb"""\n    print("no")\n'
+    assert findings[0].migrated
+
+
+def test_tabs_used_alone_stay_tabs():
+    code, _ = to_python3("def f(x):\n\tif x:\n\t\tprint x\n")
+    assert code == "def f(x):\n\tif x:\n\t\tprint(x)\n"
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["keras"])  # one target: tests/conftest.py, "Targets"
-def test_a_migrated_python_2_program_takes_python_2s_number_of_steps(target, tmp_path):
+# one target each: tests/conftest.py, "Targets"
+@pytest.mark.parametrize(("program", "target"), [("python2_trainer.py", "keras"), ("python2_tabs_trainer.py", "loop")])
+def test_a_migrated_python_2_program_takes_python_2s_number_of_steps(program, target, tmp_path):
     # 1000 examples in batches of 32: Python 2's `1000 / 32` is 31 steps an epoch (Python 3's, 31.25)
-    program = migrate_file(ROOT / "tests" / "corpus" / "python2_trainer.py", tmp_path / "out", target)
+    program = migrate_file(ROOT / "tests" / "corpus" / program, tmp_path / "out", target)
     model_dir = tmp_path / "model"
     completed = run([MODERN_PYTHON, program, "--model_dir", model_dir, "--epochs", "2", "--batch_size", "32"])
     epochs = [line for line in completed.stdout.splitlines() if line.startswith("epoch ")]
