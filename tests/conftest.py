@@ -27,7 +27,9 @@ MODERN_PYTHON = Path(sys.executable)
 LEGACY_PYTHON = ROOT / ".venv-legacy" / "bin" / "python"
 MIGRATE = MODERN_PYTHON.parent / "migrate"
 EXAMPLE = ROOT / "examples" / "digits_estimator.py"
-QUIET_TF = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONPATH": str(ROOT)}
+# Ray starts its workers at nice 15: beside the other xdist worker's programs (nice 0) a Ray test's training
+# starved, 5x slower (test_ray_train: 87 s alone, 452 s beside two busy cores; 131 s with niceness 0)
+QUIET_TF = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONPATH": str(ROOT), "RAY_worker_niceness": "0"}
 
 
 def _estimators_exit_abort(command: list, completed: subprocess.CompletedProcess) -> bool:
