@@ -60,6 +60,7 @@ from codemods.syntax import (
     keyword_args,
     method_call,
     name_counts,
+    nodes_of_types,
     single_assignment,
 )
 from codemods.templates import source
@@ -775,7 +776,8 @@ def collect_facts(
     collector = _Collector(resolver, facts)
     fast_visit(module, collector)
     facts.iterator_input_fns = iterator_input_fns(module, facts.functions, resolver)
-    _numpy_input_fn_scopes(module, resolver, facts)
+    if source is None or "numpy_input_fn" in source or "pandas_input_fn" in source:  # (their names: resolver's)
+        _numpy_input_fn_scopes(module, resolver, facts)
     facts.hook_instances = {
         name: call for name, call in collector.instances.items()
         if call.func.value in facts.hooks and collector.assigned[name] == 1
@@ -1204,7 +1206,7 @@ def _names_read(expression: cst.CSTNode) -> list[str]:
 def _numpy_input_fn_scopes(module: cst.Module, resolver: ApiResolver, facts: ProgramFacts) -> None:
     """Note the numpy_input_fn calls whose input_fn the program calls itself (-> whether at once), and the
     names each call reads that the scope binds again (`facts.called_input_fns`, `facts.rebound_input_names`)."""
-    for scope in [module, *m.findall(module, m.FunctionDef())]:
+    for scope in [module, *nodes_of_types(module, (cst.FunctionDef,))]:
         found = _InputFnScope(resolver, scope)
         scope.visit(found)
         for name, made in found.assigned.items():

@@ -121,6 +121,34 @@ def field_ids(node: cst.CSTNode, node_type: type, field: str) -> set[int]:
     return found
 
 
+def nodes_of_types(node: cst.CSTNode, node_types: Collection[type]) -> list:
+    """`node` and its descendants whose type is one of `node_types` (exact), in field order: a walk with none of
+    `m.findall`'s matcher machinery (measured: several times faster)."""
+    found: list = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) in node_types:
+            found.append(current)
+        stack.extend(reversed(_children(current)))
+    return found
+
+
+def ids_inside(node: cst.CSTNode, outer_types: Collection[type], node_types: Collection[type]) -> set[int]:
+    """The ids of the nodes of `node_types` that lie within a node of `outer_types` (below `node`): one walk, where
+    a search below each outer node walks nested ones again."""
+    found: set[int] = set()
+    stack = [(node, False)]
+    while stack:
+        current, inside = stack.pop()
+        kind = type(current)
+        if inside and kind in node_types:
+            found.add(id(current))
+        inside = inside or kind in outer_types
+        stack.extend((child, inside) for child in _children(current))
+    return found
+
+
 def subtrees_containing(node: cst.CSTNode, node_types: Collection[type]) -> set[int]:
     """The ids of `node` and its descendants whose subtree holds a node of one of `node_types` (by exact type)."""
     found: set[int] = set()

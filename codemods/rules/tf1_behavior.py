@@ -19,6 +19,7 @@ import libcst.matchers as m
 from codemods.facts import receiver_function_calls
 from codemods.imports import _imports_tensorflow, import_block_end
 from codemods.registry import Rule, register
+from codemods.syntax import ids_inside, nodes_of_types
 
 _MAIN_TEST = m.Comparison(
     left=m.Name("__name__"),
@@ -114,10 +115,10 @@ def _first_eager_graph_call(ctx) -> int | None:
         ctx.first_eager_graph_call = None
         facts = ctx.facts
         if _runs_migrated_training(facts) and not facts.graph_mode_switches \
-                and not m.findall(ctx.module, _GRAPH_OF_ITS_OWN):
+                and not _builds_a_graph_of_its_own(ctx):
             inside = _calls_in_definitions(ctx.module)
             receivers = receiver_function_calls(facts)
-            for call in m.findall(ctx.module, m.Call()):
+            for call in _module_calls(ctx):
                 api = ctx.resolver.call_api(call)
                 if api is not None and api.is_one_of(*_GRAPH_MODE_ONLY) and id(call) not in inside \
                         and id(call) not in facts.serving_placeholders and id(call) not in receivers:
@@ -127,8 +128,20 @@ def _first_eager_graph_call(ctx) -> int | None:
 
 
 def _calls_in_definitions(module: cst.Module) -> set[int]:
-    return {id(call) for definition in m.findall(module, m.FunctionDef() | m.ClassDef() | m.Lambda())
-            for call in m.findall(definition, m.Call())}
+    return ids_inside(module, (cst.FunctionDef, cst.ClassDef, cst.Lambda), (cst.Call,))
+
+
+def _module_calls(ctx) -> list[cst.Call]:
+    """The module's calls in source order (one walk per module, shared by this module's rules)."""
+    if not hasattr(ctx, "module_calls"):
+        ctx.module_calls = nodes_of_types(ctx.module, (cst.Call,))
+    return ctx.module_calls
+
+
+def _builds_a_graph_of_its_own(ctx) -> bool:
+    """Whether the module calls `<graph>.as_default()` or `wrap_function(...)`."""
+    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in ("as_default", "wrap_function")
+               for call in _module_calls(ctx))
 
 
 def _graph_code_at_module_level(module: cst.Module, facts) -> bool:
@@ -137,7 +150,6 @@ def _graph_code_at_module_level(module: cst.Module, facts) -> bool:
     return any(call not in inside for call in facts._graph_code_calls)
 
 
-_GRAPH_OF_ITS_OWN = m.Call(func=m.Attribute(attr=m.Name("as_default") | m.Name("wrap_function")))
 # compat modules a kept TF1 graph program runs with; any other is the eager runtime a rewrite migrated to
 _GRAPH_MODE_COMPAT = {"tf1_programs", "graph_sessions"}
 
@@ -155,10 +167,10 @@ def _graph_code_without_a_graph(ctx) -> bool:
     names (`tf.compat.v1.placeholder`, as tf_upgrade_v2 leaves them), it ran only on TensorFlow 1.x, in graph
     mode. Not a module an earlier rewrite migrated to the eager runtime (its TODO says where the graph code stops)."""
     facts = ctx.facts
-    if not facts.graph_code or m.findall(ctx.module, _GRAPH_OF_ITS_OWN) or _uses_eager_compat(ctx.module):
+    if not facts.graph_code or _builds_a_graph_of_its_own(ctx) or _uses_eager_compat(ctx.module):
         return False
     receivers = receiver_function_calls(facts)
-    for call in m.findall(ctx.module, m.Call()):
+    for call in _module_calls(ctx):
         api = ctx.resolver.call_api(call)
         if api is not None and api.is_one_of(*_GRAPH_MODE_ONLY) and id(call) not in facts.serving_placeholders \
                 and id(call) not in receivers:
@@ -168,7 +180,7 @@ def _graph_code_without_a_graph(ctx) -> bool:
 
 def _uses_eager_compat(module: cst.Module) -> bool:
     """Whether the module imports compat modules of the migrated (eager) runtime: an earlier rewrite's output."""
-    for statement in m.findall(module, m.ImportFrom()):
+    for statement in nodes_of_types(module, (cst.ImportFrom,)):
         if cst.helpers.get_full_name_for_node(statement.module) == "estimator_migrate.compat" \
                 and not isinstance(statement.names, cst.ImportStar) \
                 and any(alias.evaluated_name not in _GRAPH_MODE_COMPAT for alias in statement.names):
