@@ -730,8 +730,8 @@ def _spec_training_hook_names(module: cst.Module, resolver: ApiResolver, hooks: 
     if not hooks:
         return []
     found = []
-    for function in m.findall(module, m.FunctionDef()):
-        for call in m.findall(function, m.Call()):
+    for function in nodes_of_types(module, (cst.FunctionDef,)):
+        for call in nodes_of_types(function, (cst.Call,)):
             api = resolver.call_api(call)
             if api is None or (api.path != "estimator.EstimatorSpec" and tpu_name(api.path) != "TPUEstimatorSpec"):
                 continue
@@ -821,8 +821,9 @@ def collect_facts(
                                 if any(id(r) in checker.returned_hooks for r in references)}
         followed |= checker.returned_hooks
     # a module class deriving from a hook: hook_facts analyses it with the hook (they convert together or not at all)
-    followed |= {id(base.value) for cls in m.findall(module, m.ClassDef()) for base in cls.bases
-                 if isinstance(base.value, cst.Name) and base.value.value in facts.hooks}
+    if facts.hooks:
+        followed |= {id(base.value) for cls in nodes_of_types(module, (cst.ClassDef,)) for base in cls.bases
+                     if isinstance(base.value, cst.Name) and base.value.value in facts.hooks}
     in_specs = _spec_training_hook_names(module, resolver, set(facts.hooks))
     facts.spec_training_hooks = {name.value for name in in_specs}
     followed |= {id(name) for name in in_specs}
@@ -861,7 +862,7 @@ def _discount_receiver_graph_code(facts: ProgramFacts) -> None:
 
 def receiver_function_calls(facts: ProgramFacts) -> set[int]:
     """The ids of the calls in the module's serving input receiver functions (run in an export's graph)."""
-    return {id(call) for function in facts.receiver_functions for call in m.findall(function, m.Call())}
+    return {id(call) for function in facts.receiver_functions for call in nodes_of_types(function, (cst.Call,))}
 
 
 def _has_graph_code(facts: ProgramFacts, discounted: set[int] = frozenset()) -> bool:

@@ -9,7 +9,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods.model_fns import GLOBAL_STEP_APIS
-from codemods.syntax import call_arguments, fast_visit, is_none
+from codemods.syntax import call_arguments, fast_visit, is_none, nodes_of_types
 from codemods.templates import source
 
 HOOK_BASE_APIS = ("train.SessionRunHook", "estimator.SessionRunHook")
@@ -88,7 +88,7 @@ def subclasses_of(node: cst.ClassDef, module: cst.Module | None) -> list[cst.Cla
     if module is None:
         return []
     found, names = [], {node.name.value}
-    classes = [c for c in m.findall(module, m.ClassDef()) if c is not node]
+    classes = [c for c in nodes_of_types(module, (cst.ClassDef,)) if c is not node]
     changed = True
     while changed:
         changed = False
