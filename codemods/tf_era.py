@@ -70,7 +70,10 @@ def calls_tf1_only_apis(nodes: list[ast.AST]) -> bool:
 
 def _names_below_tensorflow(nodes: list[ast.AST], matches) -> bool:
     """Whether an attribute chain rooted at a name `import tensorflow` bound reaches a path (below the root)
-    that `matches`."""
+    that `matches`, or `from tensorflow import <name>` imports one."""
+    if any(isinstance(node, ast.ImportFrom) and node.module == "tensorflow" and node.level == 0
+           and any(matches(alias.name) for alias in node.names) for node in nodes):
+        return True
     aliases = {alias.asname or "tensorflow" for node in nodes if isinstance(node, ast.Import)
                for alias in node.names if alias.name == "tensorflow"}
     if not aliases:

@@ -13,7 +13,7 @@ reference another rule rewrote is that rule's (a kept hook's base class, a migra
 import libcst as cst
 
 from codemods.registry import Rule, register
-from codemods.tf1_api import LAST_NAMES, is_tf1_only
+from codemods.tf1_api import LAST_NAMES, is_tf1_only, missing_in_tf2
 
 
 @register
@@ -47,3 +47,55 @@ def respelled(statement: cst.CSTNode, ctx) -> cst.CSTNode:
             return _respelled_attribute(original, updated, ctx)
 
     return statement.visit(Respeller()) if ctx.tf1_names else statement
+
+
+@register
+class Tf1ImportedModulesRule(Rule):
+    """`from tensorflow import flags, gfile, logging, app`: modules TensorFlow 2 lacks (the import stops a
+    program at its first line) -> `from tensorflow.compat.v1 import ...`, TF1's own modules, whatever era the
+    project's other names are of; the names TensorFlow 2 has stay where they were."""
+
+    rule_id = "tf1-names"
+    node_types = (cst.SimpleStatementLine,)
+
+    def leave(self, original: cst.SimpleStatementLine, updated, ctx):
+        if not isinstance(updated, cst.SimpleStatementLine) or len(updated.body) != 1:
+            return updated
+        node = updated.body[0]
+        if not isinstance(node, cst.ImportFrom) or node.relative or node.module is None \
+                or isinstance(node.names, cst.ImportStar) or cst.helpers.get_full_name_for_node(node.module) != "tensorflow":
+            return updated
+        moved = [alias for alias in node.names if isinstance(alias.name, cst.Name) and missing_in_tf2(alias.name.value)]
+        if not moved:
+            return updated
+        ctx.record(original, self.rule_id, True, "from tensorflow import "
+                   f"{', '.join(alias.name.value for alias in moved)}: modules TensorFlow 2 lacks -> "
+                   "from tensorflow.compat.v1 import ... (TF1's own)")
+        kept = [alias for alias in node.names if alias not in moved]
+        v1 = cst.parse_expression("tensorflow.compat.v1")
+        if not kept:
+            return updated.with_changes(body=[node.with_changes(module=v1)])
+        parenthesized = isinstance(node.lpar, cst.LeftParen)
+
+        def listed(aliases: list[cst.ImportAlias]) -> list[cst.ImportAlias]:
+            """`aliases` as one list: in parentheses each keeps its comma (and a comment after it), the last
+            taking the statement's last; on one line, `, ` between them."""
+            if parenthesized:
+                return [*aliases[:-1], aliases[-1].with_changes(comma=_closing(aliases[-1].comma, node.names[-1].comma))]
+            return [*(alias.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                      for alias in aliases[:-1]), aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+
+        moved_statement = cst.SimpleStatementLine(body=[node.with_changes(module=v1, names=listed(moved))])
+        return cst.FlattenSentinel([updated.with_changes(body=[node.with_changes(names=listed(kept))]),
+                                    moved_statement])
+
+
+def _closing(comma, last):
+    """`comma` (an import's, which may hold a comment) ending its line as `last`, the list's last comma, did:
+    at the closing parenthesis's indentation."""
+    if isinstance(comma, cst.Comma) and isinstance(last, cst.Comma) \
+            and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace) \
+            and isinstance(last.whitespace_after, cst.ParenthesizedWhitespace):
+        return comma.with_changes(whitespace_after=comma.whitespace_after.with_changes(
+            indent=last.whitespace_after.indent, last_line=last.whitespace_after.last_line))
+    return last

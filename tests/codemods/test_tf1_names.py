@@ -71,3 +71,37 @@ def test_every_module_of_a_tf1_project_that_names_tensorflow_is_rewritten(tmp_pa
     assert "return tf.compat.v1.nn.dropout(net, keep_prob)" in (project / "model.py").read_text()
     assert "tf.compat.v1.app.run(main)" in (project / "task.py").read_text()
     assert (other / "model.py").read_text() == network
+
+
+def test_modules_tensorflow_2_lacks_imported_from_tensorflow_come_from_compat_v1():
+    """`from tensorflow import flags, gfile, logging, app` stopped a migrated program at its first line
+    (TensorFlow 2 has none of them); the names TensorFlow 2 has stay in their import, comments too."""
+    import tensorflow.compat.v1 as tf1
+
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        from tensorflow import app, flags, logging
+        from tensorflow import (
+            gfile,  # TF1's file API
+            nn,
+        )
+
+        flags.DEFINE_string("model_dir", "/tmp/model", "where the checkpoints go")
+        FLAGS = flags.FLAGS
+
+
+        def main(_):
+            logging.info("starting in %s (exists: %s)", FLAGS.model_dir, gfile.Exists(FLAGS.model_dir))
+            print(nn.relu(-1.0))
+
+
+        if __name__ == "__main__":
+            app.run(main)
+        """)
+    code = migrate_source(source).code
+    assert ("import tensorflow as tf\nfrom tensorflow import (\n    nn,\n)\nfrom tensorflow.compat.v1 import app, flags, "
+            "logging\nfrom tensorflow.compat.v1 import (\n    gfile,  # TF1's file API\n)\n\n") in code  # isort's order
+    namespace: dict = {}
+    exec("\n\n".join(code.split("\n\n", 2)[:2]) + "\n", namespace)  # the import block runs on TensorFlow 2
+    assert namespace["flags"] is tf1.flags and namespace["gfile"] is tf1.gfile and namespace["logging"] is tf1.logging
+    assert migrate_source(code).code == code
