@@ -11,6 +11,10 @@ import libcst as cst
 from codemods.api import dotted_name
 from codemods.imports import RUNTIME_PACKAGE
 from codemods.registry import Rule, register
+from codemods.rules.wrapped_model_fn import REPLACEMENTS
+
+# Estimator's values a wrapped model_fn compares and returns, by name -> the compat module with its twin
+_TWINS = {path.rsplit(".", 1)[1]: module for path, (module, _) in REPLACEMENTS.items()}
 
 MESSAGE = ("{what}: TensorFlow >= 2.16 installs no tensorflow_estimator, and code the rewrite kept uses this "
            "import ({names}): migrate that code (see its TODOs), or install tensorflow-estimator with TensorFlow "
@@ -72,6 +76,20 @@ def _migrated_head_import(original: cst.ImportFrom, ctx) -> cst.ImportFrom | Non
                           names=[cst.ImportAlias(name=cst.Name("canned_head"), asname=cst.AsName(cst.Name(bound)))])
 
 
+def _migrated_names_import(original: cst.ImportFrom, ctx) -> cst.ImportFrom | None:
+    """`from tensorflow.python.estimator.model_fn import ModeKeys as Modes` -> the same names from the compat module
+    holding their twins (`estimator_training.ModeKeys`: the same strings), as rules/wrapped_model_fn.py renames
+    `tf.estimator.ModeKeys`, when the module's estimators migrate (their model_fns are wrapped)."""
+    module = dotted_name(original.module) or ""
+    if not _estimator_module(module) or ctx.facts.runtime.blocked_by:
+        return None
+    twins = {_TWINS.get(dotted_name(alias.name) or "") for alias in original.names}
+    if len(twins) != 1 or None in twins:
+        return None
+    (twin,) = twins
+    return original.with_changes(module=cst.parse_expression(f"{RUNTIME_PACKAGE}.{twin}"))
+
+
 @register
 class EstimatorImportsRule(Rule):
     rule_id = "estimator-import"
@@ -88,6 +106,11 @@ class EstimatorImportsRule(Rule):
             if migrated is not None:
                 ctx.record(original, self.rule_id, True, "TensorFlow's private canned head module -> "
                            "compat.canned_head (its head constructors, TF 1.x's heads: compat.estimator_heads)")
+                return migrated
+            migrated = _migrated_names_import(original, ctx)
+            if migrated is not None:
+                ctx.record(original, self.rule_id, True, "Estimator's ModeKeys, EstimatorSpec, ... -> their compat twins "
+                           "(the same values; what a wrapped model_fn compares and returns)")
                 return migrated
             module = dotted_name(original.module) or ""
             imported = [dotted_name(alias.name) for alias in original.names]
