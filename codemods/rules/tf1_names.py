@@ -99,3 +99,21 @@ def _closing(comma, last):
         return comma.with_changes(whitespace_after=comma.whitespace_after.with_changes(
             indent=last.whitespace_after.indent, last_line=last.whitespace_after.last_line))
     return last
+
+
+@register
+class FlagsErrorRule(Rule):
+    """`tf.flags.FlagsError` (TF 1.x's flags re-exported absl's, whose old name for its base error it was) ->
+    `Error`, the same class under the name absl and tf.compat.v1.flags have now."""
+
+    rule_id = "tf1-names"
+    node_types = (cst.Attribute,)
+
+    def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
+        if original.attr.value != "FlagsError":
+            return updated
+        api = ctx.resolver.api(original.value)
+        if api is None or api.path not in ("flags", "app.flags", "compat.v1.flags", "compat.v1.app.flags"):
+            return updated
+        ctx.record_once(original, self.rule_id, True, "tf.flags.FlagsError -> Error (absl's name for that class)")
+        return updated.with_changes(attr=cst.Name("Error"))

@@ -105,3 +105,24 @@ def test_modules_tensorflow_2_lacks_imported_from_tensorflow_come_from_compat_v1
     exec("\n\n".join(code.split("\n\n", 2)[:2]) + "\n", namespace)  # the import block runs on TensorFlow 2
     assert namespace["flags"] is tf1.flags and namespace["gfile"] is tf1.gfile and namespace["logging"] is tf1.logging
     assert migrate_source(code).code == code
+
+
+def test_flags_error_is_absls_error():
+    """TF 1.x's flags re-exported absl's, whose old `FlagsError` is `Error` now (TensorFlow 2.15 has no FlagsError
+    either): the same class, under the name it has."""
+    import tensorflow.compat.v1 as tf1
+
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        from tensorflow import flags
+
+
+        def check(value):
+            if not value:
+                raise flags.FlagsError("no value")
+            if value < 0:
+                raise tf.flags.FlagsError("negative")
+        """)
+    code = migrate_source(source).code
+    assert 'raise flags.Error("no value")' in code and 'raise tf.compat.v1.flags.Error("negative")' in code
+    assert tf1.flags.Error.__name__ == "Error" and not hasattr(tf1.flags, "FlagsError")
