@@ -251,6 +251,16 @@ ROWS = [
         ("tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)", "tf.compat.v1.app.run(main)"),
     ),
     Row(
+        "`from tensorflow import app, flags, gfile, logging` (modules TensorFlow 2 lacks: the import fails at the "
+        "program's first line); absl's old `flags.FlagsError`",
+        "`from tensorflow.compat.v1 import ...` (TF1's own modules; the names TensorFlow 2 has stay in their "
+        "import); `flags.Error`, the same class",
+        "same",
+        "tf1_modules_from_tensorflow",
+        ("from tensorflow.compat.v1 import app, flags, gfile, logging", "raise flags.Error("),
+        ("from tensorflow.compat.v1 import app, flags, gfile, logging", "raise flags.Error("),
+    ),
+    Row(
         "The entry point (`if __name__ == \"__main__\":`) of a TensorFlow 1.x graph program kept as written "
         "(sessions, placeholders, a Saver in no loop shape the rewrite migrates, tf.contrib.slim's "
         "`learning.train` and `evaluation` loops; no estimator in the module)",
