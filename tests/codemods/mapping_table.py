@@ -991,11 +991,13 @@ ROWS = [
         "model_fn_lib`, `... .export import export_output`, `run_config`, `estimator`, `training`, `exporter`, "
         "`inputs.numpy_io`; `tensorflow_estimator.python.estimator...` alike), as code copied from TensorFlow's own did",
         "each migrates as its public name (`tf.estimator.EstimatorSpec`, `tf.estimator.export.PredictOutput`, "
-        "`tf.compat.v1.estimator.inputs.numpy_input_fn`, ...) does; the imports go with their uses "
+        "`tf.compat.v1.estimator.inputs.numpy_input_fn`, ...) does; the imports go with their uses; names imported "
+        "from them (`from ...model_fn import ModeKeys as Modes`) come from their compat twins' module "
         "(tests/test_private_estimator_modules.py: trains, checkpoints and exports)",
         "same",
         "private_estimator_modules",
-        ('"serving_default": wrapped_model_fns.PredictOutput(predictions)',
+        ("from estimator_migrate.compat.estimator_training import ModeKeys as Modes",
+         '"serving_default": wrapped_model_fns.PredictOutput(predictions)',
          "return wrapped_model_fns.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=metrics)",
          "config = estimator_training.TrainingConfig(model_dir=model_dir, save_checkpoints_steps=20)",
          'exporters=[estimator_export.LatestExporter("latest", serving_input_fn)]'),
