@@ -203,7 +203,7 @@ def _split(code: str, magics: list[str]) -> dict[int, list[str]]:
             continue
         magic = _MAGIC_LINE.match(line)
         current.append(magics[int(magic.group(2))] if magic else _timed(line, magics))
-    _place_imports(cells, [line for line in preamble if line.strip()])
+    _place_imports(cells, preamble)
     return {index: _trimmed(lines) for index, lines in cells.items()}
 
 
@@ -231,8 +231,14 @@ def _timed(line: str, magics: list[str]) -> str:
 def _place_imports(cells: dict[int, list[str]], imports: list[str]) -> None:
     """Put the added imports at the top of the first cell that imports anything (else the first code
     cell), leaving out those a cell already has: the rewrite only sees the module's first import block."""
-    present = {line for lines in cells.values() for line in lines}
-    imports = [line for line in imports if line not in present]
+    present = {line for lines in cells.values() for line in lines if line.strip()}
+    kept: list[str] = []
+    for line in imports:  # the blank lines between groups kept, one at most, none at either end
+        if line.strip() and line not in present:
+            kept.append(line)
+        elif not line.strip() and kept and kept[-1].strip():
+            kept.append("")
+    imports = kept[:-1] if kept and not kept[-1].strip() else kept
     if not imports or not cells:
         return
     importing = [i for i, lines in sorted(cells.items()) if any(_is_import(line) for line in lines)]
