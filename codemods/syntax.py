@@ -218,6 +218,7 @@ def _value_kind(value_type: type) -> str:
 
 
 @functools.cache
+@functools.lru_cache(maxsize=4096)  # (classes defined in functions come anew: bounded)
 def _hooks(visitor_type: type, node_type: type):
     """The functions fast_visit calls for a node of `node_type` (None: nothing to call): the visitor's own
     on_visit/on_leave when it overrides them, else its visit_<Node>/leave_<Node>, as CSTVisitor dispatches."""
