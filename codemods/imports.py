@@ -73,9 +73,7 @@ def add_imports(module: cst.Module, needed: list[NeededImport]) -> cst.Module:
         *(f"import {name} as {asname}" for name, asname in sorted(aliased)),
         *(_from_import_code(name, sorted(objs, key=_member_key)) for name, objs in from_names.items()),
     ]
-    block_start = end
-    while block_start > start and is_single_import(body[block_start - 1]):
-        block_start -= 1
+    block_start, _ = import_run(module)
     imports = body[block_start:end]
     for code in sorted(added, key=lambda code: _sort_key(cst.parse_statement(code, config).body[0])):
         imports = _placed(imports, cst.parse_statement(code, config))
@@ -129,10 +127,7 @@ def _inserted_before(imports: list, index: int, statement: cst.SimpleStatementLi
 def tidy_import_block(original: cst.Module, rewritten: cst.Module) -> cst.Module:
     """`rewritten`'s import block as isort would leave it where the rewrite touched it: a TODO above an import gets
     a blank line before it, and if `original`'s block was sorted, imports the rewrite renamed go to their place."""
-    end = import_block_end(rewritten)
-    start = end
-    while start > 0 and is_single_import(rewritten.body[start - 1]):
-        start -= 1
+    start, end = import_run(rewritten)
     imports = list(rewritten.body[start:end])
     for index in range(1, len(imports)):
         lines = imports[index].leading_lines
@@ -156,10 +151,7 @@ def tidy_import_block(original: cst.Module, rewritten: cst.Module) -> cst.Module
 
 def _is_sorted(module: cst.Module) -> bool:
     """Whether each group of the module's import block is in isort's order."""
-    end = import_block_end(module)
-    start = end
-    while start > 0 and is_single_import(module.body[start - 1]):
-        start -= 1
+    start, end = import_run(module)
     imports = module.body[start:end]
     keys = [(_section(s.body[0]), _sort_key(s.body[0])) for s in imports]
     return all(keys[a] <= keys[b] for group in _groups(imports) for a, b in zip(group, group[1:]))
@@ -283,6 +275,14 @@ def import_block_end(module: cst.Module) -> int:
         if later is not None:
             end = _block_end(module.body, later)
     return end
+
+
+def import_run(module: cst.Module) -> tuple[int, int]:
+    """The indices (start, end) of the run of import statements ending at `import_block_end`."""
+    end = start = import_block_end(module)
+    while start > 0 and is_single_import(module.body[start - 1]):
+        start -= 1
+    return start, end
 
 
 def _block_end(body: list[cst.BaseStatement], start: int) -> int:
