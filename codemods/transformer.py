@@ -71,6 +71,7 @@ class RuleContext:
         self.assigned_attributes: set[int] | None = None  # (rules/dataset_iterator_method.py, once per module)
         self.contrib_moved_aliases: dict[str, str] | None = None  # (rules/contrib_modules.py, once per module)
         self.contrib_assigned_modules: dict[int, str] | None = None  # (rules/contrib_modules.py, once per module)
+        self.contrib_as_is_aliases: dict[str, str] | None = None  # (rules/contrib_modules.py, once per module)
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
         self.tf = self._tensorflow_name(module, self.bindings)

@@ -78,6 +78,30 @@ def moved_aliases(ctx) -> dict[str, str]:
     return ctx.contrib_moved_aliases
 
 
+def as_is_aliases(ctx) -> dict[str, str]:
+    """The module's names bound to a tf.contrib module whose import stays as written (`from tensorflow.contrib import
+    rnn`: IMPORTED_AS_IS), used only as `name.attr` for names the module kept elsewhere: name -> the contrib module.
+    Each use is then spelled where it went (`tf.compat.v1.nn.rnn_cell.BasicLSTMCell`), and the import, left unused,
+    goes."""
+    if ctx.contrib_as_is_aliases is None:
+        ctx.contrib_as_is_aliases = {}
+        if ctx.mentions("contrib"):
+            uses = _Uses()
+            fast_visit(ctx.module, uses)
+            for name, bindings in ctx.bindings.by_name.items():
+                imported = {binding.imported for binding in bindings}
+                if len(imported) != 1 or name in uses.bare:
+                    continue
+                (path,) = imported
+                module = path.removeprefix("tensorflow.contrib.") if path else None
+                if module not in IMPORTED_AS_IS:
+                    continue
+                kept = MOVED[module][1].union(*(names for _, names in ELSEWHERE.get(module, ())))
+                if uses.attributes.get(name, set()) <= kept:
+                    ctx.contrib_as_is_aliases[name] = module
+    return ctx.contrib_as_is_aliases
+
+
 class _ModuleAssignments(cst.CSTVisitor):
     """`name = <attribute chain>` statements: (the chain, the name it is assigned to)."""
 
@@ -129,7 +153,8 @@ class ContribModulesRule(Rule):
             return self._import(original, updated, ctx)
         if isinstance(original, cst.ImportFrom):
             return self._import_from(original, updated, ctx)
-        if not spells_contrib(original):
+        if not spells_contrib(original) and not (isinstance(original.value, cst.Name)
+                                                 and original.value.value in as_is_aliases(ctx)):
             return updated
         api = ctx.resolver.api(original)
         if api is None or not api.path.startswith("contrib."):

@@ -1353,6 +1353,17 @@ ROWS = [
         ("# TODO(migrate): contrib-api: tf.contrib.rnn",),
     ),
     Row(
+        "`from tensorflow.contrib import rnn` with `rnn.BasicLSTMCell(...)`, `rnn.MultiRNNCell`, `rnn.static_rnn(...)` "
+        "(TF 1.x tutorial scripts), the module used for nothing else",
+        "each use spelled where it went (`tf.compat.v1.nn.rnn_cell.BasicLSTMCell(...)`, `tf.compat.v1.nn.static_rnn`), "
+        "the import, left unused, removed (tests/test_contrib_rnn.py runs the migrated script: its loss falls)",
+        "same",
+        "contrib_rnn_module_import",
+        ("cell = tf.compat.v1.nn.rnn_cell.MultiRNNCell([tf.compat.v1.nn.rnn_cell.BasicLSTMCell(UNITS, forget_bias=1.0)",
+         "outputs, _ = tf.compat.v1.nn.static_rnn(cell, inputs, dtype=tf.float32)"),
+        ("outputs, _ = tf.compat.v1.nn.static_rnn(cell, inputs, dtype=tf.float32)",),
+    ),
+    Row(
         "`tf.contrib.losses.<name>(logits, labels, ...)` (`softmax_cross_entropy`, `mean_squared_error`, "
         "`get_total_loss`, `metric_learning`, ...), `from tensorflow.contrib import losses`",
         "`tf_slim.losses.<name>` (the same code, logits first; `codemods/rules/contrib_modules.py`); the import -> "
