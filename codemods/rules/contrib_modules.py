@@ -57,24 +57,35 @@ class _Uses(cst.CSTVisitor):
             self.bare.add(node.value)
 
 
+def _contrib_module_names(ctx) -> dict[str, tuple[str, set[str]]]:
+    """The module's names bound once to a tf.contrib module and used only as `name.attr`: name -> (the contrib
+    module, the attributes used). One walk per module, shared by moved_aliases and as_is_aliases."""
+    if not hasattr(ctx, "contrib_module_names"):
+        ctx.contrib_module_names = {}
+        if ctx.mentions("contrib"):
+            uses = _Uses()
+            fast_visit(ctx.module, uses)
+            for name, bindings in ctx.bindings.by_name.items():
+                imported = {binding.imported for binding in bindings}
+                if len(imported) != 1 or name in uses.bare:
+                    continue
+                (path,) = imported
+                if path and path.startswith("tensorflow.contrib."):
+                    module = path.removeprefix("tensorflow.contrib.")
+                    ctx.contrib_module_names[name] = (module, uses.attributes.get(name, set()))
+    return ctx.contrib_module_names
+
+
 def moved_aliases(ctx) -> dict[str, str]:
     """The module's names bound to a tf.contrib module (`from tensorflow.contrib import tpu as contrib_tpu`, `import
     tensorflow.contrib.slim as slim`) that this rule rewrites, each use `name.attr` reaching a name the module kept
     where it went (or another rule's): name -> the contrib module."""
     if ctx.contrib_moved_aliases is None:
-        uses = _Uses()
-        fast_visit(ctx.module, uses)
-        ctx.contrib_moved_aliases = {}
-        for name, bindings in ctx.bindings.by_name.items():
-            imported = {binding.imported for binding in bindings}
-            if len(imported) != 1 or name in uses.bare:
-                continue
-            (path,) = imported
-            module = path.removeprefix("tensorflow.contrib.") if path else None
-            if module not in MOVED or module in IMPORTED_AS_IS:
-                continue
-            if uses.attributes.get(name, set()) <= MOVED[module][1] | HANDLED.get(module, set()):
-                ctx.contrib_moved_aliases[name] = module
+        ctx.contrib_moved_aliases = {
+            name: module for name, (module, used) in _contrib_module_names(ctx).items()
+            if module in MOVED and module not in IMPORTED_AS_IS
+            and used <= MOVED[module][1] | HANDLED.get(module, set())
+        }
     return ctx.contrib_moved_aliases
 
 
@@ -84,21 +95,11 @@ def as_is_aliases(ctx) -> dict[str, str]:
     Each use is then spelled where it went (`tf.compat.v1.nn.rnn_cell.BasicLSTMCell`), and the import, left unused,
     goes."""
     if ctx.contrib_as_is_aliases is None:
-        ctx.contrib_as_is_aliases = {}
-        if ctx.mentions("contrib"):
-            uses = _Uses()
-            fast_visit(ctx.module, uses)
-            for name, bindings in ctx.bindings.by_name.items():
-                imported = {binding.imported for binding in bindings}
-                if len(imported) != 1 or name in uses.bare:
-                    continue
-                (path,) = imported
-                module = path.removeprefix("tensorflow.contrib.") if path else None
-                if module not in IMPORTED_AS_IS:
-                    continue
-                kept = MOVED[module][1].union(*(names for _, names in ELSEWHERE.get(module, ())))
-                if uses.attributes.get(name, set()) <= kept:
-                    ctx.contrib_as_is_aliases[name] = module
+        ctx.contrib_as_is_aliases = {
+            name: module for name, (module, used) in _contrib_module_names(ctx).items()
+            if module in IMPORTED_AS_IS
+            and used <= MOVED[module][1].union(*(names for _, names in ELSEWHERE.get(module, ())))
+        }
     return ctx.contrib_as_is_aliases
 
 
