@@ -49,7 +49,7 @@ from codemods.input_fns import callable_input_fn_problems, iterator_input_fns, r
 from codemods.model_fn_paths import Path, evaluation_path, prediction_path
 from codemods.model_fns import ESTIMATOR_PARAMS, ModelFnShape, analyze_model_fn
 from codemods.monitored_sessions import MonitoredLoop, analyze_session, session_call
-from codemods.project_facts import ProjectFacts, module_facts
+from codemods.project.facts import ProjectFacts, module_facts
 from codemods.runtime_tier import RUNCONFIG_PARAMS, RunTimeChecked, RuntimeTier, tpu_name
 from codemods.runtime_tier import analyze as analyze_runtime_tier
 from codemods.saver_loops import SaverLoop, analyze_saver_session, tf_session_call

@@ -40,7 +40,7 @@ from codemods.canned_estimators import CANNED, DROPPED_WHEN_NONE, accepted, loss
 from codemods.export_apis import EXPORTERS, RECEIVERS, SERVING_INPUT_BUILDERS
 from codemods.guidance import RUN_WITH_WRAPPED
 from codemods.hook_facts import EARLY_STOPPING_APIS
-from codemods.project_facts import WRAPPED_CLASSES, ProjectFacts, estimator_factories
+from codemods.project.facts import WRAPPED_CLASSES, ProjectFacts, estimator_factories
 from codemods.syntax import call_arguments, fast_visit, is_none, keyword_args
 
 # Estimator methods the tier rewrites, and the keyword only an Estimator's version of the method takes (a

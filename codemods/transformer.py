@@ -33,7 +33,7 @@ from codemods.imports import (
 )
 from codemods.keras2_switch import set_before_tensorflow
 from codemods.positions import start_positions
-from codemods.project_facts import ProjectFacts, module_facts
+from codemods.project.facts import ProjectFacts, module_facts
 from codemods.registry import Rule, load_rules
 from codemods.syntax import children_listed_once, subtrees_containing
 from codemods.tf_era import uses_tf1_names, written_for_tf1

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from codemods.findings import Finding
 from codemods.prefilter import may_need_migration
-from codemods.project_facts import ProjectFacts
+from codemods.project.facts import ProjectFacts
 from migrate.discovery import SourceFile, symlink_problem
 from migrate.files import BadSource, read_source
-from migrate.project import ModuleIndex, index_module, index_projects, worth_indexing
+from migrate.project import ModuleIndex, context_files, index_module, index_projects, worth_indexing
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -207,7 +207,8 @@ def process_all(files: list[SourceFile], target: str, jobs: int, exact: bool = F
             return pool.map(function, items, chunksize=max(1, len(items) // (8 * jobs)))
 
         triaged = list(each(_triage, files))
-        projects = index_projects(files, each(_index_module, [f for f, t in zip(files, triaged) if t.indexed]))
+        indexed = [file for file, triage in zip(files, triaged) if triage.indexed] + context_files(files)
+        projects = index_projects(files, each(_index_module, indexed))
         # A module of a project whose TensorFlow names are TF1's is rewritten too (codemods/rules/tf1_names.py), and
         # one of a project with estimator factories is read again (it may train what one returns: `_calls_factory`)
         results = [None if triage.names_tensorflow and _reread(projects.get(file.path)) else triage.result

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from codemods.project_facts import ESTIMATOR_ATTRIBUTES
+from codemods.project.facts import ESTIMATOR_ATTRIBUTES
 from tests.conftest import (
     ROOT,
     assert_wrapped_run_matches_estimator,

@@ -5,14 +5,14 @@ Projects wrapped their custom model_fn in a class of their own (`super().__init_
 model_dir=..., config=..., params=...)`). compat.wrapped_model_fns.Estimator takes the same constructor and
 is a wrapped model_fn (tier 2), so the class, its constructor and its callers stay as written; the run-time
 tier migrates the calls of its instances (`estimator_training.train(model, ...)`). A subclass defining one
-of Estimator's own attributes (codemods/project_facts.py ESTIMATOR_ATTRIBUTES: `_call_model_fn`, `train`,
+of Estimator's own attributes (codemods/project/facts.py ESTIMATOR_ATTRIBUTES: `_call_model_fn`, `train`,
 `model_fn`, ...) changes how the Estimator works, and is kept with a TODO; so is every subclass of a
 project whose run-time tier is off (an estimator there stays TF1).
 """
 
 import libcst as cst
 
-from codemods.project_facts import ESTIMATOR_ATTRIBUTES
+from codemods.project.facts import ESTIMATOR_ATTRIBUTES
 from codemods.registry import Rule, register
 
 ESTIMATOR = "estimator.Estimator"

@@ -1,4 +1,4 @@
-"""Estimators returned by a project's functions (codemods/project_facts.estimator_factories): a variable assigned
+"""Estimators returned by a project's functions (codemods/project/facts.estimator_factories): a variable assigned
 the call of one holds an estimator, so its methods called with the input_fn by position (`model.train(input_fn,
 steps=...)`, as a real course project's train.py called the estimator its build_model.py returned) are
 Estimator's, rewritten for the target; without that the loop target left them to the keras target's methods."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from codemods.project_facts import estimator_factories
+from codemods.project.facts import estimator_factories
 from tests.conftest import MIGRATE, run
 
 BUILD = """\

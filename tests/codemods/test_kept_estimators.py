@@ -3,11 +3,12 @@ across the project's modules: TensorFlow's estimators the rewrite cannot take an
 derived from them; not the custom `Estimator(model_fn=...)` and `TPUEstimator(...)` calls tier 2 wraps, nor a project's own class
 that is merely named `...Estimator`."""
 
-from codemods.project_facts import estimator_mentions, kept_estimators
+from codemods.project.facts import estimator_mentions, kept_estimators
 
 
 def _kept(**modules: str) -> list[str]:
-    return kept_estimators([estimator_mentions(source, f"{name}.py") for name, source in modules.items()])
+    kept = kept_estimators([estimator_mentions(source, f"{name}.py") for name, source in modules.items()])
+    return [f"{name} in {path}" for name, path in kept]
 
 
 def test_a_projects_own_estimator_named_class_is_not_an_estimator():

@@ -20,12 +20,13 @@ TPU_PARAMETERS = (*WRAPPED_PARAMETERS[:4], "use_tpu", "train_batch_size", "eval_
 
 @dataclass
 class ProjectFacts:
-    """What the rest of the project tells about one module: whether some module of it builds an estimator
-    that stays TF1 (a custom model_fn Estimator, a TPUEstimator, a subclass), and where; and whether the
-    project was written for TensorFlow 1.x, where `tf.estimator` meant the v1 estimators."""
+    """What the programs a module belongs to (codemods/project/graph.py) tell about it: whether one of their
+    modules builds an estimator that stays TF1 (a BoostedTrees estimator, a subclass overriding Estimator's
+    methods), and where; and whether they were written for TensorFlow 1.x, where `tf.estimator` meant the v1
+    estimators. Fields say "project" for those programs."""
 
-    # "<constructor> in <path>" (no line: the rewrite's TODOs move lines, and messages must not change when
-    # the output is rewritten again)
+    # "<constructor> in <path>": the path from the module's folder, or "this module" (no line: the rewrite's TODOs
+    # move lines, and messages must not change when the output is rewritten again, nor with the tree's layout)
     keeps_estimators: list[str] = field(default_factory=list)
     tf1: bool = False  # some module of it was written for TensorFlow 1.x (codemods/tf_era.py)
     # some module of it names what TensorFlow 2 lacks (codemods/tf_era.uses_tf1_names): its names are TF1's
@@ -40,7 +41,7 @@ class ProjectFacts:
 @dataclass
 class EstimatorMentions:
     """What one module says about estimators, for `kept_estimators` to decide across a project: the
-    constructions of an `...Estimator` class (name, "name in path") and the classes it defines (bases)."""
+    constructions of an `...Estimator` class (name, the module's path) and the classes it defines (bases)."""
 
     constructions: list[tuple[str, str]] = field(default_factory=list)
     classes: dict[str, list[str]] = field(default_factory=dict)
@@ -72,10 +73,10 @@ def estimator_mentions_in(nodes: list[ast.AST], path: str) -> EstimatorMentions:
                 mentions.thin_subclasses.add(node.name)
                 mentions.wraps = True
                 continue
-            mentions.constructions += [(base, f"{base} in {path}") for base in bases if _estimator_like(base)]
+            mentions.constructions += [(base, path) for base in bases if _estimator_like(base)]
             if ESTIMATOR_ATTRIBUTES.intersection(members):  # an estimator if it derives from one (kept_estimators)
                 mentions.overriding.add(node.name)
-                mentions.constructions.append((node.name, f"{node.name} in {path}"))
+                mentions.constructions.append((node.name, path))
         elif isinstance(node, ast.Call):
             name = _last_name(node.func)
             if name in WRAPPED_CLASSES and not _wrapped_ast_problems(node, name):
@@ -86,7 +87,7 @@ def estimator_mentions_in(nodes: list[ast.AST], path: str) -> EstimatorMentions:
                 continue
             if not name[:1].isupper():
                 continue  # a class is called by its capitalised name (a project's estimator class included)
-            mentions.constructions.append((name, f"{name} in {path}"))
+            mentions.constructions.append((name, path))
     mentions.constructions = list(dict.fromkeys(mentions.constructions))
     if nodes and isinstance(nodes[0], ast.Module):
         mentions.factories = estimator_factories(nodes[0])
@@ -127,11 +128,12 @@ def estimator_factories(module: ast.Module) -> set[str]:
 def module_facts(source: str, tf1: bool = False, tf1_names: bool = False) -> ProjectFacts:
     """The ProjectFacts of a module that is a project of its own, read from its `source`."""
     mentions = estimator_mentions(source, "this module")
-    return ProjectFacts(kept_estimators([mentions]), tf1, tf1_names, mentions.wraps, frozenset(mentions.factories))
+    kept = [f"{name} in {path}" for name, path in kept_estimators([mentions])]
+    return ProjectFacts(kept, tf1, tf1_names, mentions.wraps, frozenset(mentions.factories))
 
 
-def kept_estimators(mentions: list[EstimatorMentions]) -> list[str]:
-    """The constructions, across a project's modules, of an estimator the run-time tier does not take:
+def kept_estimators(mentions: list[EstimatorMentions]) -> list[tuple[str, str]]:
+    """The constructions (class, module path), across a program's modules, of an estimator the run-time tier does not take:
     TensorFlow's (any estimator class that is not a canned one or a wrapped custom `Estimator`) and the
     project's classes derived from one. A project's own class merely named `...Estimator` is not one."""
     classes = {name: bases for module in mentions for name, bases in module.classes.items()}
@@ -151,7 +153,7 @@ def kept_estimators(mentions: list[EstimatorMentions]) -> list[str]:
                 name in overriding and any(reaches_thin(base) for base in classes[name]))
         return name not in classes and _estimator_like(name)
 
-    found = [where for module in mentions for name, where in module.constructions if is_estimator(name)]
+    found = [(name, path) for module in mentions for name, path in module.constructions if is_estimator(name)]
     return list(dict.fromkeys(found))
 
 
