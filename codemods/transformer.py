@@ -312,22 +312,44 @@ def migrate_source(
     clashes = _clashing_names(module, transformer.ctx.bindings, transformer.ctx.imported_names)
     if clashes:
         return MigrationResult(source, clashes, changed=False)
-    code = new_module.code
+    code_of = _StatementCode()
+    code = code_of(new_module)
     if code != source:
         # Counted by Python's parser on the code (which also checks that it parses), not by walking the trees.
         used_after = names_used(code)
         pruned = remove_unused_imports(module, new_module, source, used_after)
         if pruned is not new_module or used_after is None:
-            code = pruned.code
+            code = code_of(pruned)
             _check_parses(code, source)
         if pruned is not new_module:
             transformer.ctx.forget_removed_imports(imported_names(pruned))
         if transformer.ctx.migrated_something:
             switched = set_before_tensorflow(pruned, source)
             if switched is not pruned:
-                code = switched.code
+                code = code_of(switched)
                 _check_parses(code, source)
     return MigrationResult(code, transformer.ctx.findings(module), changed=code != source)
+
+
+class _StatementCode:
+    """A module's code, each top-level statement's generated once: the rewritten module's code is generated up to
+    three times (as rewritten, its unused imports pruned, the Keras 2 switch added), and each time after the first
+    only a few statements are new. Each entry keeps its statement alive, so no other node can take its id."""
+
+    def __init__(self):
+        self._code: dict[int, tuple[cst.CSTNode, str]] = {}
+
+    def __call__(self, module: cst.Module) -> str:
+        if not module.has_trailing_newline or not module.body:
+            return module.code  # (LibCST's own newline handling at the end)
+        parts = [module.code_for_node(line) for line in module.header]
+        for statement in module.body:
+            entry = self._code.get(id(statement))
+            if entry is None or entry[0] is not statement:
+                entry = self._code[id(statement)] = (statement, module.code_for_node(statement))
+            parts.append(entry[1])
+        parts += [module.code_for_node(line) for line in module.footer]
+        return "".join(parts)
 
 
 def _check_parses(code: str, source: str) -> None:
