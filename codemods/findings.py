@@ -23,6 +23,32 @@ class Finding:
         return entry
 
 
+# What an estimator became (the report's estimator view; docs/migration.md, "Tiers"): tier 1, rewritten to a Keras
+# model's fit or a loop; the run-time linked tier (compat.estimator_training over compat.canned); its model_fn kept
+# as written and wrapped (tier 2); kept TF1, with its TODOs
+TIERS = ("rewritten", "run-time", "wrapped", "kept")
+
+
+@dataclass(frozen=True)
+class EstimatorTier:
+    """The tier one estimator constructor got, where it is, and (kept) why."""
+
+    constructor: str  # the estimator class's name, as TensorFlow names it: "LinearClassifier"
+    tier: str  # one of TIERS
+    line: int
+    col: int
+    reasons: tuple[str, ...] = ()
+    cell: int | None = None
+
+    def to_json(self) -> dict:
+        entry = {"constructor": self.constructor, "tier": self.tier, "line": self.line, "col": self.col}
+        if self.cell is not None:
+            entry["cell"] = self.cell
+        if self.reasons:
+            entry["reasons"] = list(self.reasons)
+        return entry
+
+
 def todo_comment(rule: str, message: str) -> str:
     """The inline comment left on a construct that must be migrated by hand."""
     text = " ".join(message.split())

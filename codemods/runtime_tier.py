@@ -193,6 +193,8 @@ class RuntimeTier:
     # id(call) -> why a train/evaluate/predict/export/train_and_evaluate call this tier would take is kept
     # (it may run an estimator that stays TF1); tier 1 speaks for the calls of its own estimators
     kept_calls: dict[int, str] = field(default_factory=dict)
+    # every estimator constructor of the module, this tier's or not (the report's estimator view)
+    estimator_calls: list[tuple[cst.Call, str]] = field(default_factory=list)  # (call, class name)
     # ids of the class names (`tf.estimator.LoggingTensorHook`) of the "session_hook" calls: the rule spelling
     # them tf.compat.v1's leaves the saying to codemods/rules/unsupported_api.py
     session_hook_names: set[int] = field(default_factory=set)
@@ -333,9 +335,16 @@ def analyze(
     proven = visitor.estimator_names(resolver)
     built: set[tuple[int, str]] = set()  # (function, name) assigned an estimator constructor this tier takes
     constructors: dict[int, cst.Call] = {}  # the estimator constructors it takes, by id
+    kept_classes = {where.split(" in ", 1)[0] for where in project.keeps_estimators}  # (a project's subclasses)
     for call in visitor.calls:
         api = resolver.call_api(call)
+        if api is None and kept_classes and isinstance(call.func, cst.Name | cst.Attribute) \
+                and _called_name(call) in kept_classes:
+            tier.estimator_calls.append((call, _called_name(call)))
         tpu = api is not None and tpu_name(api.path) == "TPUEstimator"
+        if api is not None and (tpu or api.path in KERAS_ESTIMATOR or (
+                api.path.startswith("estimator.") and api.path.endswith(_ESTIMATOR_CLASS_ENDINGS))):
+            tier.estimator_calls.append((call, api.path.rsplit(".", 1)[-1]))
         if api is not None and api.path in KERAS_ESTIMATOR:  # the same parameters: nothing to check here
             if project_blocked:
                 _keep(call, "model_to_estimator", tier, mentions_tensorflow)
@@ -462,6 +471,11 @@ def analyze(
                 else:
                     del tier.calls[key]
     return tier
+
+
+def _called_name(call: cst.Call) -> str:
+    """The last name of what `call` calls: `PinnedEstimator` in `models.PinnedEstimator(...)`."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", "")
 
 
 _KEPT_KINDS = ("train_and_evaluate", "model_to_estimator", *ESTIMATOR_METHODS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import itertools
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
@@ -20,7 +20,7 @@ from codemods import TARGETS
 from codemods.api import ApiResolver
 from codemods.bindings import ModuleBindings
 from codemods.facts import ProgramFacts, collect_facts
-from codemods.findings import Finding, todo_comment
+from codemods.findings import EstimatorTier, Finding, todo_comment
 from codemods.imports import (
     RUNTIME_PACKAGE,
     NeededImport,
@@ -46,6 +46,7 @@ class MigrationResult:
     code: str
     findings: list[Finding]
     changed: bool
+    estimators: list[EstimatorTier] = field(default_factory=list)  # the tier each estimator got
 
 
 class RuleContext:
@@ -120,6 +121,34 @@ class RuleContext:
         starts = start_positions(module, [node for node, *_ in self._recorded])
         findings = [Finding(rule, *starts[id(node)], migrated, message) for node, rule, migrated, message in self._recorded]
         return sorted(findings, key=lambda f: (f.line, f.col, f.rule))
+
+    def estimator_tiers(self, module: cst.Module) -> list[EstimatorTier]:
+        """The tier each estimator constructor of the module got, with its position in `module` (the parsed one)
+        and, for a kept one, why (the run-time tier's reasons, tier 1's, or the TODOs recorded at it)."""
+        calls = self.facts.runtime.estimator_calls
+        if not calls:
+            return []
+        runtime, units = self.facts.runtime, {id(unit.call): unit for unit in self.facts.estimators.values()}
+        todos: dict[int, list[str]] = defaultdict(list)
+        for node, _, migrated, message in self._recorded:
+            if not migrated:
+                todos[id(node)].append(message)
+        starts = start_positions(module, [call for call, _ in calls])
+        tiers = []
+        for call, name in calls:
+            unit, kind = units.get(id(call)), runtime.kind(call)
+            if unit is not None and unit.migratable and not unit.runtime:
+                tier, reasons = "rewritten", []
+            elif kind in ("canned", "keras_estimator"):
+                tier, reasons = "run-time", []
+            elif kind in ("wrapped", "wrapped_tpu"):
+                tier, reasons = "wrapped", []
+            else:
+                tier = "kept"
+                reasons = runtime.constructor_problems.get(id(call)) or (unit.problems if unit else []) or todos[id(call)] \
+                    or [f"{name} stays TF1 (see the TODO at its class)"]
+            tiers.append(EstimatorTier(name, tier, *starts[id(call)], tuple(dict.fromkeys(map(str, reasons)))))
+        return tiers
 
     def forget_removed_imports(self, still_imported: set[str]) -> None:
         """Drop what was recorded about an import statement the rewrite then removed (left unused: its TODOs
@@ -305,13 +334,15 @@ def migrate_source(
     transformer = MigrationTransformer(wrapper, target, _RULES, exact, project, source)
     with children_listed_once():
         new_module = tidy_import_block(module, add_imports(wrapper.visit(transformer), transformer.ctx.needed_imports))
+    tiers = transformer.ctx.estimator_tiers(module)
     if not transformer.ctx.recorded:
         # Nothing to migrate: the source as it was, not LibCST's code for it, which is not always the same text
         # (LibCST 1.8 drops the space in `except A :`: Instagram/LibCST#1457).
-        return MigrationResult(source, [], changed=False)
+        return MigrationResult(source, [], False, tiers)
     clashes = _clashing_names(module, transformer.ctx.bindings, transformer.ctx.imported_names)
     if clashes:
-        return MigrationResult(source, clashes, changed=False)
+        reason = ("the module was left as it is: a name clash",)
+        return MigrationResult(source, clashes, False, [replace(t, tier="kept", reasons=reason) for t in tiers])
     code_of = _StatementCode()
     code = code_of(new_module)
     if code != source:
@@ -328,7 +359,7 @@ def migrate_source(
             if switched is not pruned:
                 code = code_of(switched)
                 _check_parses(code, source)
-    return MigrationResult(code, transformer.ctx.findings(module), changed=code != source)
+    return MigrationResult(code, transformer.ctx.findings(module), code != source, tiers)
 
 
 class _StatementCode:

@@ -16,11 +16,11 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from codemods.findings import Finding
+from codemods.findings import EstimatorTier, Finding
 from codemods.transformer import migrate_source
 
 _CELL = "__migrate_cell__({})"
@@ -45,6 +45,7 @@ class NotebookResult:
     code: str
     findings: list[Finding]
     changed: bool
+    estimators: list[EstimatorTier] = field(default_factory=list)
 
 
 def migrate_notebook(text: str, target: str, exact: bool = False) -> NotebookResult:
@@ -59,15 +60,16 @@ def migrate_notebook(text: str, target: str, exact: bool = False) -> NotebookRes
         cell, line = cell_of_line[error.raw_line - 1] if 0 < error.raw_line <= len(cell_of_line) else (0, 0)
         raise NotebookError(f"cell {cell + 1}, line {line}: not valid Python 3: {error.message}") from error
     findings = [_in_cell(finding, cell_of_line) for finding in result.findings]
+    tiers = [_in_cell(tier, cell_of_line) for tier in result.estimators]
     if not result.changed:
-        return NotebookResult(text, findings, False)
+        return NotebookResult(text, findings, False, tiers)
     findings += _unpin_tensorflow_1(module, magics, cell_of_line)
     findings += _untimed(module, result.code, magics, cell_of_line)
     for index, lines in _split(result.code, magics).items():
         if lines != _trimmed(_source_lines(cells[index])):
             _check_migrated_syntax(index, lines)
             cells[index]["source"] = _as_source(lines)
-    return NotebookResult(_dump(notebook, text), findings, True)
+    return NotebookResult(_dump(notebook, text), findings, True, tiers)
 
 
 def _load(text: str) -> dict:
@@ -282,7 +284,7 @@ def _trimmed(lines: list[str]) -> list[str]:
     return lines[:end]
 
 
-def _in_cell(finding: Finding, cell_of_line: list[tuple[int, int]]) -> Finding:
+def _in_cell(finding: Finding | EstimatorTier, cell_of_line: list[tuple[int, int]]) -> Finding | EstimatorTier:
     cell, line = cell_of_line[finding.line - 1]
     return replace(finding, line=line, cell=cell + 1)
 

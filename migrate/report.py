@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from codemods.findings import TIERS
 from migrate import __version__
 from migrate.files import atomic_write
 from migrate.runner import FileResult
@@ -15,6 +16,7 @@ def summary(results: list[FileResult]) -> dict:
     statuses = Counter(result.status for result in results)
     findings = [finding for result in results for finding in result.findings]
     migrated = sum(finding.migrated for finding in findings)
+    tiers = Counter(tier.tier for result in results for tier in result.estimators)
     return {
         "files": len(results),
         "changed": statuses["changed"],
@@ -24,6 +26,7 @@ def summary(results: list[FileResult]) -> dict:
         "findings": len(findings),
         "migrated": migrated,
         "manual": len(findings) - migrated,
+        "estimators": {tier: tiers[tier] for tier in TIERS},
     }
 
 
@@ -34,6 +37,8 @@ def build_report(results: list[FileResult], target: str) -> dict:
         if result.error is not None:
             entry["error" if result.status == "error" else "reason"] = result.error
         entry["findings"] = [finding.to_json() for finding in result.findings]
+        if result.estimators:
+            entry["estimators"] = [tier.to_json() for tier in result.estimators]
         files.append(entry)
     return {
         "version": 1,
@@ -51,7 +56,10 @@ def write_report(path: Path, results: list[FileResult], target: str) -> None:
 
 def summary_line(results: list[FileResult], verb: str) -> str:
     s = summary(results)
-    return (
+    line = (
         f"{s['files']} files: {s['changed']} {verb}, {s['unchanged']} unchanged, {s['errors']} errors, "
         f"{s['skipped']} skipped; {s['findings']} findings: {s['migrated']} migrated, {s['manual']} manual"
     )
+    if any(s["estimators"].values()):
+        line += "; estimators: " + ", ".join(f"{count} {tier}" for tier, count in s["estimators"].items())
+    return line

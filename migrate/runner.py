@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from codemods.findings import Finding
+from codemods.findings import EstimatorTier, Finding
 from codemods.prefilter import may_need_migration
 from codemods.project.facts import ProjectFacts
 from migrate.discovery import SourceFile, symlink_problem
@@ -33,6 +33,7 @@ class FileResult:
     status: str  # changed | unchanged | error | skipped
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
+    estimators: list[EstimatorTier] = field(default_factory=list)  # the tier each estimator got
     old_code: str | None = None  # the text read, for diffs (process_all keeps it for the modules it parsed)
     new_code: str | None = None  # also for an error: a module that does not parse, with TODO marks
     encoding: str = "utf-8"  # the file's, as read (migrate.files.read_source): written back in it
@@ -143,7 +144,8 @@ def _rewrite(file: SourceFile, code: str, encoding: str, target: str, exact: boo
             file, "error", error=f"internal error in the rewrite: {type(error).__name__}: {error}"
         )
     status = "changed" if result.changed else "unchanged"
-    return FileResult(file, status, findings=result.findings, old_code=code, new_code=result.code, encoding=encoding)
+    return FileResult(file, status, findings=result.findings, estimators=result.estimators, old_code=code,
+                      new_code=result.code, encoding=encoding)
 
 
 def _migrate_python2(
@@ -155,8 +157,8 @@ def _migrate_python2(
 
     converted, findings = to_python3(code, str(file.path))
     result = migrate_source(converted, target, exact, project)
-    return FileResult(file, "changed", findings=[*findings, *result.findings], old_code=code,
-                      new_code=result.code, encoding=encoding)
+    return FileResult(file, "changed", findings=[*findings, *result.findings], estimators=result.estimators,
+                      old_code=code, new_code=result.code, encoding=encoding)
 
 
 def _syntax_error(code: str, error: cst.ParserSyntaxError) -> str:

@@ -104,6 +104,7 @@ def test_report_follows_the_schema(tree, tmp_path):
         "findings": 5,
         "migrated": 5,
         "manual": 0,
+        "estimators": {"rewritten": 1, "run-time": 0, "wrapped": 0, "kept": 0},
     }
 
 

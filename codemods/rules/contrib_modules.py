@@ -33,12 +33,19 @@ def spells_contrib(node: cst.Attribute) -> bool:
 
 
 class _Uses(cst.CSTVisitor):
-    """Each name's attribute uses (`name.attr`) and the names also used otherwise (outside imports)."""
+    """Each name's attribute uses (`name.attr`), the names also used otherwise (outside imports), and the
+    `name = <attribute chain>` statements: (the chain, the name it is assigned to)."""
 
     def __init__(self):
         self.attributes: dict[str, set[str]] = {}
         self.bare: set[str] = set()
+        self.assigned_chains: list[tuple[cst.Attribute, str]] = []
         self._not_variables: set[int] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and isinstance(node.value, cst.Attribute):
+            self.assigned_chains.append((node.value, node.targets[0].target.value))
 
     def visit_Import(self, node) -> bool:
         return False
@@ -57,14 +64,21 @@ class _Uses(cst.CSTVisitor):
             self.bare.add(node.value)
 
 
+def _uses(ctx) -> _Uses:
+    """The module's `_Uses`: one walk, shared by the rule's analyses."""
+    if getattr(ctx, "contrib_uses", None) is None:
+        ctx.contrib_uses = _Uses()
+        fast_visit(ctx.module, ctx.contrib_uses)
+    return ctx.contrib_uses
+
+
 def _contrib_module_names(ctx) -> dict[str, tuple[str, set[str]]]:
     """The module's names bound once to a tf.contrib module and used only as `name.attr`: name -> (the contrib
     module, the attributes used). One walk per module, shared by moved_aliases and as_is_aliases."""
     if not hasattr(ctx, "contrib_module_names"):
         ctx.contrib_module_names = {}
         if ctx.mentions("contrib"):
-            uses = _Uses()
-            fast_visit(ctx.module, uses)
+            uses = _uses(ctx)
             for name, bindings in ctx.bindings.by_name.items():
                 imported = {binding.imported for binding in bindings}
                 if len(imported) != 1 or name in uses.bare:
@@ -103,28 +117,14 @@ def as_is_aliases(ctx) -> dict[str, str]:
     return ctx.contrib_as_is_aliases
 
 
-class _ModuleAssignments(cst.CSTVisitor):
-    """`name = <attribute chain>` statements: (the chain, the name it is assigned to)."""
-
-    def __init__(self):
-        self.targets: list[tuple[cst.Attribute, str]] = []
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
-                and isinstance(node.value, cst.Attribute):
-            self.targets.append((node.value, node.targets[0].target.value))
-
-
 def assigned_moved_modules(ctx) -> dict[int, str]:
     """The chains naming a moved tf.contrib module assigned to a name (`nest = tf.contrib.framework.nest`) that the
     module binds once and uses only for names the module kept where it went: id of the chain -> the contrib module."""
     if ctx.contrib_assigned_modules is None:
         ctx.contrib_assigned_modules = {}
         if ctx.mentions("contrib"):
-            assignments, uses = _ModuleAssignments(), _Uses()
-            fast_visit(ctx.module, assignments)
-            fast_visit(ctx.module, uses)
-            for chain, name in assignments.targets:
+            uses = _uses(ctx)
+            for chain, name in uses.assigned_chains:
                 api = ctx.resolver.api(chain)
                 module = api.path.removeprefix("contrib.") if api is not None and api.path.startswith("contrib.") \
                     else None
