@@ -266,7 +266,11 @@ class _Calls(cst.CSTVisitor):
         self.function_of: dict[int, cst.FunctionDef | None] = {}  # id(call) -> innermost def (None: module)
         self.assigned_to: dict[int, str] = {}  # id(call) -> the name `name = <call>` assigns it to
         self.assignments: Counter[tuple[int, str]] = Counter()  # (id of the function, name) -> assignments
+        self.assigned_calls: dict[tuple[int, str], cst.Call] = {}  # (id of the function, name) -> a call it holds
+        # (id of a function, name) -> the name's occurrences in it, its nested functions' included
+        self.occurrences: Counter[tuple[int, str]] = Counter()
         self._functions: list[cst.FunctionDef] = []
+        self._not_variables: set[int] = set()  # ids of Name nodes that name no variable: attributes, keywords
 
     def visit_Assign(self, node: cst.Assign) -> None:
         function = id(self._functions[-1] if self._functions else None)
@@ -275,6 +279,19 @@ class _Calls(cst.CSTVisitor):
                 self.assignments[(function, name)] += 1
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
             self.assigned_to[id(node.value)] = node.targets[0].target.value
+            self.assigned_calls[(function, node.targets[0].target.value)] = node.value
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._not_variables:
+            for function in self._functions:
+                self.occurrences[(id(function), node.value)] += 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_variables.add(id(node.attr))  # (`x.config` names no variable `config`)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_variables.add(id(node.keyword))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
@@ -335,6 +352,8 @@ def analyze(
     proven = visitor.estimator_names(resolver)
     built: set[tuple[int, str]] = set()  # (function, name) assigned an estimator constructor this tier takes
     constructors: dict[int, cst.Call] = {}  # the estimator constructors it takes, by id
+    # id of such a constructor -> id of its RunConfig, where the project keeps another estimator (`_local_to`)
+    own_configs: dict[int, int] = {}
     kept_classes = {where.split(" in ", 1)[0] for where in project.keeps_estimators}  # (a project's subclasses)
     for call in visitor.calls:
         api = resolver.call_api(call)
@@ -362,7 +381,7 @@ def analyze(
         problems = wrapped_problems(call, "TPUEstimator" if tpu else "Estimator") if wrapped \
             else canned_problems(call, api.path, resolver)
         if project_blocked:
-            problems += _beside_kept_problems(call, api.path, visitor, project)
+            problems += _beside_kept_problems(call, api.path, visitor, project, resolver)
         if unit is not None:  # tier 1's reasons that this tier does not resolve keep the unit as it is
             problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems
                          and not (wrapped and tier1_only(p))]
@@ -376,6 +395,10 @@ def analyze(
         if (unit is None or project_blocked) and id(call) in visitor.assigned_to:
             # `estimator = TPUEstimator(...)`: its methods in that function
             built.add((id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]))
+        if project_blocked:  # its own RunConfig, which reaches nothing else (`_local_to`), is this tier's too
+            config = call_arguments(call, CANNED[api.path].positional)[0].get("config") if api.path in CANNED else None
+            if config is not None and _local_to(call, config, visitor, resolver):
+                own_configs[id(call)] = id(visitor.assigned_calls[(id(visitor.function_of[id(call)]), config.value)])
     if project_blocked:  # a factory of such a project may return the kept estimator: its calls stay for it
         kept_variables |= _factory_built(module, visitor, project, source)
     else:
@@ -410,6 +433,7 @@ def analyze(
                 built.discard((id(visitor.function_of[key]), visitor.assigned_to[key]))
         kept = [e for e in facts.estimators.values() if not e.migratable and not e.runtime]
     kept_configs = {id(e.config.call) for e in kept if e.config is not None}
+    own_configs = {config for constructor, config in own_configs.items() if constructor in tier.calls}
     runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
     tier1_nodes -= runtime_configs  # a RunConfig tier 1 also reads stays, as a TrainingConfig, for this tier
     runtime_units = {e.variable: e for e in facts.estimators.values() if e.runtime}
@@ -430,7 +454,8 @@ def analyze(
             continue
         if kind in ESTIMATOR_METHODS and not mentions_tensorflow():
             continue
-        if tier.blocked_by and not told_apart and (project_blocked or not _belongs_to(call, runtime_units.values())):
+        if tier.blocked_by and not told_apart and id(call) not in own_configs \
+                and (project_blocked or not _belongs_to(call, runtime_units.values())):
             if not _belongs_to(call, facts.estimators.values()):
                 _keep(call, kind, tier, mentions_tensorflow)
             continue
@@ -481,13 +506,29 @@ def _called_name(call: cst.Call) -> str:
 _KEPT_KINDS = ("train_and_evaluate", "model_to_estimator", *ESTIMATOR_METHODS)
 
 
-def _beside_kept_problems(call: cst.Call, path: str, visitor: _Calls, project: ProjectFacts) -> list[str]:
+def _local_to(call: cst.Call, value: cst.BaseExpression, visitor: _Calls, resolver: ApiResolver) -> bool:
+    """Whether `value`, an argument of the estimator constructor `call`, is a variable of the function making it,
+    assigned once a RunConfig or head built there and read by this call alone: nothing else can reach it. (Its name
+    is assigned nowhere else in the module: tier 1 knows RunConfigs by name.)"""
+    function = visitor.function_of[id(call)]
+    if not isinstance(value, cst.Name) or function is None:
+        return False
+    key = (id(function), value.value)
+    built = visitor.assigned_calls.get(key)
+    api = resolver.call_api(built) if built is not None else None
+    return (api is not None and (api.path.endswith(".RunConfig") or ".head." in api.path or "_head" in api.path)
+            and visitor.occurrences[key] == 2
+            and sum(count for (_, name), count in visitor.assignments.items() if name == value.value) == 1)
+
+
+def _beside_kept_problems(call: cst.Call, path: str, visitor: _Calls, project: ProjectFacts, resolver: ApiResolver) -> list[str]:
     """Why a canned estimator's call cannot migrate in a project keeping another estimator TF1: what it shares
     with the rest of the program (a config, a head) may reach the kept one, and its calls are told apart from the
     kept one's only through a variable assigned once."""
     kwargs, _ = call_arguments(call, CANNED[path].positional)
     kept = f"an estimator that stays TF1 in this project ({'; '.join(project.keeps_estimators)})"
-    given = {key for key in ("config", "head") if key in kwargs and not is_none(kwargs[key])}
+    given = {key for key in ("config", "head") if key in kwargs and not is_none(kwargs[key])
+             and not _local_to(call, kwargs[key], visitor, resolver)}
     problems = [f"its config= may configure {kept} too: migrate or remove that one, then run migrate again"] * (
         "config" in given)
     problems += [f"its head= stays TF1 beside {kept}: migrate or remove that one, then run migrate again"] * (

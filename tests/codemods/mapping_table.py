@@ -851,13 +851,16 @@ ROWS = [
         "A canned estimator beside one with no TensorFlow 2 counterpart (TF2's boosted-trees tutorial: a "
         "LinearClassifier, then BoostedTreesClassifier), or in a project keeping a custom estimator or subclass TF1",
         "the run-time tier takes the canned one when nothing of it can reach the kept estimator: built without "
-        "`config=` or `head=`, assigned once to a variable whose calls it migrates; the kept estimator and its calls "
+        "`config=` or `head=` (or given a RunConfig its function builds for it alone), assigned once to a variable "
+        "whose calls it migrates; the kept estimator and its calls "
         "stay, each with a TODO naming it (a custom `Estimator(model_fn=...)` stays too while the project keeps one)",
         "same",
         "todo_runtime_tier_blocked",
         ("linear_est = estimator_training.configure(canned.linear_classifier(",
          "estimator_training.train(linear_est, train_input_fn, max_steps=100)",
-         "kept: `.train(...)` may run an estimator that stays TF1 in this project"),
+         "kept: `.train(...)` may run an estimator that stays TF1 in this project",
+         "    config = estimator_training.TrainingConfig(model_dir=model_dir, save_checkpoints_steps=50)",
+         "its config= may configure an estimator that stays TF1 in this project"),
         ("estimator_loop.train(linear_est, train_input_fn, max_steps=100)",),
     ),
     Row(
