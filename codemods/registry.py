@@ -39,10 +39,10 @@ def register(cls: type[Rule]) -> type[Rule]:
 
 
 # Registered before the others, whose modules follow in name order: on a node several rules act on, the
-# unsupported-api TODO (which TensorFlow API is kept, and what to do) comes first; the tf.contrib TODO last (it
-# speaks only for what no other rule rewrote).
+# unsupported-api TODO (which TensorFlow API is kept, and what to do) comes first; the tf.contrib TODO and the
+# tf.estimator one last (they speak only for what no other rule rewrote or marked).
 _FIRST = ("unsupported_api",)
-_LAST = ("contrib_names",)
+_LAST = ("contrib_names", "estimator_leftovers")
 
 
 def load_rules() -> list[Rule]:

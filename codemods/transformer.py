@@ -75,6 +75,9 @@ class RuleContext:
         self.contrib_as_is_aliases: dict[str, str] | None = None  # (rules/contrib_modules.py, once per module)
         self.statement_stack: list[cst.CSTNode] = []
         self.pending_todos: dict[int, list[str]] = defaultdict(list)
+        # id of a statement -> the tf.estimator names it spells, as spelled: rules/estimator_leftovers.py
+        self.estimator_leftovers: dict[int, dict[str, str]] = {}
+        self.estimator_leftovers_within: dict[int, dict[str, str]] = {}  # id of a def or class -> those in its body
         self.tf = self._tensorflow_name(module, self.bindings)
         self.imported_names: dict[str, str] = {}  # name the migrated code imports -> module it comes from
         self.needed_imports: list[NeededImport] = []

@@ -11,7 +11,9 @@ against the real Estimator (legacy env), for both targets:
   `train(steps=100)` calls, input_fns imported from a sibling module, its own compat.py next to it;
 - scripts_folder: three independent scripts sharing data.py, one keeping an Estimator subclass TF1; the other two
   (scripts_linear: a LinearClassifier, whose accuracy equals the Estimator's; scripts_custom: a custom model_fn with
-  a LoggingTensorHook, train_and_evaluate) migrate with no TODO, as each does alone.
+  a LoggingTensorHook, train_and_evaluate) migrate with no TODO, as each does alone;
+- two_experiments: one module, two functions each binding `estimator`, the other's a subclass kept TF1: the
+  LinearClassifier's function migrates, with the RunConfig it builds for it, and matches the Estimator.
 
 Each migrated program ends at the Estimator's final step, and (given a model_dir) a SIGKILL after its first
 checkpoint and a restart end there too. no_model_dir's LinearRegressor starts at zero and reads unshuffled
@@ -74,6 +76,9 @@ PROJECTS = {
                               folder="scripts_folder", manual=1),
     "scripts_custom": Project(("custom_train.py", "{model_dir}", "{steps}"), 200, 16, 50, folder="scripts_folder",
                               manual=1),
+    # One module, two functions each binding `estimator`; the other function's is kept (2 manual findings)
+    "two_experiments": Project(("train.py", "linear", "{model_dir}", "{steps}"), 200, 4, 50, same_accuracy=True,
+                               manual=2),
 }
 
 
