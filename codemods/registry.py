@@ -32,6 +32,12 @@ class Rule:
     def leave(self, original, updated, ctx):  # pragma: no cover - interface
         raise NotImplementedError
 
+    def interested(self, node: cst.CSTNode, ctx) -> bool:
+        """Whether `leave` may change or record anything for `node` (an original node of one of `node_types`),
+        asked before the traversal: a subtree holding no node some rule is interested in is not entered. A rule
+        overriding it returns False only where its `leave` returns the node as it is and records nothing."""
+        return True
+
 
 def register(cls: type[Rule]) -> type[Rule]:
     _RULES.append(cls())

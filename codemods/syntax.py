@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import functools
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import libcst as cst
 
@@ -149,12 +149,14 @@ def ids_inside(node: cst.CSTNode, outer_types: Collection[type], node_types: Col
     return found
 
 
-def subtrees_containing(node: cst.CSTNode, node_types: Collection[type]) -> set[int]:
-    """The ids of `node` and its descendants whose subtree holds a node of one of `node_types` (by exact type)."""
+def subtrees_containing(node: cst.CSTNode, node_types: Collection[type],
+                        wanted: Callable[[cst.CSTNode], bool] = lambda node: True) -> set[int]:
+    """The ids of `node` and its descendants whose subtree holds a node of one of `node_types` (by exact type)
+    that is `wanted`."""
     found: set[int] = set()
 
     def holds(current: cst.CSTNode) -> bool:
-        held = type(current) in node_types
+        held = type(current) in node_types and wanted(current)
         for child in _children(current):
             if holds(child):
                 held = True

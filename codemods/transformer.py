@@ -67,6 +67,7 @@ class RuleContext:
         self._recorded: list[tuple[cst.CSTNode, str, bool, str]] = []  # positions resolved at the end: findings()
         self._said: set[tuple[str, str]] = set()  # record_once's
         self.module, self._text = module, None  # (mentions)
+        self._mentioned: dict[str, bool] = {}  # (mentions)
         self.contrib_call_functions: set[int] | None = None  # (rules/contrib_names.py, once per module)
         self.contrib_attribute_values: set[int] | None = None  # (rules/contrib_modules.py, once per module)
         self.assigned_attributes: set[int] | None = None  # (rules/dataset_iterator_method.py, once per module)
@@ -89,9 +90,11 @@ class RuleContext:
 
     def mentions(self, word: str) -> bool:
         """Whether the module's text holds `word` (a cheap test before a rule resolves names)."""
-        if self._text is None:
-            self._text = self._transformer.source if self._transformer.source is not None else self.module.code
-        return word in self._text
+        if word not in self._mentioned:  # (asked for every node of some types: the text is searched once a word)
+            if self._text is None:
+                self._text = self._transformer.source if self._transformer.source is not None else self.module.code
+            self._mentioned[word] = word in self._text
+        return self._mentioned[word]
 
     @property
     def imports_tensorflow(self) -> bool:
@@ -243,8 +246,11 @@ class MigrationTransformer(cst.CSTTransformer):
         self._removed_spacing = {}
         # Only subtrees holding a node some rule acts on are entered: LibCST rebuilds every node it passes, and
         # most of a module's nodes are names, literals and whitespace inside expressions no rule reads.
-        self._entered = subtrees_containing(node, self.rules_by_type.keys())
+        self._entered = subtrees_containing(node, self.rules_by_type.keys(), self._interesting)
         return True
+
+    def _interesting(self, node: cst.CSTNode) -> bool:
+        return any(rule.interested(node, self.ctx) for rule in self.rules_by_type[type(node)])
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if id(node) not in self._entered and type(node) is not cst.Module:  # visit_Module fills _entered

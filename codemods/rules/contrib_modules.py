@@ -147,6 +147,9 @@ class ContribModulesRule(Rule):
     rule_id = "contrib-modules"
     node_types = (cst.Attribute, cst.Import, cst.ImportFrom)
 
+    def interested(self, node, ctx) -> bool:
+        return ctx.mentions("contrib")
+
     def leave(self, original, updated, ctx):
         if not ctx.mentions("contrib") or not updated.deep_equals(original):
             return updated

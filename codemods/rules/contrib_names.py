@@ -83,6 +83,9 @@ class ContribNamesRule(Rule):
     rule_id = "contrib-api"
     node_types = (cst.Attribute, cst.Call, cst.ImportFrom)
 
+    def interested(self, node, ctx) -> bool:
+        return ctx.mentions("contrib")
+
     def leave(self, original, updated, ctx):
         if not ctx.mentions("contrib"):
             return updated

@@ -28,6 +28,9 @@ class DatasetIteratorMethodRule(Rule):
     rule_id = "dataset-iterator-method"
     node_types = (cst.Call, cst.Attribute)
 
+    def interested(self, node, ctx) -> bool:
+        return not isinstance(node, cst.Attribute) or node.attr.value in STRUCTURE_ATTRIBUTES
+
     def leave(self, original, updated, ctx):
         if isinstance(original, cst.Attribute):
             return self._structure(original, updated, ctx)

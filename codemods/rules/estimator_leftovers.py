@@ -60,6 +60,9 @@ class EstimatorLeftoversRule(Rule):
     rule_id = "estimator-api"
     node_types = (cst.Attribute, cst.SimpleStatementLine, *_COMPOUND)
 
+    def interested(self, node, ctx) -> bool:
+        return not isinstance(node, cst.Attribute) or ctx.mentions("estimator") and _spells_estimator(node)
+
     def leave(self, original, updated, ctx):
         if not ctx.mentions("estimator"):
             return updated

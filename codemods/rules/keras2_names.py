@@ -35,6 +35,9 @@ class Keras2NamesRule(Rule):
     rule_id = "keras2-names"
     node_types = (cst.Attribute, cst.ImportFrom)
 
+    def interested(self, node, ctx) -> bool:
+        return ctx.facts.runtime.keras_estimators
+
     def leave(self, original, updated, ctx):
         if not ctx.facts.runtime.keras_estimators:
             return updated

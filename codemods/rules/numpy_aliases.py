@@ -29,6 +29,7 @@ RENAMED = {
 }
 # Values better written as expressions
 EXPRESSIONS = {"NINF": "(-{np}.inf)", "PZERO": "0.0", "NZERO": "(-0.0)"}
+_NAMES = frozenset(BUILTINS) | frozenset(RENAMED) | frozenset(EXPRESSIONS)
 MESSAGE = "NumPy names removed by NumPy 1.24/2.0, which TensorFlow 2.21 installs -> what they were aliases of " \
           "(np.int -> int, np.float_ -> np.float64, np.NaN -> np.nan, ...)"
 
@@ -50,6 +51,9 @@ class NumpyAliasesRule(Rule):
     rule_id = "numpy-aliases"
     node_types = (cst.Attribute,)
     _facts = None  # (the module, its numpy names, the attributes it assigns): computed once per module
+
+    def interested(self, node, ctx) -> bool:
+        return isinstance(node.value, cst.Name) and node.attr.value in _NAMES and ctx.mentions("numpy")
 
     def leave(self, original, updated, ctx):
         if not isinstance(original.value, cst.Name) or not ctx.mentions("numpy"):

@@ -33,6 +33,9 @@ class SessionRunNamesRule(Rule):
     rule_id = "session-run-names"
     node_types = (cst.Attribute,)
 
+    def interested(self, node, ctx) -> bool:
+        return node.attr.value in SESSION_RUN_NAMES
+
     def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
         if original.attr.value not in SESSION_RUN_NAMES:
             return updated

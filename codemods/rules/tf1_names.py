@@ -21,6 +21,9 @@ class Tf1NamesRule(Rule):
     rule_id = "tf1-names"
     node_types = (cst.Attribute,)
 
+    def interested(self, node, ctx) -> bool:
+        return ctx.tf1_names and node.attr.value in LAST_NAMES
+
     def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
         return _respelled_attribute(original, updated, ctx)
 
@@ -108,6 +111,9 @@ class FlagsErrorRule(Rule):
 
     rule_id = "tf1-names"
     node_types = (cst.Attribute,)
+
+    def interested(self, node, ctx) -> bool:
+        return node.attr.value == "FlagsError"
 
     def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
         if original.attr.value != "FlagsError":

@@ -34,6 +34,9 @@ class WrappedModelFnNamesRule(Rule):
     rule_id = "wrapped-model-fn"
     node_types = (cst.Attribute,)
 
+    def interested(self, node, ctx) -> bool:
+        return node.attr.value in NAMES and not ctx.facts.runtime.blocked_by
+
     def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
         if original.attr.value not in NAMES or ctx.facts.runtime.blocked_by:
             return updated
