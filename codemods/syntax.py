@@ -211,9 +211,19 @@ def _field_children(node: cst.CSTNode) -> list[cst.CSTNode]:
 _NODE, _SEQUENCE, _OTHER = "node", "sequence", "other"
 
 
+# Nodes that hold no code, only the text around it: whitespace, comments, brackets, separators and operators.
+# No walk here asks for them, and they are half a module's nodes (an attribute's Dot holds two whitespace nodes).
+_LAYOUT = (cst.BaseParenthesizableWhitespace, cst.Newline, cst.EmptyLine, cst.TrailingWhitespace, cst.Comment,
+           cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+           cst.RightCurlyBrace, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.BaseBinaryOp,
+           cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
+
+
 @functools.cache
 def _value_kind(value_type: type) -> str:
     # by type, once: isinstance() against CSTNode, an ABC, cost more than the rest of the walk
+    if issubclass(value_type, _LAYOUT):
+        return _OTHER
     if issubclass(value_type, cst.CSTNode):
         return _NODE
     return _SEQUENCE if issubclass(value_type, list | tuple) else _OTHER

@@ -68,6 +68,7 @@ class RuleContext:
         self._said: set[tuple[str, str]] = set()  # record_once's
         self.module, self._text = module, None  # (mentions)
         self._mentioned: dict[str, bool] = {}  # (mentions)
+        self._positions: dict[int, tuple[int, int]] | None = None  # (_starts)
         self.contrib_call_functions: set[int] | None = None  # (rules/contrib_names.py, once per module)
         self.contrib_attribute_values: set[int] | None = None  # (rules/contrib_modules.py, once per module)
         self.assigned_attributes: set[int] | None = None  # (rules/dataset_iterator_method.py, once per module)
@@ -111,6 +112,7 @@ class RuleContext:
     def record(self, node: cst.CSTNode, rule: str, migrated: bool, message: str) -> None:
         """A report entry on `node`, a node of the module as it was parsed."""
         self._recorded.append((node, rule, migrated, message))
+        self._positions = None
 
     @property
     def recorded(self) -> bool:
@@ -124,9 +126,17 @@ class RuleContext:
 
     def findings(self, module: cst.Module) -> list[Finding]:
         """The report entries recorded so far, with the positions of their nodes in `module` (the parsed one)."""
-        starts = start_positions(module, [node for node, *_ in self._recorded])
+        starts = self._starts(module)
         findings = [Finding(rule, *starts[id(node)], migrated, message) for node, rule, migrated, message in self._recorded]
         return sorted(findings, key=lambda f: (f.line, f.col, f.rule))
+
+    def _starts(self, module: cst.Module) -> dict[int, tuple[int, int]]:
+        """The positions of the recorded nodes and of the estimator constructors: one walk of the module's code
+        for both (the recorded nodes are known once the traversal is done)."""
+        if self._positions is None:
+            nodes = [node for node, *_ in self._recorded] + [call for call, _ in self.facts.runtime.estimator_calls]
+            self._positions = start_positions(module, nodes)
+        return self._positions
 
     def estimator_tiers(self, module: cst.Module) -> list[EstimatorTier]:
         """The tier each estimator constructor of the module got, with its position in `module` (the parsed one)
@@ -139,7 +149,7 @@ class RuleContext:
         for node, _, migrated, message in self._recorded:
             if not migrated:
                 todos[id(node)].append(message)
-        starts = start_positions(module, [call for call, _ in calls])
+        starts = self._starts(module)
         tiers = []
         for call, name in calls:
             unit, kind = units.get(id(call)), runtime.kind(call)
