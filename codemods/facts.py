@@ -824,7 +824,9 @@ def collect_facts(
     if facts.hooks:
         followed |= {id(base.value) for cls in nodes_of_types(module, (cst.ClassDef,)) for base in cls.bases
                      if isinstance(base.value, cst.Name) and base.value.value in facts.hooks}
-    in_specs = _spec_training_hook_names(module, resolver, set(facts.hooks))
+    # (a spec's class is named in the module's text, whatever it is imported as: `from ... import EstimatorSpec as S`)
+    spec_named = source is None or "EstimatorSpec" in source
+    in_specs = _spec_training_hook_names(module, resolver, set(facts.hooks)) if spec_named else []
     facts.spec_training_hooks = {name.value for name in in_specs}
     followed |= {id(name) for name in in_specs}
     facts.hooks_used_elsewhere = {
