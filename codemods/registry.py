@@ -35,8 +35,9 @@ class Rule:
     def interested(self, node: cst.CSTNode, ctx) -> bool:
         """Whether `leave` may change or record anything for `node` (an original node of one of `node_types`),
         asked before the traversal: a subtree holding no node some rule is interested in is not entered. A rule
-        overriding it returns False only where its `leave` returns the node as it is and records nothing."""
-        return True
+        overriding it returns False only where its `leave` returns the node as it is and records nothing. For a
+        call, by default, `ctx.call_matters`: what the rules acting on calls read of one."""
+        return not isinstance(node, cst.Call) or ctx.call_matters(node)
 
 
 def register(cls: type[Rule]) -> type[Rule]:

@@ -35,10 +35,14 @@ from codemods.keras2_switch import set_before_tensorflow
 from codemods.positions import start_positions
 from codemods.project.facts import ProjectFacts, module_facts
 from codemods.registry import Rule, load_rules
+from codemods.runtime_tier import ESTIMATOR_METHODS
 from codemods.syntax import children_listed_once, subtrees_containing
 from codemods.tf_era import uses_tf1_names, written_for_tf1
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+# The methods rules rewrite on any receiver (an estimator's, a dataset's): `call_matters`
+_RULE_METHODS = frozenset({*ESTIMATOR_METHODS, "experimental_export_all_saved_models", "make_one_shot_iterator",
+                           "make_initializable_iterator"})
 
 
 @dataclass
@@ -69,6 +73,7 @@ class RuleContext:
         self.module, self._text = module, None  # (mentions)
         self._mentioned: dict[str, bool] = {}  # (mentions)
         self._positions: dict[int, tuple[int, int]] | None = None  # (_starts)
+        self._decided_calls: set[int] | None = None  # (call_matters)
         self.contrib_call_functions: set[int] | None = None  # (rules/contrib_names.py, once per module)
         self.contrib_attribute_values: set[int] | None = None  # (rules/contrib_modules.py, once per module)
         self.assigned_attributes: set[int] | None = None  # (rules/dataset_iterator_method.py, once per module)
@@ -129,6 +134,23 @@ class RuleContext:
         starts = self._starts(module)
         findings = [Finding(rule, *starts[id(node)], migrated, message) for node, rule, migrated, message in self._recorded]
         return sorted(findings, key=lambda f: (f.line, f.col, f.rule))
+
+    def call_matters(self, call: cst.Call) -> bool:
+        """Whether a rule acting on calls may act on `call` (Rule.interested): it names a TensorFlow API, it is a
+        call the facts or the run-time tier decided on, a method some rule rewrites (`.train`, `.evaluate`,
+        `.make_one_shot_iterator`; any, in a module naming tf.contrib), or it is given `tf.estimator` itself."""
+        if self._decided_calls is None:
+            runtime, units = self.facts.runtime, self.facts.estimators.values()
+            self._decided_calls = {*runtime.calls, *runtime.kept_calls, *runtime.constructor_problems,
+                                   *self.facts.session_replacements, *(id(unit.call) for unit in units)} | {
+                id(call) for unit in units for calls in (unit.model_calls, unit.builtin_hook_calls,
+                                                          unit.input_fn_calls, unit.saver_hook_calls,
+                                                          unit.export_api_calls) for call in calls}
+        func = call.func
+        return (id(call) in self._decided_calls
+                or isinstance(func, cst.Attribute) and (func.attr.value in _RULE_METHODS or self.mentions("contrib"))
+                or any(isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "estimator" for arg in call.args)
+                or self.resolver.call_api(call) is not None)
 
     def _starts(self, module: cst.Module) -> dict[int, tuple[int, int]]:
         """The positions of the recorded nodes and of the estimator constructors: one walk of the module's code

@@ -29,7 +29,9 @@ class DatasetIteratorMethodRule(Rule):
     node_types = (cst.Call, cst.Attribute)
 
     def interested(self, node, ctx) -> bool:
-        return not isinstance(node, cst.Attribute) or node.attr.value in STRUCTURE_ATTRIBUTES
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in STRUCTURE_ATTRIBUTES
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value in ITERATOR_METHODS and not node.args
 
     def leave(self, original, updated, ctx):
         if isinstance(original, cst.Attribute):
