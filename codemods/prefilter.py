@@ -20,6 +20,8 @@ def _spelled_by(path: str) -> str:
     """A word every use of the API `path` spells out: its name, or for a name too common to filter on
     (`learn_runner.run`) its module's, which the import or the attribute chain reaching it names."""
     parts = path.split(".")
+    if parts[0] == "estimator":  # (tf.estimator.X, tf.compat.v1.estimator.X, an import from an estimator module:
+        return "estimator"       # any use spells it; its own name may be a common word: `Head` is in `Header`)
     return parts[-2] if parts[-1] in _TOO_COMMON and len(parts) > 1 else parts[-1]
 
 
