@@ -21,11 +21,12 @@ pytestmark = [pytest.mark.slow,
 @pytest.mark.parametrize(("target", "exact"), [("keras", False), ("loop", False), ("keras", True), ("loop", True)])
 def test_rewriting_the_outputs_again_changes_nothing(target, exact, tmp_path):
     out = shutil.copytree(CORPUS, tmp_path / "out")
-    first = process_all(discover(str(out)), target, 2, exact)
+    # One job: a pool would fork this test worker, which may have imported TensorFlow (the fork crashes)
+    first = process_all(discover(str(out)), target, 1, exact)
     for result in first:
         if result.writes:
             result.file.path.write_text(result.new_code, encoding=result.encoding)
     assert any(result.status == "changed" for result in first)
-    again = process_all(discover(str(out)), target, 2, exact)
+    again = process_all(discover(str(out)), target, 1, exact)
     changed = [result.file.relative for result in again if result.status == "changed"]
     assert changed == []
