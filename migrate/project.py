@@ -37,8 +37,9 @@ class ModuleIndex:
 
 def worth_indexing(file: SourceFile, code: str) -> bool:
     """Whether `file`, of text `code`, can tell the index anything (tested before parsing): every construct
-    kept names an Estimator, and TF1 APIs are tensorflow's. A notebook is a project of its own."""
-    return not file.is_notebook and ("stimator" in code or "tensorflow" in code)
+    kept names an Estimator, and TF1 APIs are tensorflow's; a package's `__init__.py` says what importing the
+    package loads (without it, any of its modules). A notebook is a project of its own."""
+    return not file.is_notebook and ("stimator" in code or "tensorflow" in code or file.path.name == "__init__.py")
 
 
 def index_module(file: SourceFile) -> ModuleIndex | None:
