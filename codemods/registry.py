@@ -56,6 +56,8 @@ def load_rules() -> list[Rule]:
     import codemods.rules as package
 
     names = [module.name for module in pkgutil.iter_modules(package.__path__)]
-    for name in [*_FIRST, *sorted(set(names) - set(_FIRST) - set(_LAST)), *_LAST]:
-        importlib.import_module(f"{package.__name__}.{name}")
-    return list(_RULES)
+    ordered = [f"{package.__name__}.{name}" for name in [*_FIRST, *sorted(set(names) - set(_FIRST) - set(_LAST)), *_LAST]]
+    for name in ordered:
+        importlib.import_module(name)
+    # in this order whatever imported a rule's module first (a test naming its rule); a module's rules as defined
+    return sorted(_RULES, key=lambda rule: ordered.index(type(rule).__module__))

@@ -32,6 +32,7 @@ from codemods.imports import (
     tidy_import_block,
 )
 from codemods.keras2_switch import set_before_tensorflow
+from codemods.output_check import SilentBreakage, silent_breakage
 from codemods.positions import start_positions
 from codemods.project.facts import ProjectFacts, module_facts
 from codemods.registry import Rule, load_rules
@@ -360,7 +361,8 @@ def migrate_source(
     """Rewrite one module's source for `target` ("keras" or "loop"), with exact resume if `exact`; `project`
     says what the rest of the project keeps (None: the module is a project of its own).
 
-    Raises libcst.ParserSyntaxError for source LibCST cannot parse.
+    Raises libcst.ParserSyntaxError for source LibCST cannot parse, and SilentBreakage where the rewrite would
+    leave a name TensorFlow 2 lacks with no TODO (codemods/output_check.py: a bug of the rewrite).
     """
     global _RULES
     if target not in TARGETS:
@@ -400,6 +402,9 @@ def migrate_source(
             if switched is not pruned:
                 code = code_of(switched)
                 _check_parses(code, source)
+        silent = silent_breakage(code)
+        if silent:
+            raise SilentBreakage(silent)
     return MigrationResult(code, transformer.ctx.findings(module), code != source, tiers)
 
 

@@ -81,13 +81,20 @@ def _may_reach_contrib(node: cst.Attribute, ctx) -> bool:
 @register
 class ContribNamesRule(Rule):
     rule_id = "contrib-api"
-    node_types = (cst.Attribute, cst.Call, cst.ImportFrom)
+    node_types = (cst.Attribute, cst.Call, cst.Import, cst.ImportFrom)
 
     def interested(self, node, ctx) -> bool:
         return ctx.mentions("contrib")
 
     def leave(self, original, updated, ctx):
         if not ctx.mentions("contrib"):
+            return updated
+        if isinstance(original, cst.Import):
+            if updated.deep_equals(original):  # (else rewritten: to tf_slim)
+                for alias in original.names:  # `import tensorflow.contrib.learn as tflearn`: the program stops here
+                    module = dotted_name(alias.name)
+                    if module.startswith("tensorflow.contrib."):
+                        self._todo(original, ctx, module.split(".")[2])
             return updated
         if isinstance(original, cst.ImportFrom):
             if not updated.deep_equals(original):

@@ -23,13 +23,12 @@ TODO = "# TODO(migrate)"
 
 
 def _spells_estimator(node: cst.Attribute) -> bool:
-    """A cheap test before resolving: `estimator` is a name of the chain (`tf.estimator.X`, `tfe.estimator.X`)."""
+    """A cheap test before resolving: `estimator` is a name of the chain (`tf.estimator`, `tfe.estimator.X`)."""
     while isinstance(node, cst.Attribute):
-        node = node.value
-        if isinstance(node, cst.Attribute) and node.attr.value == "estimator" or \
-                isinstance(node, cst.Name) and node.value in ("estimator", "tf_estimator"):
+        if node.attr.value == "estimator":
             return True
-    return False
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in ("estimator", "tf_estimator")
 
 
 def _spelled_in(ctx, statement: cst.CSTNode, whole: bool = False) -> str:
@@ -69,10 +68,10 @@ class EstimatorLeftoversRule(Rule):
         if isinstance(original, cst.Attribute):
             if _spells_estimator(original):
                 api = ctx.resolver.api(original)
-                if api is not None and api.path.startswith("estimator.") and api.path.count(".") == 1:
+                if api is not None and (api.path == "estimator" or api.path.startswith("estimator.")
+                                        and api.path.count(".") == 1):
                     spelled = cst.helpers.get_full_name_for_node(original)
-                    ctx.estimator_leftovers.setdefault(id(ctx.current_statement), {})[spelled] = \
-                        f"tf.estimator.{api.path.split('.', 1)[1]}"
+                    ctx.estimator_leftovers.setdefault(id(ctx.current_statement), {})[spelled] = f"tf.{api.path}"
             return updated
         spelled = ctx.estimator_leftovers.pop(id(original), {})
         if isinstance(original, _DEFINITIONS):  # (its body's, unless its own rewrite took them: its whole code)
@@ -80,7 +79,8 @@ class EstimatorLeftoversRule(Rule):
         left = set()
         if spelled:
             code = _spelled_in(ctx, updated, whole=isinstance(original, _DEFINITIONS))
-            left = {(text, name) for text, name in spelled.items() if text and " . ".join(text.split(".")) in code}
+            left = {(text, name) for text, name in spelled.items() if text and " . ".join(text.split(".")) in code
+                    and not any(other.startswith(text + ".") for other in spelled)}  # (`tf.estimator` of a chain)
         if not left or ctx.pending_todos.get(id(original)) or _has_todo(original):
             return updated  # (a TODO of its own covers it, and a definition's its body)
         definition = next((s for s in reversed(ctx.statement_stack[:-1]) if isinstance(s, _DEFINITIONS)), None)
