@@ -41,7 +41,7 @@ from codemods.export_apis import EXPORTERS, RECEIVERS, SERVING_INPUT_BUILDERS
 from codemods.guidance import RUN_WITH_WRAPPED
 from codemods.hook_facts import EARLY_STOPPING_APIS
 from codemods.project.facts import WRAPPED_CLASSES, ProjectFacts, estimator_factories
-from codemods.syntax import call_arguments, fast_visit, is_none, keyword_args
+from codemods.syntax import call_arguments, fast_visit, is_none, keyword_args, nodes_of_types
 
 # Estimator methods the tier rewrites, and the keyword only an Estimator's version of the method takes (a
 # Keras model has evaluate and predict too): a call with it is an Estimator's whatever its receiver.
@@ -198,6 +198,10 @@ class RuntimeTier:
     # ids of the class names (`tf.estimator.LoggingTensorHook`) of the "session_hook" calls: the rule spelling
     # them tf.compat.v1's leaves the saying to codemods/rules/unsupported_api.py
     session_hook_names: set[int] = field(default_factory=set)
+    # id of a kept estimator's constructor -> (id of its `config=` argument, the RunConfig call that name holds):
+    # a RunConfig it shared with an estimator this tier takes, which gets it as a TrainingConfig; the kept one is
+    # given a copy of the RunConfig (codemods/rules/shared_run_config.py)
+    config_copies: dict[int, tuple[int, cst.Call]] = field(default_factory=dict)
 
     def kind(self, call: cst.CSTNode) -> str | None:
         return self.calls.get(id(call))
@@ -269,6 +273,10 @@ class _Calls(cst.CSTVisitor):
         self.assigned_calls: dict[tuple[int, str], cst.Call] = {}  # (id of the function, name) -> a call it holds
         # (id of a function, name) -> the name's occurrences in it, its nested functions' included
         self.occurrences: Counter[tuple[int, str]] = Counter()
+        self.module_occurrences: Counter[str] = Counter()  # name -> its occurrences anywhere in the module
+        self.parameters: set[tuple[int, str]] = set()  # (id of a function, the name of one of its parameters)
+        # a name -> the (call, argument) of each `config=<name>` of a call
+        self.config_arguments: dict[str, list[tuple[cst.Call, cst.Arg]]] = {}
         self._functions: list[cst.FunctionDef] = []
         self._not_variables: set[int] = set()  # ids of Name nodes that name no variable: attributes, keywords
 
@@ -283,6 +291,7 @@ class _Calls(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self._not_variables:
+            self.module_occurrences[node.value] += 1
             for function in self._functions:
                 self.occurrences[(id(function), node.value)] += 1
 
@@ -295,6 +304,10 @@ class _Calls(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
+        parameters = node.params
+        for parameter in [*parameters.posonly_params, *parameters.params, *parameters.kwonly_params,
+                          *(p for p in (parameters.star_arg, parameters.star_kwarg) if isinstance(p, cst.Param))]:
+            self.parameters.add((id(node), parameter.name.value))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._functions.pop()
@@ -302,6 +315,9 @@ class _Calls(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
         self.function_of[id(node)] = self._functions[-1] if self._functions else None
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "config" and isinstance(arg.value, cst.Name):
+                self.config_arguments.setdefault(arg.value.value, []).append((node, arg))
 
     def estimator_names(self, resolver: ApiResolver) -> set[tuple[int, str]]:
         """(id of the function, name) of each variable a call proves an Estimator: its method called with the
@@ -354,6 +370,8 @@ def analyze(
     constructors: dict[int, cst.Call] = {}  # the estimator constructors it takes, by id
     # id of such a constructor -> id of its RunConfig, where the project keeps another estimator (`_local_to`)
     own_configs: dict[int, int] = {}
+    # id of such a constructor -> the copies its RunConfig, shared with kept estimators, leaves them (`_shared`)
+    copies: dict[int, dict[int, tuple[int, cst.Call]]] = {}
     kept_classes = {where.split(" in ", 1)[0] for where in project.keeps_estimators}  # (a project's subclasses)
     for call in visitor.calls:
         api = resolver.call_api(call)
@@ -381,7 +399,8 @@ def analyze(
         problems = wrapped_problems(call, "TPUEstimator" if tpu else "Estimator") if wrapped \
             else canned_problems(call, api.path, resolver)
         if project_blocked:
-            problems += _beside_kept_problems(call, api.path, visitor, project, resolver)
+            shared = _shared(call, api.path, visitor, resolver, kept_classes)
+            problems += _beside_kept_problems(call, api.path, visitor, project, resolver, shared is not None)
         if unit is not None:  # tier 1's reasons that this tier does not resolve keep the unit as it is
             problems += [p for p in unit.problems if not isinstance(p, RunTimeChecked) and p not in problems
                          and not (wrapped and tier1_only(p))]
@@ -399,6 +418,9 @@ def analyze(
             config = call_arguments(call, CANNED[api.path].positional)[0].get("config") if api.path in CANNED else None
             if config is not None and _local_to(call, config, visitor, resolver):
                 own_configs[id(call)] = id(visitor.assigned_calls[(id(visitor.function_of[id(call)]), config.value)])
+            elif shared is not None:
+                own_configs[id(call)] = id(shared[0])
+                copies[id(call)] = {id(kept): (id(arg), shared[0]) for kept, arg in shared[1]}
     if project_blocked:  # a factory of such a project may return the kept estimator: its calls stay for it
         kept_variables |= _factory_built(module, visitor, project, source)
     else:
@@ -433,7 +455,10 @@ def analyze(
                 built.discard((id(visitor.function_of[key]), visitor.assigned_to[key]))
         kept = [e for e in facts.estimators.values() if not e.migratable and not e.runtime]
     kept_configs = {id(e.config.call) for e in kept if e.config is not None}
+    for constructor in copies.keys() & tier.calls.keys():  # (a reader this tier takes too reads the TrainingConfig)
+        tier.config_copies.update({reader: copy for reader, copy in copies[constructor].items() if reader not in tier.calls})
     own_configs = {config for constructor, config in own_configs.items() if constructor in tier.calls}
+    kept_configs -= own_configs
     runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
     tier1_nodes -= runtime_configs  # a RunConfig tier 1 also reads stays, as a TrainingConfig, for this tier
     runtime_units = {e.variable: e for e in facts.estimators.values() if e.runtime}
@@ -521,14 +546,68 @@ def _local_to(call: cst.Call, value: cst.BaseExpression, visitor: _Calls, resolv
             and sum(count for (_, name), count in visitor.assignments.items() if name == value.value) == 1)
 
 
-def _beside_kept_problems(call: cst.Call, path: str, visitor: _Calls, project: ProjectFacts, resolver: ApiResolver) -> list[str]:
+def _shared(call: cst.Call, path: str, visitor: _Calls, resolver: ApiResolver, kept_classes: set[str]
+            ) -> tuple[cst.Call, list[tuple[cst.Call, cst.Arg]]] | None:
+    """A RunConfig the canned estimator `call` shares with estimators that stay TF1 (`config=CONFIG` given to
+    both), and the kept constructors' `config=` arguments; None unless it can be theirs as a copy and the canned
+    one's as a TrainingConfig: `CONFIG = tf.estimator.RunConfig(...)` is assigned once, in the canned one's
+    function or at module level, every other use of the name is a `config=` of an estimator constructor, and the
+    RunConfig's arguments are literals and names each kept constructor sees as the RunConfig did."""
+    config = call_arguments(call, CANNED[path].positional)[0].get("config") if path in CANNED else None
+    if not isinstance(config, cst.Name):
+        return None
+    name, function = config.value, visitor.function_of[id(call)]
+    scope = id(function) if (id(function), name) in visitor.assigned_calls else id(None)
+    runconfig = visitor.assigned_calls.get((scope, name))
+    api = resolver.call_api(runconfig) if runconfig is not None else None
+    readers = visitor.config_arguments.get(name, [])
+    if api is None or api.path != "estimator.RunConfig" or config_problems(runconfig) \
+            or visitor.assignments[(scope, name)] != 1 \
+            or sum(count for (_, other), count in visitor.assignments.items() if other == name) != 1 \
+            or visitor.module_occurrences[name] != 1 + len(readers):
+        return None
+    kept = []
+    for reader, arg in readers:
+        if reader is call:
+            continue
+        reader_api = resolver.call_api(reader)
+        if not (_called_name(reader) in kept_classes or reader_api is not None and reader_api.path.startswith(
+                "estimator.") and reader_api.path.endswith(_ESTIMATOR_CLASS_ENDINGS)):
+            return None  # (another canned one: the tier takes each alone)
+        if not _copyable(runconfig, visitor, scope, id(visitor.function_of[id(reader)])):
+            return None
+        kept.append((reader, arg))
+    return (runconfig, kept) if kept else None
+
+
+_EVALUATED = (cst.Name, cst.Call, cst.Lambda, cst.NamedExpr, cst.ListComp, cst.SetComp, cst.DictComp,
+              cst.GeneratorExp, cst.Await, cst.Yield)
+
+
+def _copyable(runconfig: cst.Call, visitor: _Calls, scope: int, reader: int) -> bool:
+    """Whether the RunConfig's arguments, evaluated again in the function `reader`, give the same values: literals,
+    and names assigned at most once in the RunConfig's scope that `reader` does not bind itself."""
+    for arg in runconfig.args:
+        for node in nodes_of_types(arg.value, _EVALUATED):
+            if not isinstance(node, cst.Name):
+                return False
+            if node.value not in ("None", "True", "False") and (
+                    visitor.assignments[(scope, node.value)] > 1 or reader != scope and (
+                        visitor.assignments[(reader, node.value)] or (reader, node.value) in visitor.parameters)):
+                return False
+    return True
+
+
+def _beside_kept_problems(call: cst.Call, path: str, visitor: _Calls, project: ProjectFacts, resolver: ApiResolver,
+                          shared_config: bool) -> list[str]:
     """Why a canned estimator's call cannot migrate in a project keeping another estimator TF1: what it shares
     with the rest of the program (a config, a head) may reach the kept one, and its calls are told apart from the
-    kept one's only through a variable assigned once."""
+    kept one's only through a variable assigned once. (A config `shared_config` with kept estimators is theirs
+    too, each given a copy: `_shared`.)"""
     kwargs, _ = call_arguments(call, CANNED[path].positional)
     kept = f"an estimator that stays TF1 in this project ({'; '.join(project.keeps_estimators)})"
     given = {key for key in ("config", "head") if key in kwargs and not is_none(kwargs[key])
-             and not _local_to(call, kwargs[key], visitor, resolver)}
+             and not _local_to(call, kwargs[key], visitor, resolver) and not (key == "config" and shared_config)}
     problems = [f"its config= may configure {kept} too: migrate or remove that one, then run migrate again"] * (
         "config" in given)
     problems += [f"its head= stays TF1 beside {kept}: migrate or remove that one, then run migrate again"] * (

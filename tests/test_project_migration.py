@@ -14,6 +14,8 @@ against the real Estimator (legacy env), for both targets:
   a LoggingTensorHook, train_and_evaluate) migrate with no TODO, as each does alone;
 - two_experiments: one module, two functions each binding `estimator`, the other's a subclass kept TF1: the
   LinearClassifier's function migrates, with the RunConfig it builds for it, and matches the Estimator.
+- shared_config: one RunConfig given to the LinearClassifier and to the kept subclass: the LinearClassifier
+  migrates with it (a TrainingConfig), the kept one gets a copy with its TODO, and the run matches the Estimator.
 
 Each migrated program ends at the Estimator's final step, and (given a model_dir) a SIGKILL after its first
 checkpoint and a restart end there too. no_model_dir's LinearRegressor starts at zero and reads unshuffled
@@ -77,9 +79,13 @@ PROJECTS = {
                               folder="scripts_folder", manual=2),
     "scripts_custom": Project(("custom_train.py", "{model_dir}", "{steps}"), 200, 16, 50, folder="scripts_folder",
                               manual=2),
-    # One module, two functions each binding `estimator`; the other function's is kept (2 manual findings)
-    "two_experiments": Project(("train.py", "linear", "{model_dir}", "{steps}"), 200, 4, 50, same_accuracy=True,
-                               manual=2),
+    # One module, two functions each binding `estimator`; the other function's is kept (3 manual findings: the
+    # class, its model_fn's tf.estimator.EstimatorSpec, and shared_config.py's copy of the RunConfig for it)
+    "two_experiments": Project(("train.py", "linear", "{model_dir}", "{steps}"), 200, 8, 50, same_accuracy=True,
+                               manual=3),
+    # The same experiments on one module-level RunConfig given to both estimators
+    "shared_config": Project(("shared_config.py", "linear", "{model_dir}", "{steps}"), 200, 8, 50,
+                             same_accuracy=True, folder="two_experiments", manual=3),
 }
 
 
