@@ -37,6 +37,7 @@ from codemods.export_apis import (
 from codemods.hook_facts import (
     BUILTIN_HOOK_PARAMS,
     BUILTIN_HOOKS,
+    CANNED_ONLY_HOOKS,
     EARLY_STOPPING_HOOKS,
     HOOK_BASE_APIS,
     HOOK_METHODS,
@@ -389,8 +390,10 @@ class ProgramFacts:
     @functools.cached_property
     def replaced_hook_nodes(self) -> set[int]:
         """ids of the nodes codemods/rules/session_run_hook.py replaces whole, in the hook classes that become
-        callbacks: their SessionRunHook bases and SessionRunArgs calls' names."""
-        replaced = set()
+        callbacks: their SessionRunHook bases and SessionRunArgs calls' names; and the class names of the built-in
+        hooks codemods/rules/builtin_hooks.py replaces with their callbacks."""
+        replaced = {id(call.func) for unit in self.estimators.values() if unit.migratable or unit.runtime
+                    for call in unit.builtin_hook_calls}
         for hook in self.hooks.values():
             if not hook.problems and not self.hook_blocked_by(hook.name):
                 replaced |= {id(base.value) for base in hook.node.bases}
@@ -1274,7 +1277,8 @@ def _train_problems(
                 if builtin is not None and builtin.path in SAVER_HOOKS:
                     problems += _saver_hook_problems(hook, element.value, listed_elsewhere, estimator)
                     continue
-                if builtin is not None and builtin.path in BUILTIN_HOOKS:
+                if builtin is not None and builtin.path in BUILTIN_HOOKS and (
+                        BUILTIN_HOOKS[builtin.path] not in CANNED_ONLY_HOOKS or estimator.api.path in CANNED):
                     estimator.builtin_hook_calls.append(hook)
                     problems += builtin_hook_problems(hook, builtin.path, estimator.variable)
                     continue

@@ -10,7 +10,8 @@ HOOKS = {
     "train call or in the hooks of a migrated MonitoredTrainingSession; elsewhere end the loop at that step yourself",
     "LoggingTensorHook": "log from a tf_keras callback's on_train_batch_end(batch, logs) (graph tensors "
     "fetched by name do not exist in TF2); LoggingTensorHook({tag: loss}, every_n_iter=N) in a migrated "
-    "MonitoredTrainingSession is carried over (compat.estimator_hooks.LogLoss)",
+    "MonitoredTrainingSession is carried over (compat.estimator_hooks.LogLoss), and one of the global step "
+    "(\"global_step\") in a migrated canned estimator's train(hooks=...) (compat.estimator_hooks.LoggingTensorHook)",
     "NanTensorHook": "use tf_keras.callbacks.TerminateOnNaN() (NanTensorHook(loss) in the hooks of a migrated "
     "MonitoredTrainingSession is carried over)",
     "ProfilerHook": "carried over (compat.estimator_hooks.Profiler: TensorFlow's profiler on the same steps) in the "

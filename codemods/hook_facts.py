@@ -26,13 +26,18 @@ HOOK_METHODS = {
 BUILTIN_HOOKS = {
     f"{namespace}.{hook}": callback
     for namespace in ("train", "estimator")
-    for hook, callback in (("StopAtStepHook", "StopAtStep"), ("StepCounterHook", "StepCounter"), ("ProfilerHook", "Profiler"))
+    for hook, callback in (("StopAtStepHook", "StopAtStep"), ("StepCounterHook", "StepCounter"), ("ProfilerHook", "Profiler"),
+                           ("LoggingTensorHook", "LoggingTensorHook"))
 }
+# A canned estimator's: the hook's tensors are named in the Estimator's graph, and the global step is the one a
+# canned model has (another estimator's LoggingTensorHook runs as it is, against its model_fn's graph)
+CANNED_ONLY_HOOKS = ("LoggingTensorHook",)
 _EARLY_STOPPING_REST = ("eval_dir", "min_steps", "run_every_secs", "run_every_steps")
 BUILTIN_HOOK_PARAMS = {
     "StopAtStep": ("num_steps", "last_step"),
     "StepCounter": ("every_n_steps", "every_n_secs", "output_dir", "summary_writer"),
     "Profiler": ("save_steps", "save_secs", "output_dir", "show_dataflow", "show_memory"),
+    "LoggingTensorHook": ("tensors", "every_n_iter", "every_n_secs", "at_end", "formatter"),
     "stop_if_no_decrease_hook": ("estimator", "metric_name", "max_steps_without_decrease", *_EARLY_STOPPING_REST),
     "stop_if_no_increase_hook": ("estimator", "metric_name", "max_steps_without_increase", *_EARLY_STOPPING_REST),
     "stop_if_higher_hook": ("estimator", "metric_name", "threshold", *_EARLY_STOPPING_REST),
@@ -40,7 +45,7 @@ BUILTIN_HOOK_PARAMS = {
     "make_early_stopping_hook": ("estimator", "should_stop_fn", "run_every_secs", "run_every_steps"),
 }
 # The hooks given the estimator they stop; the callbacks are not (the metric hooks read its eval directory).
-EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name not in ("StopAtStep", "StepCounter", "Profiler")]
+EARLY_STOPPING_HOOKS = [name for name in BUILTIN_HOOK_PARAMS if name.startswith(("stop_if_", "make_early_stopping"))]
 METRIC_EARLY_STOPPING_HOOKS = [name for name in EARLY_STOPPING_HOOKS if name.startswith("stop_if_")]
 # tf.contrib.estimator's were the same functions (TensorFlow 1.15 re-exported them)
 BUILTIN_HOOKS.update({f"{namespace}.{name}": name for namespace in ("estimator.experimental", "contrib.estimator")
@@ -474,6 +479,8 @@ def builtin_hook_problems(call: cst.Call, path: str, trained: str) -> list[str]:
     problems += [f"{hook}({key}=...) is not migrated" for key in unknown]
     if callback == "StopAtStep" and len([k for k in arguments if not is_none(arguments[k])]) != 1:
         problems.append("StopAtStepHook needs exactly one of num_steps and last_step")
+    if callback == "LoggingTensorHook":
+        problems += _logged_tensor_problems(arguments.get("tensors"))
     if callback == "Profiler" and len([k for k in ("save_steps", "save_secs") if k in arguments and not is_none(arguments[k])]) != 1:
         problems.append("ProfilerHook needs exactly one of save_steps and save_secs")
     writer = arguments.get("summary_writer")
@@ -484,6 +491,26 @@ def builtin_hook_problems(call: cst.Call, path: str, trained: str) -> list[str]:
         if not (isinstance(given, cst.Name) and given.value == trained):
             problems.append(f"{hook}(...) is given another estimator than the one it stops ({trained})")
     return problems
+
+
+# compat.estimator_hooks.GLOBAL_STEP_NAMES (the rewrite does not import the runtime, which imports TensorFlow)
+GLOBAL_STEP_NAMES = ("global_step", "global_step:0", "global_step/read:0", "global_step/Read/ReadVariableOp:0")
+
+
+def _logged_tensor_problems(tensors: cst.BaseExpression | None) -> list[str]:
+    """Why a LoggingTensorHook's tensors, written as literals, are not the global step a migrated canned model has
+    (names written otherwise are checked when the program runs: compat.estimator_hooks.LoggingTensorHook)."""
+    if isinstance(tensors, cst.Dict):
+        names = [element.value for element in tensors.elements if isinstance(element, cst.DictElement)]
+    elif isinstance(tensors, cst.List | cst.Tuple):
+        names = [element.value for element in tensors.elements]
+    else:
+        return []
+    other = [name.evaluated_value for name in names if isinstance(name, cst.SimpleString)
+             and name.evaluated_value not in GLOBAL_STEP_NAMES]
+    return [f"LoggingTensorHook logs {', '.join(map(repr, other))}, tensors of the Estimator's graph, which a migrated "
+            "canned model does not have (only the global step carries over): log from a tf_keras callback's "
+            "on_train_batch_end(batch, logs)"] if other else []
 
 
 # A CheckpointSaverHook in hooks= replaced the Estimator's own saver (estimator.py, _train_with_estimator_spec):

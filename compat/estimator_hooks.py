@@ -101,6 +101,78 @@ class LogLoss(tf_keras.callbacks.Callback):
         self._iterations += 1
 
 
+# What a canned Estimator's graph called its global step's value: the one tensor of it a migrated canned model has.
+# TensorFlow 1.x's variable and its read; TensorFlow 2's Estimator made a resource variable, whose "global_step:0"
+# is its handle (a LoggingTensorHook of it logged the handle's bytes) and whose read is the op below.
+GLOBAL_STEP_NAMES = ("global_step", "global_step:0", "global_step/read:0", "global_step/Read/ReadVariableOp:0")
+
+
+class LoggingTensorHook(tf_keras.callbacks.Callback):
+    """TF1's `LoggingTensorHook(tensors, every_n_iter | every_n_secs, at_end, formatter)` given to a migrated canned
+    estimator's train call: logs the global step, named as Estimator's graph named it (`{"step": "global_step"}`,
+    `["global_step"]`: GLOBAL_STEP_NAMES), at this call's steps 0, N, 2N, ... (or every N seconds) and, with `at_end`, after its last
+    step, as the hook did: `step = 100 (0.123 sec)` (tf.compat.v1.logging, INFO; tags sorted, a list's in its
+    order) or the formatter's text of the values by tag. The step is read before the step's update (TF1's read
+    raced the increment: the value before or after it). Any other tensor name is one error here: a migrated canned
+    model has no graph to fetch it from."""
+
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
+        super().__init__()
+        only_at_end = at_end and every_n_iter is None and every_n_secs is None
+        if not only_at_end and (every_n_iter is None) == (every_n_secs is None):
+            raise ValueError("either at_end and/or exactly one of every_n_iter and every_n_secs must be provided.")
+        if every_n_iter is not None and every_n_iter <= 0:
+            raise ValueError(f"invalid every_n_iter={every_n_iter}.")
+        if isinstance(tensors, dict):
+            self._tag_order = sorted(tensors)
+        else:
+            self._tag_order = list(tensors)
+            tensors = {name: name for name in self._tag_order}
+        for tag, name in tensors.items():
+            if not (isinstance(name, str) and name in GLOBAL_STEP_NAMES):
+                raise ValueError(
+                    f"LoggingTensorHook: {name!r} (tag {tag!r}) is a tensor of the Estimator's graph, which the "
+                    "migrated canned model does not have; only the global step ('global_step') carries over: log "
+                    "other values from a tf_keras callback's on_train_batch_end(batch, logs)")
+        self._tensors, self._formatter, self._at_end = tensors, formatter, at_end
+        self._timer = None if only_at_end else tf.compat.v1.train.SecondOrStepTimer(
+            every_secs=every_n_secs, every_steps=every_n_iter)
+
+    def on_train_begin(self, logs=None):
+        if self._timer is not None:
+            self._timer.reset()
+        self._iterations, self._due = 0, False
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._due = self._timer is not None and self._timer.should_trigger_for_step(self._iterations)
+        if self._due:
+            self._step = self._global_step()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self._due:
+            self._log(self._step)
+        self._iterations += 1
+
+    def on_train_end(self, logs=None):
+        if self._at_end:
+            self._log(self._global_step())
+
+    def _global_step(self) -> np.int64:
+        return np.int64(self.model.optimizer.iterations.numpy())  # (Estimator's global step: an int64 variable)
+
+    def _log(self, step: np.int64) -> None:
+        values = {tag: step for tag in self._tensors}
+        elapsed = self._timer.update_last_triggered_step(self._iterations)[0] if self._timer is not None else None
+        with np.printoptions(suppress=True):
+            if self._formatter:
+                tf.compat.v1.logging.info(self._formatter(values))
+            elif elapsed is not None:
+                tf.compat.v1.logging.info("%s (%.3f sec)", ", ".join(f"{tag} = {values[tag]}" for tag in self._tag_order),
+                                          elapsed)
+            else:
+                tf.compat.v1.logging.info("%s", ", ".join(f"{tag} = {values[tag]}" for tag in self._tag_order))
+
+
 class StepCounter(tf_keras.callbacks.Callback):
     """`StepCounterHook(every_n_steps | every_n_secs, output_dir)`: every N steps (or seconds) after the
     call's first step, the steps per second since the last count, logged as `global_step/sec: X` and, with

@@ -32,7 +32,7 @@ class UnsupportedApiRule(Rule):
 
     def leave(self, original, updated, ctx):
         api = ctx.resolver.call_api(original)
-        if ctx.facts.runtime.kind(original) == "session_hook":
+        if ctx.facts.runtime.kind(original) == "session_hook" and not ctx.facts.migrated_builtin_hook(original):
             if gone_from_tensorflow_2(api):  # spelled tf.compat.v1's by codemods/rules/session_run_names.py
                 ctx.record(original, self.rule_id, True, RUNS_WITH_WRAPPED.format(name=api.path.rsplit(".", 1)[1]))
             return updated  # TF1's class, spelled as TensorFlow 2 has it: nothing to do

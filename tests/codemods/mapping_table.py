@@ -689,6 +689,17 @@ ROWS = [
         ('estimator_hooks.StepCounter(every_n_steps=50, output_dir=os.path.join("/tmp/counted", "speed"))',),
     ),
     Row(
+        "`LoggingTensorHook(tensors, every_n_iter \\| every_n_secs, at_end, formatter)` of the global step "
+        "(`{\"step\": \"global_step\"}`, `[\"global_step\"]`) in a migrated canned estimator's training hooks",
+        "`compat.estimator_hooks.LoggingTensorHook(...)`: the same lines at the same steps of the call (`step = 50 "
+        "(0.123 sec)`, the formatter's, at its end); another tensor name: kept, TODO (written out), or one error when "
+        "the program runs",
+        "same, in the loop's `CallbackList`",
+        "builtin_logging_tensor_hook",
+        ('estimator_hooks.LoggingTensorHook(tensors={"step": "global_step"}, every_n_iter=50)',),
+        ('estimator_hooks.LoggingTensorHook(tensors={"step": "global_step"}, every_n_iter=50)',),
+    ),
+    Row(
         "`ProfilerHook(save_steps=N \\| save_secs=S, output_dir, show_dataflow, show_memory)` in a migrated training's "
         "hooks or a kept model_fn's training_hooks",
         "`compat.estimator_hooks.Profiler(...)`: TensorFlow's profiler traces the steps the hook traced (every N steps or "
@@ -852,7 +863,9 @@ ROWS = [
         "LinearClassifier, then BoostedTreesClassifier), or in a project keeping a custom estimator or subclass TF1",
         "the run-time tier takes the canned one when nothing of it can reach the kept estimator: built without "
         "`config=` or `head=` (or given a RunConfig its function builds for it alone), assigned once to a variable "
-        "whose calls it migrates; the kept estimator and its calls "
+        "whose calls it migrates; a RunConfig it shares with the kept one (`config=CONFIG` given to both, assigned "
+        "once, its settings literals and names both constructors see alike) becomes its TrainingConfig, and the kept "
+        "constructor gets a copy of the RunConfig with a TODO; the kept estimator and its calls "
         "stay, each with a TODO naming it (a custom `Estimator(model_fn=...)` stays too while the project keeps one)",
         "same",
         "todo_runtime_tier_blocked",
@@ -860,8 +873,10 @@ ROWS = [
          "estimator_training.train(linear_est, train_input_fn, max_steps=100)",
          "kept: `.train(...)` may run an estimator that stays TF1 in this project",
          "    config = estimator_training.TrainingConfig(model_dir=model_dir, save_checkpoints_steps=50)",
-         "its config= may configure an estimator that stays TF1 in this project"),
-        ("estimator_loop.train(linear_est, train_input_fn, max_steps=100)",),
+         "its config= may configure an estimator that stays TF1 in this project",
+         "config=tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=50))"),
+        ("estimator_loop.train(linear_est, train_input_fn, max_steps=100)",
+         "shared-run-config: this estimator stays TF1 and gets a copy of the RunConfig `shared`"),
     ),
     Row(
         "`RunConfig(**settings)` (settings read from a file or flags) where the run-time tier builds the estimator",

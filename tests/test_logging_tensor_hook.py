@@ -1,0 +1,94 @@
+"""LoggingTensorHooks of a migrated canned estimator's training (compat.estimator_hooks.LoggingTensorHook) against
+the real Estimator: tests/legacy/logging_hook_program.py logs its global step every 50 steps and, through a
+formatter, at the end of the call. Rewritten for each target, the program logs the same lines at the same steps:
+the step the Estimator's graph read with the train op (before or after its increment, as the read raced it), the
+seconds since the last line after the first, the formatter's text at the end; the global step read back is the
+Estimator's."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pytest
+import tf_keras
+
+from estimator_migrate.compat.estimator_hooks import LoggingTensorHook
+from tests.conftest import MODERN_PYTHON, ROOT, migrate_file, run
+
+PROGRAM = ROOT / "tests" / "legacy" / "logging_hook_program.py"
+LOGGED_STEP = re.compile(r"^INFO:tensorflow:step = (\d+)( \(\d+\.\d+ sec\))?$", re.MULTILINE)
+LOGGED_END = re.compile(r"^INFO:tensorflow:(training ended at step \d+)$", re.MULTILINE)
+PRINTED_STEP = re.compile(r"^global_step (\d+)$", re.MULTILINE)
+
+
+def _logged(completed) -> tuple[list[tuple[int, bool]], list[str], list[str]]:
+    """(step, whether the seconds were given) of each step line; the end lines; the printed global step."""
+    steps = [(int(step), bool(seconds)) for step, seconds in LOGGED_STEP.findall(completed.stderr)]
+    return steps, LOGGED_END.findall(completed.stderr), PRINTED_STEP.findall(completed.stdout)
+
+
+@pytest.fixture(scope="module")
+def estimator_logged(legacy_python, tmp_path_factory):
+    return _logged(run([legacy_python, PROGRAM, tmp_path_factory.mktemp("estimator") / "model"]))
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_the_migrated_training_logs_what_the_estimator_logged(estimator_logged, target, tmp_path):
+    migrated = migrate_file(PROGRAM, tmp_path / "migrated", target)
+    text = migrated.read_text()
+    assert 'estimator_hooks.LoggingTensorHook(tensors={"step": GLOBAL_STEP}, every_n_iter=50)' in text
+    assert "TODO(migrate)" not in text
+    steps, ends, printed = _logged(run([MODERN_PYTHON, migrated, tmp_path / "model"]))
+    estimator_steps, estimator_ends, estimator_printed = estimator_logged
+    assert [step for step, _ in steps] == [0, 50, 100, 150]  # (the step before its update)
+    assert len(estimator_steps) == len(steps) and all(
+        logged in (step, step + 1) for (logged, _), (step, _) in zip(estimator_steps, steps))
+    assert [seconds for _, seconds in steps] == [seconds for _, seconds in estimator_steps] == [False, True, True, True]
+    assert ends == estimator_ends == ["training ended at step 200"]
+    assert printed == estimator_printed == ["200"]
+
+
+def _lines(caplog, hook, steps: int) -> list[str]:
+    model = tf_keras.Sequential()
+    model.optimizer = tf_keras.optimizers.SGD()
+    callbacks = tf_keras.callbacks.CallbackList([hook], model=model)
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        callbacks.on_train_begin()
+        for batch in range(steps):  # as fit and the migrated loop call them
+            callbacks.on_train_batch_begin(batch)
+            model.optimizer.iterations.assign_add(1)
+            callbacks.on_train_batch_end(batch, {"loss": 0.5})
+        callbacks.on_train_end()
+    return [record.getMessage() for record in caplog.records if record.name == "tensorflow"]
+
+
+def test_a_list_of_names_logs_in_its_order_and_only_at_the_end_without_seconds(caplog):
+    hook = LoggingTensorHook(["global_step", "global_step:0"], at_end=True)
+    assert _lines(caplog, hook, 7) == ["global_step = 7, global_step:0 = 7"]
+
+
+def test_a_dict_logs_its_tags_sorted_with_the_seconds_since_the_last_line(caplog):
+    lines = _lines(caplog, LoggingTensorHook({"b": "global_step", "a": "global_step"}, every_n_iter=3), 7)
+    assert lines[0] == "a = 0, b = 0"
+    assert [line.split(" (")[0] for line in lines[1:]] == ["a = 3, b = 3", "a = 6, b = 6"]
+    assert all(re.fullmatch(r".* \(\d+\.\d{3} sec\)", line) for line in lines[1:])
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (({"loss": "head/losses/Sum:0"}, 5), "'head/losses/Sum:0' \\(tag 'loss'\\) is a tensor of the Estimator's graph"),
+    ((["global_step"],), "either at_end and/or exactly one of every_n_iter and every_n_secs must be provided"),
+    ((["global_step"], 0), "invalid every_n_iter=0"),
+])
+def test_what_the_hook_refused_or_a_canned_model_lacks_is_one_error(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        LoggingTensorHook(*arguments)
+
+
+def test_the_rewrite_knows_the_names_the_runtime_takes():
+    from codemods import hook_facts
+    from estimator_migrate.compat import estimator_hooks
+
+    assert hook_facts.GLOBAL_STEP_NAMES == estimator_hooks.GLOBAL_STEP_NAMES
