@@ -375,6 +375,11 @@ def names_used(code: str) -> Counter | None:
         tree = ast.parse(code)
     except SyntaxError:
         return None
+    return names_in(tree)
+
+
+def names_in(tree: ast.Module) -> Counter:
+    """`names_used` of a module Python parsed."""
     return Counter(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
 
 

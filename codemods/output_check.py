@@ -13,6 +13,7 @@ Read with Python's `ast` (a fraction of the rewrite's time), names resolved thro
 from __future__ import annotations
 
 import ast
+import functools
 
 from codemods.tf1_api import missing_in_tf2
 
@@ -31,6 +32,7 @@ class SilentBreakage(Exception):
         super().__init__(f"the output keeps {shown}{more} with no TODO (TensorFlow >= 2.16 lacks it)")
 
 
+@functools.cache
 def gone_from_tf2(name: str) -> bool:
     """Whether TensorFlow 2 lacks the dotted `name` (a module or an object below `tensorflow`)."""
     if any(name == module or name.startswith(module + ".") for module in _GONE_MODULES):
@@ -41,82 +43,75 @@ def gone_from_tf2(name: str) -> bool:
     return any(missing_in_tf2(".".join(parts[:end])) for end in range(1, len(parts) + 1))
 
 
-def silent_breakage(code: str) -> list[tuple[int, str]]:
-    """(line, name) of each name of `code` that TensorFlow 2 lacks and no TODO covers; [] for code Python cannot
-    parse (the rewrite's own parse check speaks for that)."""
+def silent_breakage(code: str, tree: ast.Module | None = None) -> list[tuple[int, str]]:
+    """(line, name) of each name of `code` (whose tree Python's parser made, if given) that TensorFlow 2 lacks and
+    no TODO covers; [] for code Python cannot parse (the rewrite's own parse check speaks for that). One walk of the
+    module's tree in source order, which skips what a TODO covers and learns the imports as it meets them."""
     if "tensorflow" not in code:
         return []
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
+    if tree is None:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return []
     lines = code.splitlines()
-    bound, flagged_imports = _imports(tree, lines)
+    bound: dict[str, str] = {}  # each name an import binds -> the dotted name it stands for
+    flagged: set[str] = set()  # those bound by an import with a TODO (the program stops there, said)
     silent = []
-
-    def visit(statement: ast.stmt, covered: bool) -> None:
-        covered = covered or _todo_above(lines, _first_line(statement))
-        children = _child_statements(statement)
-        if not covered:
-            inner = {id(node) for child in children for node in ast.walk(child)}
-            nodes = [node for node in ast.walk(statement) if id(node) not in inner]
-            chained = {id(node.value) for node in nodes if isinstance(node, ast.Attribute)}
-            for node in nodes:
-                if id(node) in chained:
-                    continue
-                for name, root in _names(node, bound):
-                    if gone_from_tf2(name) and root not in flagged_imports:
-                        silent.append((node.lineno, name))
-        for child in children:
-            visit(child, covered)
-
-    for statement in tree.body:
-        visit(statement, False)
+    stack = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.stmt) and _todo_above(lines, _first_line(node)):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for local, full in _bound_by(node):
+                    bound[local] = full
+                    flagged.add(local)
+            continue  # (covered, with all it holds)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            silent += [(node.lineno, full) for full in _imported(node) if gone_from_tf2(full)]
+            for local, full in _bound_by(node):
+                bound[local] = full
+                flagged.discard(local)
+            continue
+        if isinstance(node, ast.Name | ast.Attribute):
+            chain = _chain(node, bound)
+            if chain is not None:
+                name, root = chain
+                if root not in flagged and gone_from_tf2(name):
+                    silent.append((node.lineno, name))
+                continue  # (the chain named whole: not `tf.estimator` of `tf.estimator.RunConfig` again)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return sorted(set(silent))
 
 
-def _imports(tree: ast.Module, lines: list[str]) -> tuple[dict[str, str], set[str]]:
-    """Each name an import binds, by the dotted name it stands for; and those bound by an import with a TODO."""
-    bound, flagged = {}, set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            pairs = [(alias.asname or alias.name.split(".")[0], alias.name if alias.asname else alias.name.split(".")[0])
-                     for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            pairs = [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names]
-        else:
-            continue
-        for local, full in pairs:
-            bound[local] = full
-            if _todo_above(lines, node.lineno):
-                flagged.add(local)
-    return bound, flagged
-
-
-def _names(node: ast.AST, bound: dict[str, str]) -> list[tuple[str, str | None]]:
-    """(dotted name, local root name) of what `node` references: an attribute chain or name reached through an
-    import, or the modules an import statement names."""
+def _bound_by(node: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
+    """(the name bound, the dotted name it stands for) of each name an import statement binds."""
     if isinstance(node, ast.Import):
-        return [(alias.name, None) for alias in node.names]
-    if isinstance(node, ast.ImportFrom):
-        return [(f"{node.module}.{alias.name}", None) for alias in node.names] if node.module and not node.level else []
+        return [(alias.asname or alias.name.split(".")[0], alias.name if alias.asname else alias.name.split(".")[0])
+                for alias in node.names]
+    if node.module and not node.level:
+        return [(alias.asname or alias.name, f"{node.module}.{alias.name}") for alias in node.names if alias.name != "*"]
+    return []
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The dotted names an import statement loads."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    return [f"{node.module}.{alias.name}" for alias in node.names] if node.module and not node.level else []
+
+
+def _chain(node: ast.Name | ast.Attribute, bound: dict[str, str]) -> tuple[str, str] | None:
+    """(dotted name, the local name it starts at) of an attribute chain or name reached through an import; None
+    when the chain starts elsewhere (a call's result: its parts are walked)."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
-    if isinstance(node, ast.Name) and node.id in bound:
-        return [(".".join([bound[node.id], *reversed(parts)]), node.id)]
-    return []
-
-
-def _child_statements(statement: ast.stmt) -> list[ast.stmt]:
-    children = [child for field in ("body", "orelse", "finalbody") for child in getattr(statement, field, [])
-                if isinstance(child, ast.stmt)]
-    for handler in getattr(statement, "handlers", []):
-        children += handler.body
-    for case in getattr(statement, "cases", []):
-        children += case.body
-    return children
+    if not isinstance(node, ast.Name):
+        return None
+    full = bound.get(node.id)
+    return (".".join([full, *reversed(parts)]), node.id) if full is not None else ("", node.id)
 
 
 def _first_line(statement: ast.stmt) -> int:

@@ -27,7 +27,7 @@ from codemods.imports import (
     add_imports,
     bound_names,
     imported_names,
-    names_used,
+    names_in,
     remove_unused_imports,
     tidy_import_block,
 )
@@ -390,19 +390,20 @@ def migrate_source(
     code = code_of(new_module)
     if code != source:
         # Counted by Python's parser on the code (which also checks that it parses), not by walking the trees.
-        used_after = names_used(code)
+        tree = _parsed(code)
+        used_after = names_in(tree) if tree is not None else None
         pruned = remove_unused_imports(module, new_module, source, used_after)
         if pruned is not new_module or used_after is None:
             code = code_of(pruned)
-            _check_parses(code, source)
+            tree = _check_parses(code, source)
         if pruned is not new_module:
             transformer.ctx.forget_removed_imports(imported_names(pruned))
         if transformer.ctx.migrated_something:
             switched = set_before_tensorflow(pruned, source)
             if switched is not pruned:
                 code = code_of(switched)
-                _check_parses(code, source)
-        silent = silent_breakage(code)
+                tree = _check_parses(code, source)
+        silent = silent_breakage(code, tree)
         if silent:
             raise SilentBreakage(silent)
     return MigrationResult(code, transformer.ctx.findings(module), code != source, tiers)
@@ -429,18 +430,20 @@ class _StatementCode:
         return "".join(parts)
 
 
-def _check_parses(code: str, source: str) -> None:
+def _check_parses(code: str, source: str) -> ast.Module | None:
     """Never hand back code that does not parse. Python's own parser is the judge (and ten times faster than
-    LibCST's); code in syntax newer than this Python's goes to LibCST's grammar, which read the input."""
+    LibCST's); code in syntax newer than this Python's goes to LibCST's grammar, which read the input. Returns
+    Python's tree of the code (None: LibCST's syntax only)."""
     try:
         tree = compile(code, "<migrated>", "exec", ast.PyCF_ONLY_AST)
     except SyntaxError:
         cst.parse_module(code)
-        return
+        return None
     # The parser lets a `from __future__` import pass anywhere, the compiler only first: the rewrite must not move
     # one down (a notebook's joined cells, checked cell by cell, have theirs further down already)
     if "__future__" in code and _misplaced_future_import(tree) and not _misplaced_future_import(_parsed(source)):
         raise SyntaxError("from __future__ imports must occur at the beginning of the file (in the migrated code)")
+    return tree
 
 
 def _parsed(source: str) -> ast.Module | None:
