@@ -58,9 +58,17 @@ def silent_breakage(code: str, tree: ast.Module | None = None) -> list[tuple[int
     bound: dict[str, str] = {}  # each name an import binds -> the dotted name it stands for
     flagged: set[str] = set()  # those bound by an import with a TODO (the program stops there, said)
     silent = []
-    stack = list(reversed(tree.body))
+    stack: list = list(reversed(tree.body))
     while stack:
         node = stack.pop()
+        if isinstance(node, dict):  # the end of a function whose parameters hid imported names
+            bound = node
+            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            hidden = {argument.arg for argument in ast.walk(node.args) if isinstance(argument, ast.arg)} & bound.keys()
+            if hidden:  # (`def build(tf=tf)`: what `tf` holds there is the caller's; not judged)
+                stack.append(bound)
+                bound = {name: full for name, full in bound.items() if name not in hidden}
         if isinstance(node, ast.stmt) and _todo_above(lines, _first_line(node)):
             if isinstance(node, ast.Import | ast.ImportFrom):
                 for local, full in _bound_by(node):

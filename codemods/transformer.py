@@ -381,6 +381,9 @@ def migrate_source(
     if not transformer.ctx.recorded:
         # Nothing to migrate: the source as it was, not LibCST's code for it, which is not always the same text
         # (LibCST 1.8 drops the space in `except A :`: Instagram/LibCST#1457).
+        silent = silent_breakage(source)
+        if silent:
+            raise SilentBreakage(silent)
         return MigrationResult(source, [], False, tiers)
     clashes = _clashing_names(module, transformer.ctx.bindings, transformer.ctx.imported_names)
     if clashes:

@@ -119,6 +119,9 @@ class ContribNamesRule(Rule):
     def _flag(self, node: cst.Attribute, ctx) -> None:
         """A TODO for `tf.contrib.<module>.<name>` (the first name below the module speaks for a longer chain)."""
         api = ctx.resolver.api(node)
+        if api is not None and api.path == "contrib" and id(node) not in ContribModulesRule.attribute_values(ctx):
+            self._todo(node, ctx, None)  # `tf.contrib` itself, as a value (`contrib = tf.contrib`)
+            return
         if api is None or not api.path.startswith("contrib.") or _said_elsewhere(api.path):
             return
         module = api.path.removeprefix("contrib.")

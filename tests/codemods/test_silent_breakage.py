@@ -80,3 +80,28 @@ def test_a_rule_that_forgets_its_todo_fails_the_file_and_writes_nothing(tmp_path
     errors = [line for line in capsys.readouterr().err.splitlines() if "SilentBreakage" in line]
     assert len(errors) == 1 and "train.py" in errors[0] and "EstimatorSpec" in errors[0]
     assert program.read_text() == source
+
+
+def test_a_parameter_hiding_an_imported_name_is_not_judged():
+    code = ("import tensorflow as tf\n\n\n"
+            "def build(tf=tf):\n"
+            "    tf.logging.info('building')\n\n\n"
+            "tf.logging.info('module level')\n")
+    assert silent_breakage(code) == [(8, "tensorflow.logging.info")]
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\n\ncontrib = tf.contrib\nlayer = contrib.layers.fully_connected\n",
+    "import tensorflow.compat.v1 as tf\n\nprint(tf.contrib)\n",
+])
+def test_tf_contrib_itself_as_a_value_gets_a_todo(source):
+    code = migrate_source(source).code
+    assert "TODO(migrate): contrib-api: tf.contrib (removed in TensorFlow 2.0" in code and silent_breakage(code) == []
+
+
+def test_an_output_left_as_it_was_is_checked_too(monkeypatch):
+    from codemods.rules.contrib_names import ContribNamesRule
+
+    monkeypatch.setattr(ContribNamesRule, "leave", lambda self, original, updated, ctx: updated)
+    with pytest.raises(SilentBreakage, match="tensorflow.contrib at line 3"):
+        migrate_source("import tensorflow as tf\n\ncontrib = tf.contrib\n")
