@@ -100,7 +100,9 @@ class ContribNamesRule(Rule):
             if not updated.deep_equals(original):
                 return updated  # rewritten (to tf_slim)
             module = dotted_name(original.module) if original.module is not None and not original.relative else None
-            if module == "tensorflow.contrib" and not isinstance(original.names, cst.ImportStar):
+            if module == "tensorflow.contrib" and isinstance(original.names, cst.ImportStar):
+                self._todo(original, ctx, None)  # `from tensorflow.contrib import *`
+            elif module == "tensorflow.contrib":
                 for alias in original.names:  # `from tensorflow.contrib import slim, layers`: each module's
                     self._todo(original, ctx, dotted_name(alias.name))
             elif module and module.startswith("tensorflow.contrib."):

@@ -93,6 +93,7 @@ def test_a_parameter_hiding_an_imported_name_is_not_judged():
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\n\ncontrib = tf.contrib\nlayer = contrib.layers.fully_connected\n",
     "import tensorflow.compat.v1 as tf\n\nprint(tf.contrib)\n",
+    "import tensorflow as tf\nfrom tensorflow.contrib import *\n\nx = layers.fully_connected(tf.zeros([1, 2]), 3)\n",
 ])
 def test_tf_contrib_itself_as_a_value_gets_a_todo(source):
     code = migrate_source(source).code
