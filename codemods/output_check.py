@@ -55,7 +55,9 @@ def silent_breakage(code: str, tree: ast.Module | None = None) -> list[tuple[int
         except SyntaxError:
             return []
     lines = code.splitlines()
-    bound: dict[str, str] = {}  # each name an import binds -> the dotted name it stands for
+    # each name an import binds -> the dotted names it may stand for (`try: import tensorflow.compat.v1 as tf`,
+    # `except ImportError: import tensorflow as tf`: either; a name is gone only if gone from each)
+    bound: dict[str, tuple[str, ...]] = {}
     flagged: set[str] = set()  # those bound by an import with a TODO (the program stops there, said)
     silent = []
     stack: list = list(reversed(tree.body))
@@ -68,25 +70,25 @@ def silent_breakage(code: str, tree: ast.Module | None = None) -> list[tuple[int
             hidden = {argument.arg for argument in ast.walk(node.args) if isinstance(argument, ast.arg)} & bound.keys()
             if hidden:  # (`def build(tf=tf)`: what `tf` holds there is the caller's; not judged)
                 stack.append(bound)
-                bound = {name: full for name, full in bound.items() if name not in hidden}
+                bound = {name: alternatives for name, alternatives in bound.items() if name not in hidden}
         if isinstance(node, ast.stmt) and _todo_above(lines, _first_line(node)):
             if isinstance(node, ast.Import | ast.ImportFrom):
                 for local, full in _bound_by(node):
-                    bound[local] = full
+                    _bind(bound, local, full)
                     flagged.add(local)
             continue  # (covered, with all it holds)
         if isinstance(node, ast.Import | ast.ImportFrom):
             silent += [(node.lineno, full) for full in _imported(node) if gone_from_tf2(full)]
             for local, full in _bound_by(node):
-                bound[local] = full
+                _bind(bound, local, full)
                 flagged.discard(local)
             continue
         if isinstance(node, ast.Name | ast.Attribute):
             chain = _chain(node, bound)
             if chain is not None:
-                name, root = chain
-                if root not in flagged and gone_from_tf2(name):
-                    silent.append((node.lineno, name))
+                names, root = chain
+                if names and root not in flagged and all(map(gone_from_tf2, names)):
+                    silent.append((node.lineno, names[-1]))
                 continue  # (the chain named whole: not `tf.estimator` of `tf.estimator.RunConfig` again)
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return sorted(set(silent))
@@ -109,17 +111,21 @@ def _imported(node: ast.Import | ast.ImportFrom) -> list[str]:
     return [f"{node.module}.{alias.name}" for alias in node.names] if node.module and not node.level else []
 
 
-def _chain(node: ast.Name | ast.Attribute, bound: dict[str, str]) -> tuple[str, str] | None:
-    """(dotted name, the local name it starts at) of an attribute chain or name reached through an import; None
-    when the chain starts elsewhere (a call's result: its parts are walked)."""
+def _bind(bound: dict[str, tuple[str, ...]], local: str, full: str) -> None:
+    if full not in bound.get(local, ()):
+        bound[local] = (*bound.get(local, ()), full)
+
+
+def _chain(node: ast.Name | ast.Attribute, bound: dict[str, tuple[str, ...]]) -> tuple[list[str], str] | None:
+    """(the dotted names it may stand for, the local name it starts at) of an attribute chain or name, none unless
+    reached through an import; None when the chain starts elsewhere (a call's result: its parts are walked)."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
     if not isinstance(node, ast.Name):
         return None
-    full = bound.get(node.id)
-    return (".".join([full, *reversed(parts)]), node.id) if full is not None else ("", node.id)
+    return [".".join([full, *reversed(parts)]) for full in bound.get(node.id, ())], node.id
 
 
 def _first_line(statement: ast.stmt) -> int:

@@ -31,6 +31,24 @@ def _spells_estimator(node: cst.Attribute) -> bool:
     return isinstance(node, cst.Name) and node.value in ("estimator", "tf_estimator")
 
 
+_TENSORFLOW_ROOTS = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2")
+
+
+def _through_either_tensorflow(node: cst.Attribute, ctx) -> str | None:
+    """The path below TensorFlow of `tf.estimator[.X]` whose `tf` several imports bind, each to a TensorFlow root
+    (`try: import tensorflow.compat.v1 as tf`, `except ImportError: import tensorflow as tf`), which the resolver
+    does not resolve; tf.estimator is gone from each of them."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    bindings = ctx.bindings.by_name.get(node.value, ()) if isinstance(node, cst.Name) else ()
+    if len(bindings) < 2 or not all(binding.imported in _TENSORFLOW_ROOTS for binding in bindings):
+        return None
+    parts.reverse()
+    return ".".join(parts) if parts[0] == "estimator" else None
+
+
 def _spelled_in(ctx, statement: cst.CSTNode, whole: bool = False) -> str:
     """The code of `statement` up to its indented block (`whole`: all of it), its tokens joined by spaces, less
     comments: `tf . estimator . RunConfig` where the code names it, not where a comment or a string does."""
@@ -68,10 +86,10 @@ class EstimatorLeftoversRule(Rule):
         if isinstance(original, cst.Attribute):
             if _spells_estimator(original):
                 api = ctx.resolver.api(original)
-                if api is not None and (api.path == "estimator" or api.path.startswith("estimator.")
-                                        and api.path.count(".") == 1):
+                path = api.path if api is not None else _through_either_tensorflow(original, ctx)
+                if path is not None and (path == "estimator" or path.startswith("estimator.") and path.count(".") == 1):
                     spelled = cst.helpers.get_full_name_for_node(original)
-                    ctx.estimator_leftovers.setdefault(id(ctx.current_statement), {})[spelled] = f"tf.{api.path}"
+                    ctx.estimator_leftovers.setdefault(id(ctx.current_statement), {})[spelled] = f"tf.{path}"
             return updated
         spelled = ctx.estimator_leftovers.pop(id(original), {})
         if isinstance(original, _DEFINITIONS):  # (its body's, unless its own rewrite took them: its whole code)
