@@ -125,6 +125,10 @@ class ApiResolver:
         self._aliases = self._module_aliases(module)
 
     @property
+    def bindings(self) -> ModuleBindings:
+        return self._bindings
+
+    @property
     def used_scope_analysis(self) -> bool:
         return self._qualified_names is not None
 

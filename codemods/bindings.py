@@ -150,3 +150,65 @@ class ModuleBindings(cst.CSTVisitor):
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
         self._scopes.pop()
+
+
+class NameScopes:
+    """Which binding a name means where it is read or stored, by Python's rules for functions and classes: a
+    function's own name unless it declares it global or nonlocal, else the enclosing functions', else the module's
+    (a class body's names are its own, not seen by its methods). Keys are (id of the scope, name), the module's
+    scope being `module`'s id: two functions each binding `estimator` hold two variables."""
+
+    def __init__(self, module: cst.Module, bindings: ModuleBindings):
+        self._module = id(module)
+        self._local: dict[str, set[int]] = defaultdict(set)  # name -> ids of the defs and classes binding it
+        self._global: dict[str, set[int]] = defaultdict(set)  # name -> ids of the defs declaring it global
+        self._nonlocal: dict[str, set[int]] = defaultdict(set)  # name -> ids of the defs declaring it nonlocal
+        self.parameters: set[tuple[int, str]] = set()  # the keys of the functions' parameters
+        for name, found in bindings.by_name.items():
+            for binding in found:
+                if not isinstance(binding.scope, cst.FunctionDef | cst.ClassDef):
+                    continue
+                if binding.module_level:
+                    self._global[name].add(id(binding.scope))
+                elif isinstance(binding.node, cst.Nonlocal):
+                    self._nonlocal[name].add(id(binding.scope))
+                else:
+                    self._local[name].add(id(binding.scope))
+                    if isinstance(binding.node, cst.Param):
+                        self.parameters.add((id(binding.scope), name))
+
+    def key(self, name: str, enclosing: list[cst.FunctionDef | cst.ClassDef]) -> tuple[int, str]:
+        """The key of `name` read or stored inside `enclosing` (the defs and classes around it, outermost first)."""
+        local = self._local.get(name, ())
+        for depth in range(len(enclosing) - 1, -1, -1):
+            scope = enclosing[depth]
+            if isinstance(scope, cst.ClassDef) and depth != len(enclosing) - 1:
+                continue  # a method does not see its class body's names
+            if id(scope) in self._global.get(name, ()):
+                break
+            if id(scope) in local and id(scope) not in self._nonlocal.get(name, ()):
+                return id(scope), name
+        return self._module, name
+
+
+class ScopeTracking(cst.CSTVisitor):
+    """A visitor keeping `scopes`, the defs and classes around the node it visits (NameScopes.key's `enclosing`);
+    subclasses overriding these hooks call them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scopes: list[cst.FunctionDef | cst.ClassDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool | None:
+        self.scopes.append(node)
+        return None
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool | None:
+        self.scopes.append(node)
+        return None
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.scopes.pop()

@@ -10,13 +10,14 @@ differently. Everything here reads the original tree; the rules consult it while
 from __future__ import annotations
 
 import functools
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
 
 from codemods.api import Api, ApiResolver
+from codemods.bindings import NameScopes, ScopeTracking
 from codemods.canned_estimators import (
     CANNED,
     DROPPED_WHEN_NONE,
@@ -65,6 +66,9 @@ from codemods.syntax import (
     single_assignment,
 )
 from codemods.templates import source
+
+# A variable: (id of the scope binding it, name), codemods.bindings.NameScopes's key
+Key = tuple[int, str]
 
 RUNCONFIG_APIS = ("estimator.RunConfig",)
 # Input functions over in-memory data, rewritten into tf.data pipelines (codemods/rules/numpy_input_fn.py).
@@ -147,7 +151,7 @@ class Training:
     call: cst.Call
     train_spec: cst.Call | None = None
     eval_spec: cst.Call | None = None
-    spec_variables: tuple[str, ...] = ()
+    spec_variables: tuple[Key, ...] = ()  # the keys of the TrainSpec/EvalSpec variables it was given
 
     def train_arguments(self, call: cst.Call | None = None) -> dict[str, cst.BaseExpression]:
         """input_fn/hooks/steps/max_steps, from `call` (an updated version of the train call or TrainSpec)."""
@@ -162,6 +166,7 @@ class RunConfigFacts:
     kwargs: dict[str, cst.BaseExpression]
     problems: list[str]
     variable: str | None = None  # the name it is assigned to, None when written inline
+    key: Key | None = None  # that variable's key
 
 
 @dataclass
@@ -199,6 +204,7 @@ class EstimatorFacts:
     model_fn: ModelFnShape | None = None  # a custom Estimator's model_fn, in the shape codemods/model_fns.py migrates
     model_fn_paths: dict[str, Path] = field(default_factory=dict)  # "evaluate"/"predict" -> its path, when called
     runtime: bool = False  # not tier 1, but migrated by the run-time linked tier (codemods/runtime_tier.py)
+    key: Key | None = None  # the key of `variable`: where it is bound
 
     @property
     def migratable(self) -> bool:
@@ -286,10 +292,12 @@ class EstimatorFacts:
 
 @dataclass
 class ProgramFacts:
-    run_configs: dict[str, RunConfigFacts] = field(default_factory=dict)
-    estimators: dict[str, EstimatorFacts] = field(default_factory=dict)
+    # Variables are keyed by binding (Key: scope and name), so that two functions each binding `estimator` hold
+    # two estimators; `key_of` gives a name's key where the module reads it.
+    run_configs: dict[Key, RunConfigFacts] = field(default_factory=dict)
+    estimators: dict[Key, EstimatorFacts] = field(default_factory=dict)
     hooks: dict[str, HookFacts] = field(default_factory=dict)
-    input_fns: dict[str, cst.Call] = field(default_factory=dict)  # name -> numpy_input_fn call
+    input_fns: dict[Key, cst.Call] = field(default_factory=dict)  # variable -> numpy_input_fn call
     serving_inputs: dict[str, cst.Call] = field(default_factory=dict)  # name -> receiver builder call
     # placeholders describing a raw receiver builder's features (by id) -> that builder call (export_apis)
     serving_placeholders: dict[int, cst.Call] = field(default_factory=dict)
@@ -299,7 +307,7 @@ class ProgramFacts:
     # name -> the exporter call or list literal assigned to it (EvalSpec(exporters=name), if assigned and
     # used once)
     exporter_variables: dict[str, cst.BaseExpression] = field(default_factory=dict)
-    specs: dict[str, cst.Call] = field(default_factory=dict)  # name -> TrainSpec/EvalSpec call
+    specs: dict[Key, cst.Call] = field(default_factory=dict)  # variable -> TrainSpec/EvalSpec call
     # SessionRunHook classes also named where no estimator's hooks list is followed (they stay hooks)
     hooks_used_elsewhere: set[str] = field(default_factory=set)
     # SessionRunHook classes a function of the module builds and returns (`return HookClass(...)`: a library's hook
@@ -319,11 +327,11 @@ class ProgramFacts:
     rebound_input_names: dict[int, list[str]] = field(default_factory=dict)
     # input_fns returning a one-shot iterator's get_next(), which return their dataset instead (rules/input_fn_iterator.py)
     iterator_input_fns: dict = field(default_factory=dict)
-    builtin_hook_variables: dict[str, cst.Call] = field(default_factory=dict)  # name -> StopAtStepHook(...) ...
-    # name -> `HookClass(...)` assigned to it once, a SessionRunHook class of the module (`hook = MyHook(...)`)
-    hook_instances: dict[str, cst.Call] = field(default_factory=dict)
-    # name -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
-    hook_lists: dict[str, cst.List] = field(default_factory=dict)
+    builtin_hook_variables: dict[Key, cst.Call] = field(default_factory=dict)  # variable -> StopAtStepHook(...) ...
+    # variable -> `HookClass(...)` assigned to it once, a SessionRunHook class of the module (`hook = MyHook(...)`)
+    hook_instances: dict[Key, cst.Call] = field(default_factory=dict)
+    # variable -> the list literal assigned to it, for variables only given as hooks= (the migrated code uses them)
+    hook_lists: dict[Key, cst.List] = field(default_factory=dict)
     module: cst.Module | None = None
     # `tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` statements, and whether the module
     # has TF1 graph code (sessions, placeholders) that needs them
@@ -341,6 +349,30 @@ class ProgramFacts:
     _graph_code_calls: list[int] = field(default_factory=list)  # ids of the calls to GRAPH_CODE APIs
     runtime: RuntimeTier = field(default_factory=RuntimeTier)  # what the run-time linked tier rewrites
     _name_uses: Counter[str] | None = None
+    scopes: NameScopes | None = None
+    name_keys: dict[int, Key] = field(default_factory=dict)  # id of a Name read of a variable above -> its key
+
+    def key_of(self, name: cst.Name) -> Key:
+        """The key of the variable `name` (a Name node of the module as parsed) reads."""
+        return self.name_keys.get(id(name)) or (id(self.module), name.value)
+
+    def variable(self, table: dict, value: cst.BaseExpression):
+        """What `table` holds for the variable `value` reads, None when it is not a Name of one."""
+        return table.get(self.key_of(value)) if isinstance(value, cst.Name) else None
+
+    def estimator_read_by(self, name: cst.BaseExpression) -> EstimatorFacts | None:
+        """The estimator a Name reads: its variable's; for a function's parameter (a helper given the estimator,
+        `def plot(est): est.predict(...)`), the module's estimators of that name, if they share a tier."""
+        if not isinstance(name, cst.Name):
+            return None
+        key = self.key_of(name)
+        if key in self.estimators or key not in self.scopes.parameters:
+            return self.estimators.get(key)
+        named = [estimator for estimator in self.estimators.values() if estimator.variable == name.value]
+        return named[0] if named and len({(e.migratable, e.runtime) for e in named}) == 1 else None
+
+    def run_config_for_call(self, call: cst.Call) -> RunConfigFacts | None:
+        return next((config for config in self.run_configs.values() if config.call is call), None)
 
     @property
     def name_uses(self) -> Counter[str]:
@@ -449,14 +481,15 @@ class ProgramFacts:
         found = self.training(statement)
         return found[0] if found else None
 
-    def migrated_spec(self, statement: cst.SimpleStatementLine) -> str | None:
-        """The variable, when `statement` assigns a TrainSpec/EvalSpec that a migrated training folds in."""
+    def migrated_spec(self, statement: cst.SimpleStatementLine) -> cst.Call | None:
+        """The TrainSpec/EvalSpec call `statement` assigns, when a migrated training folds it in."""
         assignment = single_assignment(statement)
-        if assignment is None or self.specs.get(assignment[0]) is not assignment[1]:
+        key = next((key for key, call in self.specs.items() if call is assignment[1]), None) if assignment else None
+        if key is None:
             return None
         for facts in self.estimators.values():
-            if facts.migratable and any(assignment[0] in t.spec_variables for t in facts.trainings):
-                return assignment[0]
+            if facts.migratable and any(key in t.spec_variables for t in facts.trainings):
+                return assignment[1]
         return None
 
 
@@ -482,31 +515,34 @@ def is_numpy_input_fn_call(value, resolver: ApiResolver) -> bool:
     return api is not None and api.is_one_of(*NUMPY_INPUT_FN_APIS)
 
 
-def run_config_facts(call: cst.Call, variable: str | None) -> RunConfigFacts:
+def run_config_facts(call: cst.Call, variable: str | None, key: Key | None = None) -> RunConfigFacts:
     kwargs, problems = call_arguments(call, RUNCONFIG_PARAMS)
     problems += [
         f"RunConfig({key}=...) is not migrated yet{_NOT_SUPPORTED_WHY.get(key, '')}"
         for key, value in kwargs.items()
         if key not in RUNCONFIG_SUPPORTED and not (key in RUNCONFIG_NONE_ONLY and is_none(value))
     ]
-    return RunConfigFacts(call, kwargs, problems, variable)
+    return RunConfigFacts(call, kwargs, problems, variable, key)
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector(ScopeTracking):
     def __init__(self, resolver: ApiResolver, facts: ProgramFacts):
+        super().__init__()
         self.resolver = resolver
         self.facts = facts
-        self.assigned = defaultdict(int)
-        self.lists: dict[str, cst.List] = {}  # name -> list literal assigned to it
-        self.instances: dict[str, cst.Call] = {}  # name -> `SomeName(...)` assigned to it
+        self.assigned: Counter[Key] = Counter()
+        self.lists: dict[Key, cst.List] = {}  # variable -> list literal assigned to it
+        self.instances: dict[Key, cst.Call] = {}  # variable -> `SomeName(...)` assigned to it
         self.assignment_targets: set[int] = set()  # ids of those assignments' target names
         self.enclosing: list[cst.FunctionDef] = []  # the defs around the node being visited
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
         self.facts.functions.setdefault(node.name.value, []).append(node)
         self.enclosing.append(node)
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
         self.enclosing.pop()
 
     def visit_With(self, node: cst.With) -> None:
@@ -519,6 +555,7 @@ class _Collector(cst.CSTVisitor):
                 self.facts.saver_sessions[id(found[0])] = found[1]
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
         if any(
             (api := self.resolver.api(base.value)) and api.is_one_of(*HOOK_BASE_APIS) for base in node.bases
         ):
@@ -541,50 +578,57 @@ class _Collector(cst.CSTVisitor):
         if assignment is None:
             return
         name, value = assignment
-        self.assigned[name] += 1
+        key = self.facts.scopes.key(name, self.scopes)
+        self.assigned[key] += 1
         if isinstance(value, cst.List):
-            self.lists[name] = value
+            self.lists[key] = value
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
-            self.instances[name] = value  # a hook's instance if it names a SessionRunHook class (build_facts)
+            self.instances[key] = value  # a hook's instance if it names a SessionRunHook class (build_facts)
             self.assignment_targets.add(id(node.body[0].targets[0].target))
         api = self.resolver.call_api(value)
         if api is None:
             return
         if api.is_one_of(*RUNCONFIG_APIS):
-            self.facts.run_configs[name] = run_config_facts(value, name)
+            self.facts.run_configs[key] = run_config_facts(value, name, key)
         elif api.is_one_of(*NUMPY_INPUT_FN_APIS):
-            self.facts.input_fns[name] = value
+            self.facts.input_fns[key] = value
         elif api.path in SERVING_INPUT_BUILDERS:
             self.facts.serving_inputs[name] = value
         elif api.path in EXPORTERS:
             self.facts.exporter_variables[name] = value
         elif api.is_one_of(*SPEC_APIS):
-            self.facts.specs[name] = value
+            self.facts.specs[key] = value
         elif api.path in BUILTIN_HOOKS:
-            self.facts.builtin_hook_variables[name] = value
+            self.facts.builtin_hook_variables[key] = value
         elif api.is_one_of(*CANNED_ESTIMATORS):
             kwargs, problems = call_arguments(value, CANNED[api.path].positional)
             api = head_api(api, kwargs, self.resolver)
-            self.facts.estimators[name] = EstimatorFacts(name, value, api, kwargs, None, problems=problems)
+            self.facts.estimators[key] = EstimatorFacts(name, value, api, kwargs, None, problems=problems, key=key)
         elif api.path == CUSTOM_ESTIMATOR:
             arguments, problems = call_arguments(value, ESTIMATOR_PARAMS)
-            self.facts.estimators[name] = EstimatorFacts(name, value, api, arguments, None, problems=problems)
+            self.facts.estimators[key] = EstimatorFacts(name, value, api, arguments, None, problems=problems, key=key)
 
 
-class _UseChecker(cst.CSTVisitor):
+class _UseChecker(ScopeTracking):
     """Second pass: every use of an estimator, RunConfig or spec variable must be one the rules rewrite."""
 
-    def __init__(self, facts: ProgramFacts, resolver: ApiResolver, lists: dict[str, cst.List]):
+    def __init__(self, facts: ProgramFacts, resolver: ApiResolver, lists: dict[Key, cst.List]):
+        super().__init__()
         self.facts = facts
         self.resolver = resolver
         self.lists = lists  # list variables: used only as hooks= (and assigned once) they are hook lists
         self.hook_references: dict[str, list[cst.Name]] = {}  # SessionRunHook class -> every use of its name
         self.returned_hooks: set[int] = set()  # ids of those names in `return HookClass(...)`
-        self.instance_uses: dict[str, list[cst.Name]] = {}  # hook instance variable -> every use of its name
+        self.instance_uses: dict[Key, list[cst.Name]] = {}  # hook instance variable -> every use of its name
         self.instance_attributes: set[int] = set()  # ids of those uses reading one of its own attributes
         self.allowed: set[int] = set()  # ids of Name nodes whose use is understood
-        self.misused: set[str] = set()
-        self.assigned_so_far: set[str] = set()
+        self.misused: set[Key] = set()
+        self.assigned_so_far: set[Key] = set()
+        self.watched = {key[1] for table in (facts.estimators, facts.run_configs, facts.specs, lists, facts.input_fns,
+                                             facts.builtin_hook_variables, facts.hook_instances) for key in table}
+
+    def _key(self, name: str) -> Key:
+        return self.facts.scopes.key(name, self.scopes)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         assignment = single_assignment(node)
@@ -592,12 +636,12 @@ class _UseChecker(cst.CSTVisitor):
             target = node.body[0].targets[0].target
             self.allowed.add(id(target))
         found = train_call(node)
-        if found and found[0] in self.facts.estimators:
-            self.facts.estimators[found[0]].trainings.append(Training(node, found[1]))
+        if found and self._key(found[0]) in self.facts.estimators:
+            self.facts.estimators[self._key(found[0])].trainings.append(Training(node, found[1]))
             self.allowed.add(id(node.body[0].value.func.value))
         self._train_and_evaluate(node)
         if assignment:
-            self.assigned_so_far.add(assignment[0])
+            self.assigned_so_far.add(self._key(assignment[0]))
 
     def _train_and_evaluate(self, node: cst.SimpleStatementLine) -> None:
         """`[result =] train_and_evaluate(estimator, train_spec, eval_spec)` of a canned estimator here."""
@@ -606,20 +650,20 @@ class _UseChecker(cst.CSTVisitor):
             return
         arguments, problems = call_arguments(call, TRAIN_AND_EVALUATE_PARAMS)
         estimator = arguments.get("estimator")
-        if not (isinstance(estimator, cst.Name) and estimator.value in self.facts.estimators):
+        if not (isinstance(estimator, cst.Name) and self._key(estimator.value) in self.facts.estimators):
             return  # not an estimator this module builds: the unsupported-api rule says what to do
-        facts = self.facts.estimators[estimator.value]
+        facts = self.facts.estimators[self._key(estimator.value)]
         self.allowed.add(id(estimator))
         specs, variables = {}, []
         for key in ("train_spec", "eval_spec"):
             spec = arguments.get(key)
             kind = "estimator.TrainSpec" if key == "train_spec" else "estimator.EvalSpec"
-            if isinstance(spec, cst.Name) and spec.value in self.facts.specs:
-                if spec.value not in self.assigned_so_far:
+            if isinstance(spec, cst.Name) and self._key(spec.value) in self.facts.specs:
+                if self._key(spec.value) not in self.assigned_so_far:
                     problems.append(f"{key} `{spec.value}` is not assigned before train_and_evaluate")
                 self.allowed.add(id(spec))
-                variables.append(spec.value)
-                spec = self.facts.specs[spec.value]
+                variables.append(self._key(spec.value))
+                spec = self.facts.specs[self._key(spec.value)]
             api = self.resolver.call_api(spec) if isinstance(spec, cst.Call) else None
             if api is None or api.path != kind:
                 problems.append(f"{key}= is not a {kind.split('.')[1]}(...) this module builds")
@@ -637,7 +681,7 @@ class _UseChecker(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.allowed.add(id(node.attr))
-        if isinstance(node.value, cst.Name) and node.value.value in self.facts.hook_instances \
+        if isinstance(node.value, cst.Name) and self._key(node.value.value) in self.facts.hook_instances \
                 and node.attr.value not in (*HOOK_METHODS, "after_create_session"):
             self.instance_attributes.add(id(node.value))  # `hook.seen`: the callback keeps the hook's attributes
 
@@ -650,15 +694,15 @@ class _UseChecker(cst.CSTVisitor):
             if isinstance(estimator, cst.Name):
                 self.allowed.add(id(estimator))  # replaced by its eval directory when the hook is migrated
         used = model_method_call(node)
-        if used in self.facts.estimators:
-            self.facts.estimators[used].model_calls.append(node)
+        if used is not None and self._key(used) in self.facts.estimators:
+            self.facts.estimators[self._key(used)].model_calls.append(node)
             self.allowed.add(id(node.func.value))
         estimator = self.facts.estimator_for_call(node)
         if estimator is None:
             return
         config = estimator.kwargs.get("config")
-        if isinstance(config, cst.Name) and config.value in self.facts.run_configs:
-            estimator.config = self.facts.run_configs[config.value]
+        if isinstance(config, cst.Name) and self._key(config.value) in self.facts.run_configs:
+            estimator.config = self.facts.run_configs[self._key(config.value)]
             self.allowed.add(id(config))
         elif is_run_config_call(config, self.resolver):
             estimator.config = run_config_facts(config, None)
@@ -673,16 +717,19 @@ class _UseChecker(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.facts.hooks and node is not self.facts.hooks[node.value].node.name:
             self.hook_references.setdefault(node.value, []).append(node)
-        if node.value in self.facts.hook_instances:
-            self.instance_uses.setdefault(node.value, []).append(node)
+        if node.value not in self.watched:
+            return
+        key = self.facts.name_keys[id(node)] = self._key(node.value)
+        if key in self.facts.hook_instances:
+            self.instance_uses.setdefault(key, []).append(node)
         watched = (
-            node.value in self.facts.estimators
-            or node.value in self.facts.run_configs
-            or node.value in self.facts.specs
-            or node.value in self.lists
+            key in self.facts.estimators
+            or key in self.facts.run_configs
+            or key in self.facts.specs
+            or key in self.lists
         )
         if watched and id(node) not in self.allowed:
-            self.misused.add(node.value)
+            self.misused.add(key)
 
 
 class _TrainedBefore(cst.CSTVisitor):
@@ -696,7 +743,7 @@ class _TrainedBefore(cst.CSTVisitor):
         self.used_after_training: set[int] = set()
 
     def _scan(self, body) -> None:
-        trained: set[str] = set()
+        trained: set[int] = set()  # ids of the model calls of the estimators trained so far
         for statement in body:
             if trained:
                 finder = _ModelCalls(trained)
@@ -704,7 +751,7 @@ class _TrainedBefore(cst.CSTVisitor):
                 self.used_after_training.update(id(call) for call in finder.calls)
             estimator = self.facts.estimator_for_train(statement)
             if estimator is not None:
-                trained.add(estimator.variable)
+                trained.update(id(call) for call in estimator.model_calls)
 
     def visit_Module(self, node: cst.Module) -> None:
         self._scan(node.body)
@@ -717,12 +764,12 @@ class _TrainedBefore(cst.CSTVisitor):
 
 
 class _ModelCalls(cst.CSTVisitor):
-    def __init__(self, estimators: set[str]):
-        self.estimators = estimators
+    def __init__(self, calls: set[int]):
+        self.ids = calls
         self.calls: list[cst.Call] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if model_method_call(node) in self.estimators:
+        if id(node) in self.ids:
             self.calls.append(node)
 
 
@@ -775,6 +822,7 @@ def collect_facts(
     facts = ProgramFacts(
         module=module,
         top_level_functions={id(statement) for statement in module.body if isinstance(statement, cst.FunctionDef)},
+        scopes=NameScopes(module, resolver.bindings),
     )
     collector = _Collector(resolver, facts)
     fast_visit(module, collector)
@@ -790,7 +838,7 @@ def collect_facts(
     if source is None or "build_raw_serving_input_receiver_fn" in source:  # (a walk of the module saved)
         facts.serving_placeholders = serving_feature_placeholders(module, resolver)
     _check_sessions(facts, checker.hook_references)
-    facts.exporter_variables.update(collector.lists)
+    facts.exporter_variables.update({name: value for (_, name), value in collector.lists.items()})
     facts.exporter_calls = _eval_spec_exporters(facts)
     facts.hook_lists = {
         name: value
@@ -799,10 +847,11 @@ def collect_facts(
     }
     trained_before = _TrainedBefore(facts)
     fast_visit(module, trained_before)
-    for name, estimator in facts.estimators.items():
+    for key, estimator in facts.estimators.items():
+        name = estimator.variable
         _check_estimator(estimator, facts, resolver, collector.assigned, checker.misused)
         estimator.problems.extend(_distribution_problems(estimator, exact))
-        if name in checker.misused:
+        if key in checker.misused:
             estimator.problems.append(
                 RunTimeChecked(f"`{name}` is used other than by train, evaluate and predict; only these are migrated yet")
             )
@@ -838,8 +887,8 @@ def collect_facts(
     # An instance variable given to a followed hooks list only (its assignment aside): its class is followed there
     followed_instances = {reference for estimator in facts.estimators.values()
                           for reference in estimator.hook_instance_references}
-    for name, call in facts.hook_instances.items():
-        uses = [use for use in checker.instance_uses.get(name, [])
+    for key, call in facts.hook_instances.items():
+        uses = [use for use in checker.instance_uses.get(key, [])
                 if id(use) not in collector.assignment_targets and id(use) not in checker.instance_attributes]
         if any(id(use) not in followed_instances for use in uses):
             facts.hooks_used_elsewhere.add(call.func.value)
@@ -960,12 +1009,12 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         _check_custom_estimator(estimator, facts, resolver)
     else:
         _check_canned_estimator(estimator, resolver)
-    if assigned[estimator.variable] != 1:
+    if assigned[estimator.key] != 1:
         estimator.problems.append(RunTimeChecked(f"`{estimator.variable}` is assigned more than once"))
     config = estimator.config
     if config is not None:
         estimator.problems.extend(_spread_checked_at_run_time({}, config.problems)[1])  # (TrainingConfig(**settings))
-        if config.variable and (config.variable in misused or assigned[config.variable] != 1):
+        if config.key and (config.key in misused or assigned[config.key] != 1):
             estimator.problems.append(RunTimeChecked(f"RunConfig `{config.variable}` is used or assigned elsewhere"))
     if estimator.model_dir is None:
         estimator.problems.append(
@@ -983,9 +1032,9 @@ def _check_estimator(estimator, facts, resolver, assigned, misused) -> None:
         else:
             problems = _train_and_evaluate_problems(training, estimator, facts, resolver)
             problems += [
-                f"{name} is used or assigned elsewhere than in train_and_evaluate"
-                for name in training.spec_variables
-                if name in misused or assigned[name] != 1
+                f"{key[1]} is used or assigned elsewhere than in train_and_evaluate"
+                for key in training.spec_variables
+                if key in misused or assigned[key] != 1
             ]
         estimator.problems.extend(problems)
     if estimator.saver_hook_calls and len(estimator.saver_hook_calls) != len(estimator.trainings):
@@ -1258,8 +1307,8 @@ def _train_problems(
     problems += _input_fn_problems(kwargs.get("input_fn"), estimator, facts, resolver)
     hooks = kwargs.get("hooks")
     listed_elsewhere = isinstance(hooks, cst.Name)
-    if isinstance(hooks, cst.Name) and hooks.value in facts.hook_lists:
-        hooks = facts.hook_lists[hooks.value]
+    if facts.variable(facts.hook_lists, hooks) is not None:
+        hooks = facts.variable(facts.hook_lists, hooks)
     if hooks is not None:
         if not isinstance(hooks, cst.List):
             problems.append(RunTimeChecked(
@@ -1268,11 +1317,11 @@ def _train_problems(
         else:
             for element in hooks.elements:
                 hook = element.value
-                if isinstance(hook, cst.Name) and hook.value in facts.builtin_hook_variables:
-                    hook = facts.builtin_hook_variables[hook.value]
-                elif isinstance(hook, cst.Name) and hook.value in facts.hook_instances:
+                if facts.variable(facts.builtin_hook_variables, hook) is not None:
+                    hook = facts.variable(facts.builtin_hook_variables, hook)
+                elif facts.variable(facts.hook_instances, hook) is not None:
                     estimator.hook_instance_references.add(id(hook))
-                    hook = facts.hook_instances[hook.value]
+                    hook = facts.variable(facts.hook_instances, hook)
                 builtin = resolver.call_api(hook)
                 if builtin is not None and builtin.path in SAVER_HOOKS:
                     problems += _saver_hook_problems(hook, element.value, listed_elsewhere, estimator)
@@ -1327,9 +1376,9 @@ def _input_fn_problems(
     """Why an input_fn= argument cannot give the migrated code a tf.data pipeline; its numpy_input_fn noted as
     used (numpy_input_fns are rewritten; functions returning a dataset are kept: codemods/input_fns.py)."""
     inline = resolver.call_api(input_fn) if input_fn is not None else None
-    if isinstance(input_fn, cst.Name) and input_fn.value in facts.input_fns:
-        estimator.input_fn_calls.append(facts.input_fns[input_fn.value])
-        return numpy_input_fn_problems(facts.input_fns[input_fn.value])
+    if facts.variable(facts.input_fns, input_fn) is not None:
+        estimator.input_fn_calls.append(facts.variable(facts.input_fns, input_fn))
+        return numpy_input_fn_problems(facts.variable(facts.input_fns, input_fn))
     if inline is not None and inline.is_one_of(*NUMPY_INPUT_FN_APIS):
         estimator.input_fn_calls.append(input_fn)
         return numpy_input_fn_problems(input_fn)

@@ -438,10 +438,10 @@ def analyze(
                 "migrate again"]
         # An estimator of this tier without a unit of its own shares its variable's name with a unit of another
         # function (`estimator` in train() and in evaluate()): tier 1's rules give that unit its calls and config
-        kept_names = {e.variable for e in kept}
+        kept_names = {e.variable: e for e in kept}
         for key in [key for key, kind in tier.calls.items() if kind == "canned"]:
             name = visitor.assigned_to.get(key)
-            if name in kept_names and facts.estimators[name].call is not constructors[key]:
+            if name in kept_names and facts.estimator_for_call(constructors[key]) is None:
                 del tier.calls[key]
                 tier.constructor_problems[key] = [
                     f"`{name}` also names an estimator of another function that stays TF1, whose RunConfig and calls "
@@ -470,7 +470,7 @@ def analyze(
         receiver = (id(visitor.function_of[id(call)]), call.func.value.value) if method else None
         # the call's estimator is one this tier builds, whatever else the module keeps
         told_apart = receiver in built and visitor.assignments[receiver] == 1
-        if kind is None and method in ESTIMATOR_METHODS and call.func.value.value not in facts.estimators and (
+        if kind is None and method in ESTIMATOR_METHODS and facts.estimator_read_by(call.func.value) is None and (
                 receiver in proven or (told_apart and estimator_method_call(call, method, keyword_needed=False))):
             kind = method  # (an estimator of this module: tier 1 or _kind decided already)
         if kind is None and receiver in kept_variables and estimator_method_call(call, method, keyword_needed=False):
@@ -716,8 +716,8 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
     receiver = call.func.value
     if isinstance(receiver, cst.Name) and receiver.value in RUNTIME_MODULES:
         return None  # already migrated: estimator_training.train(estimator, input_fn=...)
-    if isinstance(receiver, cst.Name) and receiver.value in facts.estimators:
-        return method if receiver.value in runtime_units else None
+    if facts.estimator_read_by(receiver) is not None:
+        return method if facts.estimator_read_by(receiver).runtime else None
     return method if estimator_method_call(call, method) else None
 
 

@@ -38,9 +38,10 @@ class BuiltinHookRule(Rule):
         hook = ctx.resolver.call_api(original).path
         callback = BUILTIN_HOOKS[hook]
         arguments, _ = call_arguments(updated, BUILTIN_HOOK_PARAMS[callback])
-        estimator = arguments.pop("estimator", None)  # an early-stopping hook: the callback stops its model
+        arguments.pop("estimator", None)  # an early-stopping hook: the callback stops its model
         if callback in METRIC_EARLY_STOPPING_HOOKS:  # and reads the estimator's eval directory
-            estimator = ctx.facts.estimators[estimator.value]
+            named = call_arguments(original, BUILTIN_HOOK_PARAMS[callback])[0]["estimator"]
+            estimator = ctx.facts.variable(ctx.facts.estimators, named)
             eval_dir = arguments.pop("eval_dir", None)
             ctx.need_import("os")
             if estimator.runtime:  # its model_dir is known when the program runs (codemods/runtime_tier.py)

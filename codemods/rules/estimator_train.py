@@ -343,7 +343,7 @@ class EstimatorTrainRule(Rule):
     def leave(self, original, updated, ctx):
         spec = ctx.facts.migrated_spec(original)
         if spec is not None:  # emitted again by its train_and_evaluate statement, which comes later
-            ctx.moved[id(ctx.facts.specs[spec])] = updated.body[0].value
+            ctx.moved[id(spec)] = updated.body[0].value
             return cst.RemoveFromParent()
         found = ctx.facts.training(original)
         if found is None:

@@ -36,7 +36,7 @@ class ExactRandomGeneratorRule(Rule):
 def _builds_migrated_estimator(statement, ctx) -> bool:
     """`name = <constructor>` of an estimator tier 1 rewrites."""
     assignment = single_assignment(statement)
-    estimator = ctx.facts.estimators.get(assignment[0]) if assignment else None
+    estimator = ctx.facts.estimator_for_call(assignment[1]) if assignment else None
     return estimator is not None and estimator.call is assignment[1] and estimator.migratable
 
 

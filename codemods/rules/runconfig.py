@@ -51,7 +51,7 @@ class RunConfigRule(Rule):
         if ctx.facts.runtime.kind(single_assignment(original)[1]) == "config":
             return updated  # codemods/rules/estimator_runtime.py
         name = single_assignment(original)[0]
-        config = ctx.facts.run_configs.get(name)
+        config = ctx.facts.run_config_for_call(single_assignment(original)[1])
         users = [e for e in ctx.facts.estimators.values() if config is not None and e.config is config]
         if not users:
             ctx.todo(

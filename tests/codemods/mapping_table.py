@@ -1037,11 +1037,11 @@ ROWS = [
         "a canned estimator whose variable also names a kept estimator of another function",
         "kept, with a TODO naming the kept one: the module's model_fns keep tf.estimator's EstimatorSpec and ModeKeys "
         "for it (a wrapped model_fn returning them would fail in TensorFlow 2.21); with that one migrated, "
-        "`migrate rewrite` wraps both; the canned one kept too, with a TODO: rename one of them",
+        "`migrate rewrite` wraps both; the canned one migrates: each function's variables are its own",
         "same",
         "todo_wrapped_beside_kept",
         ("this module keeps estimator `gpu_estimator` of this module", "and so tf.estimator's EstimatorSpec and ModeKeys",
-         "`classifier` also names an estimator of another function that stays TF1"),
+         "classifier = estimator_training.configure(config=run_config, model=canned.dnn_classifier("),
         ("this module keeps estimator `gpu_estimator` of this module",),
     ),
     Row(
