@@ -16,6 +16,7 @@ import ast
 import functools
 
 from codemods.tf1_api import missing_in_tf2
+from codemods.tf_era import dotted_name
 
 MARK = "TODO(migrate)"
 _GONE_MODULES = ("tensorflow_estimator", "tensorflow.estimator", "tensorflow.compat.v1.estimator",
@@ -119,13 +120,11 @@ def _bind(bound: dict[str, tuple[str, ...]], local: str, full: str) -> None:
 def _chain(node: ast.Name | ast.Attribute, bound: dict[str, tuple[str, ...]]) -> tuple[list[str], str] | None:
     """(the dotted names it may stand for, the local name it starts at) of an attribute chain or name, none unless
     reached through an import; None when the chain starts elsewhere (a call's result: its parts are walked)."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
+    dotted = dotted_name(node)
+    if dotted is None:
         return None
-    return [".".join([full, *reversed(parts)]) for full in bound.get(node.id, ())], node.id
+    root, _, rest = dotted.partition(".")
+    return [f"{full}.{rest}" if rest else full for full in bound.get(root, ())], root
 
 
 def _first_line(statement: ast.stmt) -> int:

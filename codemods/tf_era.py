@@ -80,7 +80,7 @@ def _names_below_tensorflow(nodes: list[ast.AST], matches) -> bool:
         return False
     for node in nodes:
         if isinstance(node, ast.Attribute):
-            dotted = _dotted(node)
+            dotted = dotted_name(node)
             if dotted is not None:
                 head, _, rest = dotted.partition(".")
                 if head in aliases and matches(rest):
@@ -88,7 +88,8 @@ def _names_below_tensorflow(nodes: list[ast.AST], matches) -> bool:
     return False
 
 
-def _dotted(node: ast.AST) -> str | None:
+def dotted_name(node: ast.AST) -> str | None:
+    """`a.b.c` of a name or attribute chain; None when the chain starts elsewhere (a call's result)."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
