@@ -190,6 +190,10 @@ class RuntimeTier:
     calls: dict[int, str] = field(default_factory=dict)  # id(call) -> "canned" | "config" | "train" | ...
     constructor_problems: dict[int, list[str]] = field(default_factory=dict)  # id(call) -> why not
     blocked_by: list[str] = field(default_factory=list)  # the project's kept estimators, when the tier is off
+    # id of a custom constructor this tier wraps where the project keeps another estimator TF1 -> its model_fn,
+    # which nothing else runs (`_own_model_fn`): the Estimator names there alone become compat's
+    # (codemods/rules/wrapped_model_fn.py)
+    own_model_fns: dict[int, cst.FunctionDef] = field(default_factory=dict)
     # id(call) -> why a train/evaluate/predict/export/train_and_evaluate call this tier would take is kept
     # (it may run an estimator that stays TF1); tier 1 speaks for the calls of its own estimators
     kept_calls: dict[int, str] = field(default_factory=dict)
@@ -394,7 +398,8 @@ def analyze(
             continue
         unit = facts.estimator_for_call(call)
         wrapped = api.path == CUSTOM or tpu
-        if wrapped and project_blocked:
+        own_model_fn = _own_model_fn(call, facts, project, resolver) if wrapped and not tpu and project_blocked else None
+        if wrapped and project_blocked and own_model_fn is None:
             continue  # its TODOs say why (codemods/rules/custom_estimator.py)
         problems = wrapped_problems(call, "TPUEstimator" if tpu else "Estimator") if wrapped \
             else canned_problems(call, api.path, resolver)
@@ -409,13 +414,15 @@ def analyze(
             continue
         tier.calls[id(call)] = "wrapped_tpu" if tpu else "wrapped" if wrapped else "canned"
         constructors[id(call)] = call
+        if own_model_fn is not None:
+            tier.own_model_fns[id(call)] = own_model_fn
         if unit is not None:
             unit.runtime = True
         if (unit is None or project_blocked) and id(call) in visitor.assigned_to:
             # `estimator = TPUEstimator(...)`: its methods in that function
             built.add((id(visitor.function_of[id(call)]), visitor.assigned_to[id(call)]))
         if project_blocked:  # its own RunConfig, which reaches nothing else (`_local_to`), is this tier's too
-            config = call_arguments(call, CANNED[api.path].positional)[0].get("config") if api.path in CANNED else None
+            config = _constructor_arguments(call, api.path).get("config")
             if config is not None and _local_to(call, config, visitor, resolver):
                 own_configs[id(call)] = id(visitor.assigned_calls[(id(visitor.function_of[id(call)]), config.value)])
             elif shared is not None:
@@ -430,7 +437,8 @@ def analyze(
         tier.blocked_by += [f"estimator `{e.variable}` of this module" for e in kept]
         # A model_fn kept as written keeps this module's EstimatorSpec and ModeKeys for the kept estimator
         # (codemods/rules/wrapped_model_fn.py is off): no wrapped model_fn of it would run
-        for key in [key for key, kind in tier.calls.items() if kind in ("wrapped", "wrapped_tpu")]:
+        for key in [key for key, kind in tier.calls.items()
+                    if kind in ("wrapped", "wrapped_tpu") and key not in tier.own_model_fns]:
             del tier.calls[key]
             tier.constructor_problems[key] = [
                 f"this module keeps {', '.join(tier.blocked_by)} TF1, and so tf.estimator's EstimatorSpec and "
@@ -533,8 +541,7 @@ _KEPT_KINDS = ("train_and_evaluate", "model_to_estimator", *ESTIMATOR_METHODS)
 
 def _local_to(call: cst.Call, value: cst.BaseExpression, visitor: _Calls, resolver: ApiResolver) -> bool:
     """Whether `value`, an argument of the estimator constructor `call`, is a variable of the function making it,
-    assigned once a RunConfig or head built there and read by this call alone: nothing else can reach it. (Its name
-    is assigned nowhere else in the module: tier 1 knows RunConfigs by name.)"""
+    assigned once a RunConfig or head built there and read by this call alone: nothing else can reach it."""
     function = visitor.function_of[id(call)]
     if not isinstance(value, cst.Name) or function is None:
         return False
@@ -542,8 +549,7 @@ def _local_to(call: cst.Call, value: cst.BaseExpression, visitor: _Calls, resolv
     built = visitor.assigned_calls.get(key)
     api = resolver.call_api(built) if built is not None else None
     return (api is not None and (api.path.endswith(".RunConfig") or ".head." in api.path or "_head" in api.path)
-            and visitor.occurrences[key] == 2
-            and sum(count for (_, name), count in visitor.assignments.items() if name == value.value) == 1)
+            and visitor.occurrences[key] == 2 and visitor.assignments[key] == 1)
 
 
 def _shared(call: cst.Call, path: str, visitor: _Calls, resolver: ApiResolver, kept_classes: set[str]
@@ -553,7 +559,7 @@ def _shared(call: cst.Call, path: str, visitor: _Calls, resolver: ApiResolver, k
     one's as a TrainingConfig: `CONFIG = tf.estimator.RunConfig(...)` is assigned once, in the canned one's
     function or at module level, every other use of the name is a `config=` of an estimator constructor, and the
     RunConfig's arguments are literals and names each kept constructor sees as the RunConfig did."""
-    config = call_arguments(call, CANNED[path].positional)[0].get("config") if path in CANNED else None
+    config = _constructor_arguments(call, path).get("config")
     if not isinstance(config, cst.Name):
         return None
     name, function = config.value, visitor.function_of[id(call)]
@@ -598,13 +604,46 @@ def _copyable(runconfig: cst.Call, visitor: _Calls, scope: int, reader: int) -> 
     return True
 
 
+def _own_model_fn(call: cst.Call, facts, project: ProjectFacts, resolver: ApiResolver) -> cst.FunctionDef | None:
+    """The model_fn of the custom `Estimator(...)` call `call`, when nothing else can run it: a function defined
+    once, at the module's top level, named only there and in this call, imported by no other module of the project,
+    spelling its Estimator names itself (`tf.estimator.EstimatorSpec`, not a bare imported name, nor through a
+    function of the module that others may call)."""
+    model_fn = wrapped_arguments(call).get("model_fn")
+    if not isinstance(model_fn, cst.Name) or project.exported_names is None or model_fn.value in project.exported_names:
+        return None
+    defs = facts.functions.get(model_fn.value, [])
+    if len(defs) != 1 or id(defs[0]) not in facts.top_level_functions or facts.name_uses[model_fn.value] != 2:
+        return None
+    function = defs[0]
+    for name in nodes_of_types(function, (cst.Name,)):
+        api = resolver.api(name)
+        if api is not None and api.path.startswith("estimator."):
+            return None  # a bare name imported from tf.estimator: its import stays for the rest of the module
+    for called in nodes_of_types(function, (cst.Call,)):
+        helpers = facts.functions.get(called.func.value, []) if isinstance(called.func, cst.Name) else []
+        if any(helper is not function and _names_estimator_apis(helper, resolver) for helper in helpers):
+            return None
+    return function
+
+
+def _names_estimator_apis(node: cst.CSTNode, resolver: ApiResolver) -> bool:
+    return any((api := resolver.api(attribute)) is not None and api.path.startswith("estimator.")
+               for attribute in nodes_of_types(node, (cst.Attribute,)))
+
+
+def _constructor_arguments(call: cst.Call, path: str) -> dict[str, cst.BaseExpression]:
+    """A canned or custom estimator constructor's arguments, by name."""
+    return call_arguments(call, CANNED[path].positional)[0] if path in CANNED else wrapped_arguments(call)
+
+
 def _beside_kept_problems(call: cst.Call, path: str, visitor: _Calls, project: ProjectFacts, resolver: ApiResolver,
                           shared_config: bool) -> list[str]:
-    """Why a canned estimator's call cannot migrate in a project keeping another estimator TF1: what it shares
-    with the rest of the program (a config, a head) may reach the kept one, and its calls are told apart from the
-    kept one's only through a variable assigned once. (A config `shared_config` with kept estimators is theirs
-    too, each given a copy: `_shared`.)"""
-    kwargs, _ = call_arguments(call, CANNED[path].positional)
+    """Why a canned estimator's call (or a custom one's, its model_fn its own: `_own_model_fn`) cannot migrate in a
+    project keeping another estimator TF1: what it shares with the rest of the program (a config, a head) may reach
+    the kept one, and its calls are told apart from the kept one's only through a variable assigned once. (A config
+    `shared_config` with kept estimators is theirs too, each given a copy: `_shared`.)"""
+    kwargs = _constructor_arguments(call, path)
     kept = f"an estimator that stays TF1 in this project ({'; '.join(project.keeps_estimators)})"
     given = {key for key in ("config", "head") if key in kwargs and not is_none(kwargs[key])
              and not _local_to(call, kwargs[key], visitor, resolver) and not (key == "config" and shared_config)}

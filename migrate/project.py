@@ -102,13 +102,15 @@ def _program_facts(modules: list[ModuleIndex]) -> _ProgramFacts:
                          frozenset().union(*(found.factories for found in mentions)))
 
 
-def _merged(path: str, programs: list[_ProgramFacts]) -> ProjectFacts:
-    """The ProjectFacts of the module at `path`, from those of the programs it belongs to."""
+def _merged(path: str, programs: list[_ProgramFacts], exported: set[str] | None) -> ProjectFacts:
+    """The ProjectFacts of the module at `path`, from those of the programs it belongs to and the names other
+    modules import from it (`exported`)."""
     kept = dict.fromkeys(where for program in programs for where in program.kept)
     folder = os.path.dirname(path)
     described = [f"{name} in {'this module' if at == path else os.path.relpath(at, folder)}" for name, at in kept]
     return ProjectFacts(described, any(p.tf1 for p in programs), any(p.tf1_names for p in programs),
-                        any(p.wraps for p in programs), frozenset().union(*(p.factories for p in programs)))
+                        any(p.wraps for p in programs), frozenset().union(*(p.factories for p in programs)),
+                        None if exported is None else frozenset(exported))
 
 
 def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None]) -> dict[Path, ProjectFacts]:
@@ -116,11 +118,20 @@ def index_projects(files: list[SourceFile], modules: Iterable[ModuleIndex | None
     `index_module` of the tree's modules (those `worth_indexing`, at least, and the `context_files`)."""
     indexed = {module.path: module for module in modules if module is not None}
     tree = Modules(indexed)
-    found = programs({path: tree.imported_by(path, module.imports) for path, module in indexed.items()})
+    taken = {path: tree.names_taken(path, module.imports) for path, module in indexed.items()}
+    exported: dict[str, set[str] | None] = {}
+    for names_taken in taken.values():
+        for path, names in names_taken.items():
+            if names is None or exported.get(path, set()) is None:
+                exported[path] = None
+            else:
+                exported.setdefault(path, set()).update(names)
+    found = programs({path: set(names_taken) for path, names_taken in taken.items()})
     belongs: dict[str, list[_ProgramFacts]] = {}
     for entry in sorted(found):
         facts = _program_facts([indexed[path] for path in sorted(found[entry])])
         for path in found[entry]:
             belongs.setdefault(path, []).append(facts)
-    return {file.path: _merged(os.path.abspath(file.path), belongs.get(os.path.abspath(file.path), []))
+    return {file.path: _merged(os.path.abspath(file.path), belongs.get(os.path.abspath(file.path), []),
+                               exported.get(os.path.abspath(file.path), set()))
             for file in files if not file.is_notebook}

@@ -12,8 +12,10 @@ against the real Estimator (legacy env), for both targets:
 - scripts_folder: three independent scripts sharing data.py, one keeping an Estimator subclass TF1; the other two
   (scripts_linear: a LinearClassifier, whose accuracy equals the Estimator's; scripts_custom: a custom model_fn with
   a LoggingTensorHook, train_and_evaluate) migrate with no TODO, as each does alone;
-- two_experiments: one module, two functions each binding `estimator`, the other's a subclass kept TF1: the
-  LinearClassifier's function migrates, with the RunConfig it builds for it, and matches the Estimator.
+- two_experiments: one module, three functions each binding `estimator` and `config`, one's a subclass kept TF1: the
+  LinearClassifier's function migrates, with the RunConfig it builds for it, and matches the Estimator;
+- two_experiments_custom: the same module's custom Estimator on a model_fn of its own migrates (wrapped, its
+  EstimatorSpec compat's; the kept one's model_fn keeps tf.estimator's) and ends at the Estimator's step.
 - shared_config: one RunConfig given to the LinearClassifier and to the kept subclass: the LinearClassifier
   migrates with it (a TrainingConfig), the kept one gets a copy with its TODO, and the run matches the Estimator.
 
@@ -79,12 +81,14 @@ PROJECTS = {
                               folder="scripts_folder", manual=2),
     "scripts_custom": Project(("custom_train.py", "{model_dir}", "{steps}"), 200, 16, 50, folder="scripts_folder",
                               manual=2),
-    # One module, two functions each binding `estimator`; the other function's is kept (3 manual findings: the
+    # One module, three functions each binding `estimator`; one function's is kept (3 manual findings: the
     # class, its model_fn's tf.estimator.EstimatorSpec, and shared_config.py's copy of the RunConfig for it)
-    "two_experiments": Project(("train.py", "linear", "{model_dir}", "{steps}"), 200, 8, 50, same_accuracy=True,
+    "two_experiments": Project(("train.py", "linear", "{model_dir}", "{steps}"), 200, 13, 50, same_accuracy=True,
                                manual=3),
+    "two_experiments_custom": Project(("train.py", "custom", "{model_dir}", "{steps}"), 200, 13, 50,
+                                      folder="two_experiments", manual=3),
     # The same experiments on one module-level RunConfig given to both estimators
-    "shared_config": Project(("shared_config.py", "linear", "{model_dir}", "{steps}"), 200, 8, 50,
+    "shared_config": Project(("shared_config.py", "linear", "{model_dir}", "{steps}"), 200, 13, 50,
                              same_accuracy=True, folder="two_experiments", manual=3),
 }
 

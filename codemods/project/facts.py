@@ -36,6 +36,9 @@ class ProjectFacts:
     wraps_model_fns: bool = False
     # the names of its modules' functions that return an estimator they build (`estimator_factories`)
     estimator_factories: frozenset[str] = frozenset()
+    # the names other modules of the project import from this one (None: one imports the module itself, and may
+    # read any of its names)
+    exported_names: frozenset[str] | None = frozenset()
 
 
 @dataclass

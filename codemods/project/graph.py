@@ -92,7 +92,20 @@ class Modules:
 
     def imported_by(self, path: str, imports: list[Import]) -> set[str]:
         """The modules `path`'s imports load."""
-        resolved: set[str] = set()
+        return set(self.names_taken(path, imports))
+
+    def names_taken(self, path: str, imports: list[Import]) -> dict[str, set[str] | None]:
+        """The modules `path`'s imports load, each with the names taken from it (`from m import a, b`: {a, b},
+        also for the packages on the way; None where the module itself is bound, `import m` or `from package
+        import m`, and any name of it may be read)."""
+        taken: dict[str, set[str] | None] = {}
+
+        def take(module_path: str, names: set[str] | None) -> None:
+            if names is None or (module_path in taken and taken[module_path] is None):
+                taken[module_path] = None
+            else:
+                taken.setdefault(module_path, set()).update(names)
+
         bases = None
         for level, module, names in imports:
             if level:
@@ -106,13 +119,15 @@ class Modules:
             for base in candidates:
                 found = self.at(base, module)
                 package = os.path.join(base, *module.split(".")) if module else base
-                for name in names:  # `from package import module`
-                    found += self._submodule(os.path.join(package, name))
-                if found:
-                    resolved.update(found)
+                submodules = [sub for name in names for sub in self._submodule(os.path.join(package, name))]
+                for found_path in found:
+                    take(found_path, set(names) if names else None)
+                for found_path in submodules:  # `from package import module`
+                    take(found_path, None)
+                if found or submodules:
                     break
-        resolved.discard(os.path.abspath(path))
-        return resolved
+        taken.pop(os.path.abspath(path), None)
+        return taken
 
 
 def programs(imports: dict[str, set[str]]) -> dict[str, set[str]]:

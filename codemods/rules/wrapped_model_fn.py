@@ -35,11 +35,13 @@ class WrappedModelFnNamesRule(Rule):
     node_types = (cst.Attribute,)
 
     def interested(self, node, ctx) -> bool:
-        return node.attr.value in NAMES and not ctx.facts.runtime.blocked_by
+        return node.attr.value in NAMES and (not ctx.facts.runtime.blocked_by or bool(_own_model_fns(ctx)))
 
     def leave(self, original: cst.Attribute, updated: cst.Attribute, ctx):
-        if original.attr.value not in NAMES or ctx.facts.runtime.blocked_by:
+        if original.attr.value not in NAMES:
             return updated
+        if ctx.facts.runtime.blocked_by and not any(id(s) in _own_model_fns(ctx) for s in ctx.statement_stack):
+            return updated  # the module keeps an estimator TF1: only a model_fn nothing else runs changes
         if any(isinstance(s, cst.FunctionDef) and ctx.facts.migrated_model_fn(s) is not None
                for s in ctx.statement_stack):
             return updated  # inside a model_fn tier 1 replaces with a class
@@ -53,3 +55,9 @@ class WrappedModelFnNamesRule(Rule):
         ctx.need_compat(module)
         ctx.record(original, self.rule_id, True, f"{api.path} -> compat.{module}.{name}")
         return cst.parse_expression(f"{module}.{name}")
+
+
+def _own_model_fns(ctx) -> set[int]:
+    """The ids of the model_fns the run-time tier wraps that nothing else runs (codemods/runtime_tier.py)."""
+    runtime = ctx.facts.runtime
+    return {id(function) for call, function in runtime.own_model_fns.items() if call in runtime.calls}

@@ -56,3 +56,24 @@ def test_programs_are_entries_with_what_they_load():
                "x": {"y"}, "y": {"x"}}  # x and y: an import cycle no entry reaches
     assert programs(imports) == {"a": {"a", "data"}, "b": {"b", "data"}, "c": {"c", "data", "model"},
                                  "x": {"x", "y"}}
+
+
+def test_the_names_each_import_takes_from_the_modules_it_loads(tmp_path):
+    files = {"train.py": "from model import model_fn, build\nimport data\n", "model.py": "", "data.py": "",
+             "trainer/__init__.py": "", "trainer/task.py": "from trainer import inputs\nfrom trainer.util import f\n",
+             "trainer/inputs.py": "", "trainer/util.py": ""}
+    for relative, source in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(source)
+    paths = {str(tmp_path / relative): imports_in(ast.walk(ast.parse(source))) for relative, source in files.items()}
+    modules = Modules(paths)
+
+    def taken(relative):
+        path = str(tmp_path / relative)
+        return {os.path.relpath(target, tmp_path): names for target, names in modules.names_taken(path, paths[path]).items()}
+
+    assert taken("train.py") == {"model.py": {"model_fn", "build"}, "data.py": None}  # None: the module itself bound
+    # a package's __init__ on the way is given the names too (they may be defined there); a submodule imported
+    # from its package is bound itself
+    assert taken("trainer/task.py") == {"trainer/__init__.py": {"inputs", "f"}, "trainer/inputs.py": None,
+                                        "trainer/util.py": {"f"}}

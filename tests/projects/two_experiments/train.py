@@ -1,4 +1,5 @@
-"""Two experiments in one script: the canned linear baseline and the team's pinned-checkpoint estimator."""
+"""Three experiments in one script: the canned linear baseline, a linear model of our own and the team's
+pinned-checkpoint estimator."""
 import sys
 
 import tensorflow as tf
@@ -25,6 +26,22 @@ def train_linear(model_dir, steps):
     return estimator.evaluate(input_fn=eval_input_fn)
 
 
+def linear_model_fn(features, labels, mode):
+    logits = tf.compat.v1.layers.dense(features["point"], 4)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    train_op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    predicted = tf.argmax(logits, axis=1)
+    metrics = {"accuracy": tf.compat.v1.metrics.accuracy(labels=labels, predictions=predicted)}
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=metrics)
+
+
+def train_custom(model_dir, steps):
+    config = tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=50)
+    estimator = tf.estimator.Estimator(linear_model_fn, config=config)
+    estimator.train(train_input_fn, max_steps=steps)
+    return estimator.evaluate(eval_input_fn)
+
+
 def train_pinned(model_dir, steps):
     from pinned import PinnedEstimator
 
@@ -35,5 +52,6 @@ def train_pinned(model_dir, steps):
 
 if __name__ == "__main__":
     experiment, model_dir, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    metrics = train_linear(model_dir, steps) if experiment == "linear" else train_pinned(model_dir, steps)
+    experiments = {"linear": train_linear, "custom": train_custom, "pinned": train_pinned}
+    metrics = experiments[experiment](model_dir, steps)
     print(result_line(metrics))
