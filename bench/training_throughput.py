@@ -1,11 +1,13 @@
 """Benchmark: training steps/s of a TF1 program (legacy env) against its migrations (modern env).
 
     PYTHONPATH=. .venv/bin/python bench/training_throughput.py [--steps 20000] [--repeats 3]
-        [--program estimator|model-fn|monitored-session|saver-loop]
+        [--program estimator|runtime|model-fn|monitored-session|saver-loop]
 
 Anchor: the original program under TensorFlow 2.15 + tensorflow-estimator: an Estimator program
 (DNNClassifier [128, 64] on digits, Adam, batch 32, shuffled, a checkpoint every 200 steps, summaries every
-100), the same network as a custom model_fn writing a summary of its own (`model-fn`: tier 2), or the same
+100), the same estimator built by a factory function (`runtime`: the run-time tier, compat.estimator_training,
+as the real programs' factories and flags get), the same network as a custom model_fn writing a summary of its
+own (`model-fn`: tier 2), or the same
 network, data and checkpoint cadence hand-written with a MonitoredTrainingSession, or
 with a tf.Session loop saving with a tf.train.Saver. It is
 rewritten by `migrate rewrite --target keras` and `--target loop`, and each of the three runs for 100 steps
@@ -159,8 +161,25 @@ MODEL_FN_PROGRAM = PROGRAM.replace(
 
 def main():
 """)
+# The same program with its estimator built by a factory, as real trainers build theirs: the run-time tier's
+RUNTIME_PROGRAM = PROGRAM.replace("def main():", """def build_estimator(model_dir, config):
+    return tf1.estimator.DNNClassifier(
+        feature_columns=[tf1.feature_column.numeric_column("x", shape=[64])],
+        hidden_units=[128, 64],
+        n_classes=10,
+        optimizer=tf1.train.AdamOptimizer(0.001),
+        model_dir=model_dir,
+        config=config,
+    )
+
+
+def main():""").replace(PROGRAM[PROGRAM.index("    columns = "):PROGRAM.index("    train_input_fn")], """\
+    config = tf1.estimator.RunConfig(save_checkpoints_steps=200, save_summary_steps=100)
+    classifier = build_estimator(args.model_dir, config)
+""")
 PROGRAMS = {
     "estimator": ("Estimator", PROGRAM),
+    "runtime": ("Estimator (built by a factory)", RUNTIME_PROGRAM),
     "model-fn": ("Estimator (custom model_fn)", MODEL_FN_PROGRAM),
     "monitored-session": ("MonitoredTrainingSession", SESSION_PROGRAM),
     "saver-loop": ("tf.Session + Saver loop", SAVER_PROGRAM),

@@ -3,12 +3,20 @@ way, and the one setting the run-time tier takes only as None (train_distribute)
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
 from estimator_migrate.compat import canned, estimator_training
 from estimator_migrate.compat.estimator_training import TrainingConfig
-from tests.conftest import MODERN_PYTHON, ROOT, latest_saved_step, run, sigkill_after_save
+from tests.conftest import (
+    MODERN_PYTHON,
+    ROOT,
+    latest_saved_step,
+    listed_checkpoint_steps,
+    run,
+    sigkill_after_save,
+)
 
 
 def test_both_checkpoint_cadences_are_refused_as_runconfig_refused_them():
@@ -252,3 +260,47 @@ def test_keep_checkpoint_max_zero_keeps_every_checkpoint_as_the_saver_did(tmp_pa
     for target in ("keras", "loop"):
         code = migrate_source(program, target=target).code
         assert "max_to_keep=None" in code and "max_to_keep=0" not in code, code
+
+
+def test_a_training_without_hooks_runs_its_steps_in_calls_saving_and_summarising_at_estimator_s_steps(tmp_path):
+    """No hook sees each step: fit runs the steps up to the next checkpoint or summary in one call (gcd of the two
+    cadences: 10 here); checkpoints are model_dir's at steps 0, 20, 40 and 50 (the end), the loss is written at
+    steps 10 to 50, the same weights as one step per call; evaluate and predict go batch by batch after it."""
+    def input_fn():
+        features = {"x": tf.reshape(tf.range(40, dtype=tf.float32), [40, 1]) / 40.0}
+        return tf.data.Dataset.from_tensor_slices((features, tf.range(40, dtype=tf.float32)[:, None] / 20.0)).batch(4)
+
+    class Calls(tf.compat.v1.train.CheckpointSaverListener):
+        def __init__(self, model):
+            self.model, self.steps_per_call = model, []
+
+        def after_save(self, session, global_step_value):
+            self.steps_per_call.append((global_step_value, int(self.model.steps_per_execution or 1)))
+
+    def trained(name, **cadence):
+        tf.keras.utils.set_random_seed(3)
+        model = estimator_training.configure(
+            canned.linear_regressor([tf.feature_column.numeric_column("x")]),
+            config=TrainingConfig(model_dir=tmp_path / name, **cadence))
+        calls = Calls(model)
+        estimator_training.train(model, lambda: input_fn().repeat(), max_steps=50, saving_listeners=[calls])
+        return model, calls.steps_per_call
+
+    chunked, calls = trained("chunked", save_checkpoints_steps=20, save_summary_steps=10)
+    assert calls == [(0, 10), (20, 10), (40, 10), (50, 10)]
+    assert listed_checkpoint_steps(tmp_path / "chunked") == [0, 20, 40, 50]
+    assert _loss_summary_steps(tmp_path / "chunked") == [10, 20, 30, 40, 50]
+    stepwise, calls = trained("stepwise", save_checkpoints_steps=20, save_summary_steps=7)  # gcd 1: step by step
+    assert [per_call for _, per_call in calls] == [1, 1, 1, 1]
+    for mine, theirs in zip(chunked.get_weights(), stepwise.get_weights()):
+        np.testing.assert_array_equal(mine, theirs)
+    assert int(chunked.steps_per_execution) == 1  # after the training
+    metrics = estimator_training.evaluate(chunked, input_fn)
+    assert metrics["global_step"] == 50 and np.isfinite(metrics["loss"])
+
+
+def _loss_summary_steps(model_dir) -> list[int]:
+    """The steps at which the training wrote its loss to TensorBoard (under model_dir)."""
+    return sorted({event.step for path in model_dir.rglob("events.out.tfevents.*")
+                   for event in tf.compat.v1.train.summary_iterator(str(path))
+                   for value in event.summary.value if value.tag == "batch_loss"})
