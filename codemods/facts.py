@@ -534,23 +534,18 @@ class _Collector(ScopeTracking):
         self.lists: dict[Key, cst.List] = {}  # variable -> list literal assigned to it
         self.instances: dict[Key, cst.Call] = {}  # variable -> `SomeName(...)` assigned to it
         self.assignment_targets: set[int] = set()  # ids of those assignments' target names
-        self.enclosing: list[cst.FunctionDef] = []  # the defs around the node being visited
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         self.facts.functions.setdefault(node.name.value, []).append(node)
-        self.enclosing.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        super().leave_FunctionDef(original_node)
-        self.enclosing.pop()
 
     def visit_With(self, node: cst.With) -> None:
+        enclosing = [scope for scope in self.scopes if isinstance(scope, cst.FunctionDef)]  # the defs around it
         call = session_call(node, self.resolver)
         if call is not None:
-            self.facts.sessions[id(call)] = analyze_session(node, call, self.enclosing, self.facts.module, self.resolver)
+            self.facts.sessions[id(call)] = analyze_session(node, call, enclosing, self.facts.module, self.resolver)
         elif tf_session_call(node, self.resolver) is not None:
-            found = analyze_saver_session(node, self.enclosing, self.facts.module, self.resolver)
+            found = analyze_saver_session(node, enclosing, self.facts.module, self.resolver)
             if found is not None:
                 self.facts.saver_sessions[id(found[0])] = found[1]
 

@@ -469,11 +469,11 @@ def analyze(
     kept_configs -= own_configs
     runtime_configs = {id(e.config.call) for e in facts.estimators.values() if e.runtime and e.config is not None}
     tier1_nodes -= runtime_configs  # a RunConfig tier 1 also reads stays, as a TrainingConfig, for this tier
-    runtime_units = {e.variable: e for e in facts.estimators.values() if e.runtime}
+    runtime_units = [e for e in facts.estimators.values() if e.runtime]
     for call in visitor.calls:
         if id(call) in tier1_nodes or id(call) in tier.calls or id(call) in kept_configs:
             continue
-        kind = _kind(call, resolver, runtime_units, facts)
+        kind = _kind(call, resolver, facts)
         method = _named_receiver(call)
         receiver = (id(visitor.function_of[id(call)]), call.func.value.value) if method else None
         # the call's estimator is one this tier builds, whatever else the module keeps
@@ -488,7 +488,7 @@ def analyze(
         if kind in ESTIMATOR_METHODS and not mentions_tensorflow():
             continue
         if tier.blocked_by and not told_apart and id(call) not in own_configs \
-                and (project_blocked or not _belongs_to(call, runtime_units.values())):
+                and (project_blocked or not _belongs_to(call, runtime_units)):
             if not _belongs_to(call, facts.estimators.values()):
                 _keep(call, kind, tier, mentions_tensorflow)
             continue
@@ -720,7 +720,7 @@ def _release_sharers(facts, tier: RuntimeTier) -> list:
             return kept
 
 
-def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | None:
+def _kind(call: cst.Call, resolver: ApiResolver, facts) -> str | None:
     api = resolver.call_api(call)
     if api is not None:
         if api.path == "estimator.RunConfig":
@@ -755,8 +755,9 @@ def _kind(call: cst.Call, resolver: ApiResolver, runtime_units, facts) -> str | 
     receiver = call.func.value
     if isinstance(receiver, cst.Name) and receiver.value in RUNTIME_MODULES:
         return None  # already migrated: estimator_training.train(estimator, input_fn=...)
-    if facts.estimator_read_by(receiver) is not None:
-        return method if facts.estimator_read_by(receiver).runtime else None
+    unit = facts.estimator_read_by(receiver)
+    if unit is not None:
+        return method if unit.runtime else None
     return method if estimator_method_call(call, method) else None
 
 
