@@ -1,12 +1,13 @@
 """Benchmark: training steps/s of a TF1 program (legacy env) against its migrations (modern env).
 
     PYTHONPATH=. .venv/bin/python bench/training_throughput.py [--steps 20000] [--repeats 3]
-        [--program estimator|runtime|model-fn|monitored-session|saver-loop]
+        [--program estimator|hooks|runtime|runtime-hooks|model-fn|monitored-session|saver-loop]
 
 Anchor: the original program under TensorFlow 2.15 + tensorflow-estimator: an Estimator program
 (DNNClassifier [128, 64] on digits, Adam, batch 32, shuffled, a checkpoint every 200 steps, summaries every
 100), the same estimator built by a factory function (`runtime`: the run-time tier, compat.estimator_training,
-as the real programs' factories and flags get), the same network as a custom model_fn writing a summary of its
+as the real programs' factories and flags get), either given LoggingTensorHook(every_n_iter=100) and
+StepCounterHook(every_n_steps=100) (`hooks`, `runtime-hooks`), the same network as a custom model_fn writing a summary of its
 own (`model-fn`: tier 2), or the same
 network, data and checkpoint cadence hand-written with a MonitoredTrainingSession, or
 with a tf.Session loop saving with a tf.train.Saver. It is
@@ -177,9 +178,20 @@ def main():""").replace(PROGRAM[PROGRAM.index("    columns = "):PROGRAM.index(" 
     config = tf1.estimator.RunConfig(save_checkpoints_steps=200, save_summary_steps=100)
     classifier = build_estimator(args.model_dir, config)
 """)
+# Hooks with a step cadence, as canned estimators' users gave them (the step logged by the name of Estimator's tensor)
+HOOKED_TRAIN = """\
+    hooks = [
+        tf1.train.LoggingTensorHook({"step": "global_step"}, every_n_iter=100),
+        tf1.train.StepCounterHook(every_n_steps=100, output_dir=args.model_dir),
+    ]
+    classifier.train(input_fn=train_input_fn, max_steps=args.max_steps, hooks=hooks)
+"""
+UNHOOKED_TRAIN = "    classifier.train(input_fn=train_input_fn, max_steps=args.max_steps)\n"
 PROGRAMS = {
     "estimator": ("Estimator", PROGRAM),
+    "hooks": ("Estimator with hooks", PROGRAM.replace(UNHOOKED_TRAIN, HOOKED_TRAIN)),
     "runtime": ("Estimator (built by a factory)", RUNTIME_PROGRAM),
+    "runtime-hooks": ("Estimator (built by a factory) with hooks", RUNTIME_PROGRAM.replace(UNHOOKED_TRAIN, HOOKED_TRAIN)),
     "model-fn": ("Estimator (custom model_fn)", MODEL_FN_PROGRAM),
     "monitored-session": ("MonitoredTrainingSession", SESSION_PROGRAM),
     "saver-loop": ("tf.Session + Saver loop", SAVER_PROGRAM),

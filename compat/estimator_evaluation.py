@@ -334,6 +334,10 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         self._evaluated_step: int | None = None
         self._trained = False
 
+    def steps_due(self, step: int) -> int:
+        """compat.chunked_calls: the next checkpoint step (on the clock: every step is looked at)."""
+        return (step // self.every_steps + 1) * self.every_steps if self.every_steps is not None else step + 1
+
     def on_train_batch_end(self, batch, logs=None):
         self._trained = True
         if self.every_steps is not None:

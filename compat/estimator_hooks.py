@@ -47,6 +47,10 @@ class RaiseOnNanLoss(tf_keras.callbacks.Callback):
 
     _supports_tf_logs = True  # reads the loss tensor itself: fit need not convert every log (measured: 25% vs 12%)
 
+    def steps_due(self, step: int) -> None:
+        """compat.chunked_calls: any call's end (the running mean stays NaN from a NaN step on)."""
+        return None
+
     def on_train_batch_end(self, batch, logs=None):
         if logs and "loss" in logs:
             check_loss(logs["loss"])
@@ -66,6 +70,10 @@ class StopAtStep(tf_keras.callbacks.Callback):
     def on_train_begin(self, logs=None):
         start = int(self.model.optimizer.iterations.numpy())
         self._stop_at = self.last_step if self.last_step is not None else start + self.num_steps
+
+    def steps_due(self, step: int) -> int:
+        """compat.chunked_calls: the step it stops at."""
+        return max(step + 1, self._stop_at)
 
     def on_train_batch_end(self, batch, logs=None):
         if int(self.model.optimizer.iterations.numpy()) >= self._stop_at:
@@ -134,24 +142,37 @@ class LoggingTensorHook(tf_keras.callbacks.Callback):
                     f"LoggingTensorHook: {name!r} (tag {tag!r}) is a tensor of the Estimator's graph, which the "
                     "migrated canned model does not have; only the global step ('global_step') carries over: log "
                     "other values from a tf_keras callback's on_train_batch_end(batch, logs)")
-        self._tensors, self._formatter, self._at_end = tensors, formatter, at_end
+        self._tensors, self._formatter, self._at_end, self._every_n_iter = tensors, formatter, at_end, every_n_iter
         self._timer = None if only_at_end else tf.compat.v1.train.SecondOrStepTimer(
             every_secs=every_n_secs, every_steps=every_n_iter)
 
     def on_train_begin(self, logs=None):
         if self._timer is not None:
             self._timer.reset()
-        self._iterations, self._due = 0, False
+        self._start, self._iterations, self._due = int(self._global_step()), 0, False
+
+    def steps_due(self, step: int) -> int | None:
+        """compat.chunked_calls: the step before the next one it logs (it reads the step before the update),
+        every step on the clock; none with at_end alone."""
+        if self._timer is None:
+            return None
+        last = self._timer.last_triggered_step()
+        if self._every_n_iter is None or last is None:
+            return step + 1
+        logs_at = self._start + last + self._every_n_iter
+        return logs_at if logs_at > step else step + self._every_n_iter  # (a call starting there logs at its start)
 
     def on_train_batch_begin(self, batch, logs=None):
-        self._due = self._timer is not None and self._timer.should_trigger_for_step(self._iterations)
+        if self._timer is None:
+            return
+        self._iterations = int(self._global_step()) - self._start
+        self._due = self._timer.should_trigger_for_step(self._iterations)
         if self._due:
             self._step = self._global_step()
 
     def on_train_batch_end(self, batch, logs=None):
         if self._due:
             self._log(self._step)
-        self._iterations += 1
 
     def on_train_end(self, logs=None):
         if self._at_end:
@@ -187,6 +208,12 @@ class StepCounter(tf_keras.callbacks.Callback):
     def on_train_begin(self, logs=None):
         self._counted_at: tuple[float, int] | None = None
         self._writer = tf.summary.create_file_writer(self.output_dir) if self.output_dir else None
+
+    def steps_due(self, step: int) -> int:
+        """compat.chunked_calls: the call's first step, then the step of the next count (on the clock: every step)."""
+        if self._counted_at is None or self.every_n_steps is None:
+            return step + 1
+        return max(step + 1, self._counted_at[1] + self.every_n_steps)
 
     def on_train_batch_end(self, batch, logs=None):
         step, now = int(self.model.optimizer.iterations.numpy()), time.monotonic()
@@ -288,6 +315,12 @@ class StopOnPredicate(tf_keras.callbacks.Callback):
 
     def on_train_begin(self, logs=None):
         self._checked_at: tuple[float, int] | None = None
+
+    def steps_due(self, step: int) -> int:
+        """compat.chunked_calls: the call's first step, then the next check (on the clock: every step)."""
+        if self._checked_at is None or self.run_every_steps is None:
+            return step + 1
+        return max(step + 1, self._checked_at[1] + self.run_every_steps)
 
     def on_train_batch_end(self, batch, logs=None):
         step, now = int(self.model.optimizer.iterations.numpy()), time.monotonic()

@@ -40,6 +40,7 @@ import tf_keras
 from tensorflow.python.eager import context
 
 from . import (
+    chunked_calls,
     estimator_evaluation,
     estimator_export,
     estimator_hooks,
@@ -581,18 +582,22 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         log.info("Skipping training since max_steps has already saved.")
         return model
     until_stopped = steps is None and max_steps is None
-    steps_per_call = _steps_per_call(model, config, callbacks, exact, until_stopped, done)
-    fault_tolerance = _checkpointing(model, config, manager, saving_listeners, exact, steps_per_call)
+    fault_tolerance = _checkpointing(model, config, manager, saving_listeners, exact)
     eagerly = model.run_eagerly
     if steps_eagerly(callbacks):
         model.run_eagerly, model.train_function = True, None
-    chunked = steps_per_call != 1
-    if chunked:  # (tf_keras keeps the train function it made first: made again for the chunks, and after them)
-        model.steps_per_execution, model.train_function = steps_per_call, None
     if dataset is None:
         dataset = input_dataset(input_fn, TRAIN, model, exact, input_hooks)
     if until_stopped and not exact:  # (exact resume needs a length: its own error says so)
         dataset = estimator_hooks.until_stopped(dataset)
+    fit_callbacks = [
+        estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
+        *fault_tolerance,  # before the user's hooks: Estimator saved before they ran
+        *([tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps)]
+          if config.save_summary_steps else []),  # (0 or None: Estimator wrote no summaries)
+        *callbacks,
+    ]
+    chunked = _chunked(model, fit_callbacks, until_stopped)
     try:
         with trains(model):
             model.fit(
@@ -600,46 +605,31 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
                 epochs=1,
                 steps_per_epoch=steps if max_steps is None
                 else max_steps - (call_start(manager, done, max_steps=max_steps) if fault_tolerance else done),
-                callbacks=[
-                    estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
-                    *fault_tolerance,  # before the user's hooks: Estimator saved before they ran
-                    *([tf_keras.callbacks.TensorBoard(config.model_dir, update_freq=config.save_summary_steps)]
-                      if config.save_summary_steps else []),  # (0 or None: Estimator wrote no summaries)
-                    *callbacks,
-                ],
+                callbacks=chunked_calls.sized_calls(fit_callbacks) if chunked else fit_callbacks,
             )
     finally:
         if model.run_eagerly != eagerly:
             model.run_eagerly, model.train_function = eagerly, None
-        if chunked:  # evaluate and predict, and their hooks, go batch by batch, as Estimator's did
-            model.steps_per_execution, model.train_function = 1, None
+        if chunked:
+            chunked_calls.one_step_per_call(model)
     if not fault_tolerance:
         trained_without_checkpoints(model)
     return model
 
 
-def _steps_per_call(model, config: TrainingConfig, callbacks: list, exact: bool, until_stopped: bool, done: int
-                    ) -> int:
-    """How many steps each call of fit's train function runs: the steps up to the next checkpoint or summary
-    (gcd of the two cadences), so that Python runs once per chunk; one where something must see every step (the
-    program's hooks, exact resume's step-by-step backups), where the clock sets the cadence, where the input's
-    end stops the training (fit must know a call's steps), under a distribution strategy, and where the training
-    starts (`done` steps) off a multiple of it: the calls' ends, where the summaries are written, would miss the
-    summary steps."""
-    if callbacks or exact or until_stopped or not config.save_checkpoints_steps \
-            or getattr(model, "_distribution_strategy", None) is not None:
-        return 1
-    every = int(config.save_checkpoints_steps)
-    steps = math.gcd(every, int(config.save_summary_steps or every))
-    return steps if done % steps == 0 else 1
+def _chunked(model, callbacks: list, until_stopped: bool) -> bool:
+    """Whether fit's calls run the steps up to the next one a callback needs (compat.chunked_calls), so that
+    Python runs once per chunk: not where a callback must see every step (the program's own, exact resume's
+    step-by-step backups, a cadence on the clock), where the input's end stops the training (fit must know a
+    call's steps), nor under a distribution strategy."""
+    return not until_stopped and getattr(model, "_distribution_strategy", None) is None \
+        and chunked_calls.chunkable(callbacks)
 
 
-def _checkpointing(model, config: TrainingConfig, manager, saving_listeners, exact: bool, steps_per_call: int = 1
-                   ) -> list:
+def _checkpointing(model, config: TrainingConfig, manager, saving_listeners, exact: bool) -> list:
     """The callbacks that save a training as Estimator's CheckpointSaverHook did: backups in model_dir/backup
     (a crash resumes at the last one; `exact`: at the same batch) and model_dir's checkpoints at Estimator's steps
-    (compat.kept_checkpoints). None when the RunConfig switches checkpointing off: Estimator saved nothing.
-    `steps_per_call`: fit's steps per call, which the backups count (a divisor of the step cadence)."""
+    (compat.kept_checkpoints). None when the RunConfig switches checkpointing off: Estimator saved nothing."""
     if not config.saves_checkpoints:
         if saving_listeners:
             raise ValueError(NO_CHECKPOINT_SAVER)
@@ -652,7 +642,7 @@ def _checkpointing(model, config: TrainingConfig, manager, saving_listeners, exa
         backup = ExactBackupAndRestore(backup_dir, save_freq=every if kind == "steps" else False,
                                        save_secs=every if kind == "secs" else None)
     elif kind == "steps":
-        backup = step_backup.BackupAndRestore(backup_dir, save_freq=every // steps_per_call)
+        backup = step_backup.BackupAndRestore(backup_dir, save_steps=every)
     else:
         backup = TimedBackupAndRestore(backup_dir, save_secs=every)
     listeners = saving_listeners_of(model, saving_listeners)

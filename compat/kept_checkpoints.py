@@ -130,6 +130,10 @@ class KeptCheckpoints(tf_keras.callbacks.Callback):
         step = self._step()
         self._listeners.around(lambda: self._save(step), step)
 
+    def steps_due(self, step: int) -> int:
+        """compat.chunked_calls: the step of the next save (on the clock: every step is looked at)."""
+        return max(step + 1, self._last_step + self._steps) if self._steps is not None else step + 1
+
     def on_train_batch_end(self, batch, logs=None):
         step = self._step()
         if self._steps is not None:

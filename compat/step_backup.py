@@ -17,16 +17,40 @@ from . import backup_listeners, root_logging
 
 class BackupAndRestore(tf_keras.callbacks.BackupAndRestore):
     """tf_keras.callbacks.BackupAndRestore, correct under `steps_per_execution` (`save_freq` counts calls);
-    each backup is announced to compat.backup_listeners once written."""
+    each backup is announced to compat.backup_listeners once written. With `save_steps` in place of save_freq it
+    backs up once that many steps have passed since the call's start or its last backup, whatever the calls'
+    lengths (compat.chunked_calls sizes them: `steps_due`)."""
+
+    def __init__(self, backup_dir, save_freq="epoch", *, save_steps: int | None = None, **kwargs):
+        super().__init__(backup_dir, save_freq=1 if save_steps else save_freq, **kwargs)
+        self.save_steps = save_steps
+
+    def on_train_begin(self, logs=None):
+        super().on_train_begin(logs)  # (restores a backup, step included)
+        self._backed_up_at = self._step()
+
+    def steps_due(self, step: int) -> int:
+        """compat.chunked_calls: the step of the next backup."""
+        return max(step + 1, self._backed_up_at + self.save_steps) if self.save_steps else step + 1
 
     def on_train_batch_end(self, batch, logs=None):
-        if not isinstance(self.model.distribute_strategy, tf.distribute.ParameterServerStrategy):
-            self._training_state._ckpt_saved_batch.assign(batch)  # the call's last batch, which the backup holds
         self._logs = logs
-        super().on_train_batch_end(batch, logs)
+        if isinstance(self.model.distribute_strategy, tf.distribute.ParameterServerStrategy):
+            return super().on_train_batch_end(batch, logs)
+        self._training_state._ckpt_saved_batch.assign(batch)  # the call's last batch, which the backup holds
+        if not self.save_steps:
+            return super().on_train_batch_end(batch, logs)
+        self._training_state.backup_if_preempted()
+        step = self._step()
+        if step >= self._backed_up_at + self.save_steps:
+            self._backed_up_at = step
+            self._backup(epoch=self._current_epoch, batch=batch)
+        return None
+
+    def _step(self) -> int:
+        return int(self.model.optimizer.iterations.numpy())  # a MirroredVariable under a strategy: read its value
 
     def _backup(self, epoch, batch=0):
         with root_logging.untouched():
             super()._backup(epoch, batch)
-        step = int(self.model.optimizer.iterations.numpy())  # a MirroredVariable under a strategy: read its value
-        backup_listeners.backed_up(self.backup_dir, step, getattr(self, "_logs", None))
+        backup_listeners.backed_up(self.backup_dir, self._step(), getattr(self, "_logs", None))

@@ -62,7 +62,9 @@ def _lines(caplog, hook, steps: int) -> list[str]:
             model.optimizer.iterations.assign_add(1)
             callbacks.on_train_batch_end(batch, {"loss": 0.5})
         callbacks.on_train_end()
-    return [record.getMessage() for record in caplog.records if record.name == "tensorflow"]
+    # (tf_keras warns of callbacks slower than these batches of one counter increment: not the hook's lines)
+    return [record.getMessage() for record in caplog.records
+            if record.name == "tensorflow" and not record.getMessage().startswith("Callback method")]
 
 
 def test_a_list_of_names_logs_in_its_order_and_only_at_the_end_without_seconds(caplog):

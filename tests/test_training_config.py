@@ -3,11 +3,14 @@ way, and the one setting the run-time tier takes only as None (train_distribute)
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 import tensorflow as tf
+import tf_keras
 
-from estimator_migrate.compat import canned, estimator_training
+from estimator_migrate.compat import canned, chunked_calls, estimator_hooks, estimator_training
 from estimator_migrate.compat.estimator_training import TrainingConfig
 from tests.conftest import (
     MODERN_PYTHON,
@@ -262,40 +265,51 @@ def test_keep_checkpoint_max_zero_keeps_every_checkpoint_as_the_saver_did(tmp_pa
         assert "max_to_keep=None" in code and "max_to_keep=0" not in code, code
 
 
-def test_a_training_without_hooks_runs_its_steps_in_calls_saving_and_summarising_at_estimator_s_steps(tmp_path):
-    """No hook sees each step: fit runs the steps up to the next checkpoint or summary in one call (gcd of the two
-    cadences: 10 here); checkpoints are model_dir's at steps 0, 20, 40 and 50 (the end), the loss is written at
-    steps 10 to 50, the same weights as one step per call; evaluate and predict go batch by batch after it."""
-    def input_fn():
-        features = {"x": tf.reshape(tf.range(40, dtype=tf.float32), [40, 1]) / 40.0}
-        return tf.data.Dataset.from_tensor_slices((features, tf.range(40, dtype=tf.float32)[:, None] / 20.0)).batch(4)
+@pytest.fixture
+def call_ends(monkeypatch) -> list[int]:
+    """The steps at which fit's calls ended in a training sized by compat.chunked_calls (empty: not sized)."""
+    ends = []
+    size_next_call = chunked_calls.ChunkedCalls.on_train_batch_end
+    monkeypatch.setattr(chunked_calls.ChunkedCalls, "on_train_batch_end", lambda self, batch, logs=None: (
+        ends.append(int(self.model.optimizer.iterations)), size_next_call(self, batch, logs))[-1])
+    return ends
 
-    class Calls(tf.compat.v1.train.CheckpointSaverListener):
-        def __init__(self, model):
-            self.model, self.steps_per_call = model, []
 
-        def after_save(self, session, global_step_value):
-            self.steps_per_call.append((global_step_value, int(self.model.steps_per_execution or 1)))
+def _forty_examples() -> tf.data.Dataset:
+    features = {"x": tf.reshape(tf.range(40, dtype=tf.float32), [40, 1]) / 40.0}
+    return tf.data.Dataset.from_tensor_slices((features, tf.range(40, dtype=tf.float32)[:, None] / 20.0)).batch(4)
 
-    def trained(name, **cadence):
+
+def test_a_training_runs_in_each_call_the_steps_up_to_the_next_one_a_callback_needs(tmp_path, call_ends):
+    """fit's calls end at the steps the callbacks need and nowhere else (checkpoints every 20, summaries every 10,
+    or every 7: their union), checkpoints are model_dir's at steps 0, 20, 40 and 50 (the end), the loss is written
+    at the summary steps, the weights are those of one step per call (a callback of the program's own sees every
+    step); evaluate and predict go batch by batch after it."""
+    def trained(name, hooks=None, **cadence):
         tf.keras.utils.set_random_seed(3)
         model = estimator_training.configure(
             canned.linear_regressor([tf.feature_column.numeric_column("x")]),
             config=TrainingConfig(model_dir=tmp_path / name, **cadence))
-        calls = Calls(model)
-        estimator_training.train(model, lambda: input_fn().repeat(), max_steps=50, saving_listeners=[calls])
-        return model, calls.steps_per_call
+        call_ends.clear()
+        estimator_training.train(model, lambda: _forty_examples().repeat(), max_steps=50, hooks=hooks)
+        return model, list(call_ends)
 
-    chunked, calls = trained("chunked", save_checkpoints_steps=20, save_summary_steps=10)
-    assert calls == [(0, 10), (20, 10), (40, 10), (50, 10)]
+    chunked, ends = trained("chunked", save_checkpoints_steps=20, save_summary_steps=10)
+    assert ends == [10, 20, 30, 40, 50]
     assert listed_checkpoint_steps(tmp_path / "chunked") == [0, 20, 40, 50]
     assert _loss_summary_steps(tmp_path / "chunked") == [10, 20, 30, 40, 50]
-    stepwise, calls = trained("stepwise", save_checkpoints_steps=20, save_summary_steps=7)  # gcd 1: step by step
-    assert [per_call for _, per_call in calls] == [1, 1, 1, 1]
+    _, ends = trained("uneven", save_checkpoints_steps=20, save_summary_steps=7)
+    assert ends == [7, 14, 20, 21, 28, 35, 40, 42, 49, 50]
+    assert listed_checkpoint_steps(tmp_path / "uneven") == [0, 20, 40, 50]
+    assert _loss_summary_steps(tmp_path / "uneven") == [7, 14, 21, 28, 35, 42, 49]
+    stepwise, ends = trained("stepwise", hooks=[tf_keras.callbacks.Callback()], save_checkpoints_steps=20,
+                             save_summary_steps=10)
+    assert ends == []  # (not chunked: fit's calls are one step each)
+    assert listed_checkpoint_steps(tmp_path / "stepwise") == [0, 20, 40, 50]
     for mine, theirs in zip(chunked.get_weights(), stepwise.get_weights()):
         np.testing.assert_array_equal(mine, theirs)
     assert int(chunked.steps_per_execution) == 1  # after the training
-    metrics = estimator_training.evaluate(chunked, input_fn)
+    metrics = estimator_training.evaluate(chunked, _forty_examples)
     assert metrics["global_step"] == 50 and np.isfinite(metrics["loss"])
 
 
@@ -304,3 +318,37 @@ def _loss_summary_steps(model_dir) -> list[int]:
     return sorted({event.step for path in model_dir.rglob("events.out.tfevents.*")
                    for event in tf.compat.v1.train.summary_iterator(str(path))
                    for value in event.summary.value if value.tag == "batch_loss"})
+
+
+def test_hooks_with_a_step_cadence_see_their_steps_with_several_steps_per_call(tmp_path, call_ends, caplog):
+    """LoggingTensorHook(every_n_iter), StepCounterHook(every_n_steps) and StopAtStepHook, migrated: fit's calls
+    end only where one of them (or a checkpoint, a summary) needs it, and they log, count and stop at the steps
+    they did with one step per call (a callback of the program's own forces that)."""
+    def trained(name, *own_callbacks):
+        tf.keras.utils.set_random_seed(3)
+        model_dir = tmp_path / name
+        model = estimator_training.configure(
+            canned.linear_regressor([tf.feature_column.numeric_column("x")]),
+            config=TrainingConfig(model_dir=model_dir, save_checkpoints_steps=20, save_summary_steps=10))
+        hooks = [estimator_hooks.LoggingTensorHook({"step": "global_step"}, every_n_iter=7),
+                 estimator_hooks.StepCounter(every_n_steps=9, output_dir=str(model_dir / "counts")),
+                 estimator_hooks.StopAtStep(num_steps=45), *own_callbacks]
+        call_ends.clear()
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="tensorflow"):
+            estimator_training.train(model, lambda: _forty_examples().repeat(), max_steps=50, hooks=hooks)
+        logged = [record.getMessage().split(" (")[0] for record in caplog.records if "step = " in record.getMessage()]
+        counted = sorted({event.step for path in (model_dir / "counts").rglob("events.out.tfevents.*")
+                          for event in tf.compat.v1.train.summary_iterator(str(path))
+                          for value in event.summary.value if value.tag == "global_step/sec"})
+        return model, list(call_ends), logged, counted, listed_checkpoint_steps(model_dir)
+
+    chunked, ends, logged, counted, saved = trained("chunked")
+    # LoggingTensorHook reads at a call's start: 7, 14, ...; the counter: 1, 10, 19, ...; summaries, checkpoints, stop
+    assert ends == [1, 7, 10, 14, 19, 20, 21, 28, 30, 35, 37, 40, 42, 45]
+    assert logged == [f"step = {step}" for step in range(0, 45, 7)]
+    assert counted == [10, 19, 28, 37] and saved == [0, 20, 40, 45]
+    stepwise, ends, *seen = trained("stepwise", tf_keras.callbacks.Callback())
+    assert ends == [] and seen == [logged, counted, saved]
+    for mine, theirs in zip(chunked.get_weights(), stepwise.get_weights()):
+        np.testing.assert_array_equal(mine, theirs)

@@ -15,7 +15,9 @@ through `compat.resume.restore_latest`, which refuses an unconverted Estimator m
   so a crash mid-call resumes at the last backup. `steps=N` counts from the state the call started from:
   after a crash the re-run completes those N steps. Without hooks and with a step cadence, `fit` runs
   gcd(save_checkpoints_steps, save_summary_steps) steps per call (`steps_per_execution`; speed:
-  bench/training_throughput.py), with `compat.step_backup.BackupAndRestore` counting calls.
+  bench/training_throughput.py), with `compat.step_backup.BackupAndRestore` counting calls. With hooks,
+  `compat.chunked_calls.sized_calls` sizes each call to reach the next step a save, a summary or a hook needs
+  (the built-in hooks' cadences; any other hook sees every step), the backups counting steps.
 - loop: `tf.train.Checkpoint` + `CheckpointManager(checkpoint_interval=save_checkpoints_steps)` (on the
   clock: a `time.monotonic()` check after each step), restored
   with `resume.restore_latest(checkpoint, manager)`, a `tf.function` train step, and the migrated
@@ -85,12 +87,12 @@ _KERAS_FIT = """
     {dataset},
     epochs=1,
     steps_per_epoch={steps_per_epoch},
-    callbacks=[
+    callbacks={sized_calls}[{sized_note}
         estimator_hooks.RaiseOnNanLoss(),  # Estimator's NanTensorHook, checked before a save as it was
         {backup}(os.path.join({model_dir}, "backup"), {cadence}),{cadence_note}
         kept_checkpoints.KeptCheckpoints({est}_manager, {kept_cadence}),  # Estimator's checkpoints in model_dir
         tf_keras.callbacks.TensorBoard({model_dir}, update_freq={summary_steps}),{hooks}
-    ],
+    ]{sized_calls_end},
 )
 """
 
@@ -102,6 +104,9 @@ _STEPS_PER_CALL = """{est}.steps_per_execution = math.gcd({every}, {summary_step
 _STEPS_PER_CALL_COMPUTED = """{est}.steps_per_execution = {steps}  # gcd(save_checkpoints_steps, save_summary_steps): saves and summaries fall between calls
 """
 _CALLS_NOTE = "  # in calls: save_checkpoints_steps / steps_per_execution"
+# With hooks, the hooks with a step cadence say which steps they must see (compat.chunked_calls): each call runs the
+# steps up to the nearest one; any other hook sees every step.
+_SIZED_CALLS_NOTE = "  # each call of fit runs the steps up to the next one a save, summary or hook needs"
 
 # The parts both loops share: manager, restore, hooks, summaries, the train step, the first save...
 _LOOP_SETUP = """\
@@ -408,12 +413,18 @@ class EstimatorTrainRule(Rule):
                 ctx.need_import("tf_keras")
             else:
                 ctx.need_compat(module)
-            values["steps_per_call"] = ""
-            values["cadence_note"] = ""
+            values["steps_per_call"] = values["cadence_note"] = values["sized_note"] = ""
+            values["sized_calls"] = values["sized_calls_end"] = ""
             # Every fit of the estimator runs its steps in calls, or none does (tf_keras keeps the one-step function
             # it made first); and fit must know how many steps a call may run: not until an input ends.
-            if kind == "steps" and not ctx.exact and not estimator.callbacks_every_step \
+            if kind == "steps" and not ctx.exact and estimator.callbacks_every_step \
                     and not estimator.trains_until_input_ends:
+                ctx.need_compat("step_backup")
+                ctx.need_compat("chunked_calls")
+                values["backup"], values["cadence"] = "step_backup.BackupAndRestore", f"save_steps={values['every']}"
+                values["sized_calls"], values["sized_calls_end"] = "chunked_calls.sized_calls(", ")"
+                values["sized_note"] = _SIZED_CALLS_NOTE
+            elif kind == "steps" and not ctx.exact and not estimator.trains_until_input_ends:
                 ctx.need_compat("step_backup")
                 values["backup"] = "step_backup.BackupAndRestore"  # resumes after the call's last step
                 every, summary_steps = literal_int(values["every"]), literal_int(values["summary_steps"])

@@ -714,11 +714,11 @@ ROWS = [
         "`CheckpointSaverHook(model_dir, save_steps=N \\| save_secs=S)` written inline in a migrated training's hooks "
         "(it replaced the Estimator's own saver)",
         "left out of the callbacks; its N / S is the migrated cadence instead of the RunConfig's "
-        "(`BackupAndRestore(save_freq=N)` / `TimedBackupAndRestore(save_secs=S)`); saving elsewhere, `saver=`, "
-        "`scaffold=`, `listeners=`: TODO",
+        "(`step_backup.BackupAndRestore(save_steps=N)` / `TimedBackupAndRestore(save_secs=S)`); saving elsewhere, "
+        "`saver=`, `scaffold=`, `listeners=`: TODO",
         "the loop's `CheckpointManager(checkpoint_interval=N)` / clock check",
         "builtin_checkpoint_saver_hook",
-        ("save_freq=7", "save_secs=30", "CheckpointSaverHook saves elsewhere than the estimator's model_dir"),
+        ("save_steps=7", "save_secs=30", "CheckpointSaverHook saves elsewhere than the estimator's model_dir"),
         ("checkpoint_interval=7", ">= 30:", "CheckpointSaverHook(listeners=...) is not migrated"),
     ),
     Row(
