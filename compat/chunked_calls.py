@@ -72,8 +72,14 @@ class ChunkedCalls(tf_keras.callbacks.Callback):
 
     def _size_next_call(self) -> None:
         step = int(self.model.optimizer.iterations.numpy())
-        due = [at for callback in self._callbacks if (at := steps_due(callback, step, self.model)) is not None]
-        self.model.steps_per_execution.assign(max(1, min(due) - step) if due else UNBOUNDED_CALL)
+        self.model.steps_per_execution.assign(steps_to_next_due(self._callbacks, step, self.model))
+
+
+def steps_to_next_due(callbacks, step: int, model) -> int:
+    """How many steps the next call may run from `step`: up to the nearest one `callbacks` need (the migrated
+    loop's chunks take it too)."""
+    due = [at for callback in callbacks if (at := steps_due(callback, step, model)) is not None]
+    return max(1, min(due) - step) if due else UNBOUNDED_CALL
 
 
 def one_step_per_call(model) -> None:

@@ -22,8 +22,9 @@ through `compat.resume.restore_latest`, which refuses an unconverted Estimator m
   clock: a `time.monotonic()` check after each step), restored
   with `resume.restore_latest(checkpoint, manager)`, a `tf.function` train step, and the migrated
   hooks driven through a Keras `CallbackList`. `steps=N` counts from the restored step, as in Estimator.
-  Without hooks and with a step cadence, the steps up to the next checkpoint or summary step run in one
-  `tf.function` call (same steps, batches, saves and summaries; speed: bench/training_throughput.py).
+  With a step cadence, the steps up to the next checkpoint or summary step (or the next step a hook needs:
+  compat.chunked_calls) run in one `tf.function` call (same steps, batches, saves and summaries; speed:
+  bench/training_throughput.py), the hooks driven once per call.
 
 With `--exact` (docs/exact-resume.md) a resumed run takes the same steps as an uninterrupted one:
 - keras: `compat.exact.ExactBackupAndRestore` takes BackupAndRestore's place (same directory and cadence).
@@ -180,11 +181,11 @@ def {est}_train_steps(iterator, steps):
 {est}_manager.save(checkpoint_number={est}_step)
 {est}_saved_at = {step}
 {est}_iterator = iter({dataset})
-while {more_steps}:
+{hooks_begin}while {more_steps}:
     {est}_done = {step}
-    # Up to the next checkpoint (every {every} steps) or summary step (multiples of {summary_steps}).
-    {est}_chunk = min({remaining}{est}_saved_at + {every} - {est}_done, {summary_steps} - {est}_done % {summary_steps})
-    {est}_loss = {est}_train_steps({est}_iterator, {tf}.constant({est}_chunk))
+    # Up to the next checkpoint (every {every} steps) or summary step (multiples of {summary_steps}){hooks_which}.
+    {est}_chunk = min({remaining}{est}_saved_at + {every} - {est}_done, {summary_steps} - {est}_done % {summary_steps}{hooks_chunk})
+{hooks_batch_begin}    {est}_loss = {est}_train_steps({est}_iterator, {tf}.constant({est}_chunk))
     if {step} == {est}_done:
         break  # the input has ended
     if {step} % {summary_steps} == 0:
@@ -194,10 +195,27 @@ while {more_steps}:
     estimator_hooks.check_loss({est}_loss)
     if {est}_manager.save(checkpoint_number={est}_step) is not None:
         {est}_saved_at = {step}
-    if {step} - {est}_done < {est}_chunk:
+{hooks_batch_end}    if {step} - {est}_done < {est}_chunk:
         break  # the input has ended
 {est}_manager.save(checkpoint_number={est}_step, check_interval=False)
-"""
+{hooks_end}"""
+
+# With hooks, the chunked loop drives them once per chunk; the chunks also end at the steps they need
+# (compat.chunked_calls: the built-in hooks' cadences; any other hook makes every chunk one step).
+_CHUNK_HOOKS = {
+    "hooks_begin": """{est}_callbacks = tf_keras.callbacks.CallbackList([{hooks}], model={est})
+{est}.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
+{est}_callbacks.on_train_begin()
+""",
+    "hooks_which": " or the next step a hook needs",
+    "hooks_chunk": ", chunked_calls.steps_to_next_due({est}_callbacks.callbacks, {est}_done, {est})",
+    "hooks_batch_begin": "    {est}_callbacks.on_train_batch_begin({est}_done)\n",
+    "hooks_batch_end": """    {est}_callbacks.on_train_batch_end({est}_done, {{"loss": {est}_loss}})
+    if {est}.stop_training:
+        break
+""",
+    "hooks_end": "{est}_callbacks.on_train_end()\n",
+}
 
 _EXACT_LOOP = (
     """
@@ -491,7 +509,11 @@ class EstimatorTrainRule(Rule):
                 ctx.need_import("time")
             for slot, text in (_STEP_CADENCE if kind == "steps" else _SECONDS_CADENCE).items():
                 values[slot] = text.format(**values)
-            if not exact and kind == "steps" and not hooks:
+            if not exact and kind == "steps":
+                for slot, text in _CHUNK_HOOKS.items():
+                    values[slot] = text.format(**values) if hooks else ""
+                if hooks:
+                    ctx.need_compat("chunked_calls")
                 values["chunk_apply_gradients"] = textwrap.indent(values["apply_gradients"], "    ")
                 if estimator.train_strategy is None:
                     values["replica_step"], values["chunk_step"] = "", _CHUNK_STEP.format(**values)

@@ -667,10 +667,10 @@ ROWS = [
         "`est.train(input_fn)` with neither steps nor max_steps (until the input ends or a hook stops it)",
         "`fit(estimator_hooks.until_stopped(input_fn()), steps_per_epoch=None)`: a repeated input, which fit refuses "
         "with no steps, is given with its length unknown, so fit trains until a callback stops it",
-        "the loop runs over the whole dataset (no `take`)",
+        "the loop runs over the whole dataset (no `take`), its chunks until the input ends",
         "builtin_stop_at_step_hook",
         ("estimator_hooks.until_stopped(input_fn()),\n    epochs=1,\n    steps_per_epoch=None",),
-        ("for regressor_features, regressor_labels in input_fn():",),
+        ("regressor_iterator = iter(input_fn())\n", "while True:"),
     ),
     Row(
         "`StopAtStepHook(num_steps=N \\| last_step=N)` inline in a migrated `train(hooks=[...])`",
