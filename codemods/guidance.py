@@ -168,6 +168,13 @@ RUNS_WITH_WRAPPED = (
     "of its train(hooks=...), against the model_fn's graph as Estimator ran it (compat.wrapped_hooks); given to an "
     "estimator whose model is Keras, the migrated program stops with one error naming it"
 )
+# ... and LoggingTensorHook given to a run-time tier training, whatever model its estimator gets
+RUNS_WITH_ANY_MODEL = (
+    "LoggingTensorHook: TF1's class (tf.compat.v1.train.LoggingTensorHook), taken when the program runs: against "
+    "the model_fn's graph as Estimator ran it where the model_fn is kept as written (compat.wrapped_hooks), as "
+    "compat.estimator_hooks.LoggingTensorHook where the estimator's model is Keras (the global step logged at the "
+    "same steps; another tensor there is one error naming it)"
+)
 for _name, _what in HOOKS.items():
     for _namespace in ("train", "estimator"):
         GUIDANCE[f"{_namespace}.{_name}"] = (

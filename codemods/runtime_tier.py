@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.api import ApiResolver
+from codemods.api import ApiResolver, dotted_name
 from codemods.canned_estimators import CANNED, DROPPED_WHEN_NONE, accepted, loss_reduction_problem
 from codemods.export_apis import EXPORTERS, RECEIVERS, SERVING_INPUT_BUILDERS
 from codemods.guidance import RUN_WITH_WRAPPED
@@ -101,6 +101,10 @@ RUNTIME_HOOKS = tuple(f"{namespace}.{hook}" for namespace in ("train", "estimato
 # (StopAtStepHook is RUNTIME_HOOKS': a callback wherever it is built)
 SESSION_HOOKS = tuple(f"{namespace}.{name}" for namespace in ("train", "estimator")
                       for name in RUN_WITH_WRAPPED if f"train.{name}" not in RUNTIME_HOOKS)
+# Of those, the ones the runtime takes as their callback in the training of a model with no TF1 graph
+CONVERTED_SESSION_HOOKS = ("train.LoggingTensorHook", "estimator.LoggingTensorHook")
+MIGRATED_TRAININGS = tuple(f"estimator_{target}.{call}" for target in ("training", "loop")
+                           for call in ("train", "train_and_evaluate"))
 # -> compat.estimator_training.InMemoryEvaluator (the same parameters; checks when training starts that it is given
 # to the training of the estimator it evaluates); TensorFlow 1.x's tf.contrib.estimator had the same class
 IN_MEMORY_EVALUATORS = ("estimator.experimental.InMemoryEvaluatorHook", "contrib.estimator.InMemoryEvaluatorHook")
@@ -506,11 +510,18 @@ def analyze(
         spec_builders = _spec_builders(visitor, resolver) if project.wraps_model_fns and not project.keeps_estimators \
             else set()
 
+        # (a second rewrite finds the training migrated already, and decides as the first did)
+        migrated_trains = any(dotted_name(call.func) in MIGRATED_TRAININGS for call in visitor.calls)
+        converted = {id(call) for call in visitor.calls
+                     if (api := resolver.call_api(call)) is not None and api.path in CONVERTED_SESSION_HOOKS} \
+            if trains or migrated_trains else set()
+
         def dropped(key: int, kind: str) -> bool:
             if kind == "builtin_hook":
                 return sessions or not (trains or id(visitor.function_of[key]) in spec_builders)
-            # no model_fn's graph runs session hooks, or a TF1 session may
-            return kind == "session_hook" and (sessions or not project.wraps_model_fns)
+            # no model_fn's graph runs session hooks, nor does the runtime take them for a Keras model (TF1's
+            # LoggingTensorHook of a training: compat.estimator_hooks.from_tf1), or a TF1 session may
+            return kind == "session_hook" and (sessions or not (project.wraps_model_fns or key in converted))
 
         tier.calls = {key: kind for key, kind in tier.calls.items() if not dropped(key, kind)}
         tier.session_hook_names = {id(call.func) for call in visitor.calls if tier.kind(call) == "session_hook"}

@@ -273,6 +273,31 @@ class Profiler(tf_keras.callbacks.Callback):
         self._next_step = step + 1
 
 
+def from_tf1(hook) -> tf_keras.callbacks.Callback | None:
+    """The callback doing what TF1's built-in `hook` (an instance of tf.compat.v1.train's LoggingTensorHook,
+    StopAtStepHook or StepCounterHook, built where the rewrite could not tell its estimator's model) does for a
+    model with no TF1 graph, from the arguments it was built with; None for any other hook. A LoggingTensorHook
+    naming a tensor other than the global step is one error, as the migrated class is."""
+    train = tf.compat.v1.train
+    if type(hook) is train.LoggingTensorHook:
+        timer = hook._timer  # noqa: SLF001 (TF1's hooks keep their arguments private)
+        tensors = dict(hook._tensors)  # noqa: SLF001
+        order = list(hook._tag_order)  # noqa: SLF001 (a list's order, or a dict's tags sorted)
+        listed = order != sorted(tensors) and all(tag == name for tag, name in tensors.items())
+        return LoggingTensorHook(order if listed else tensors, every_n_iter=getattr(timer, "_every_steps", None),
+                                 every_n_secs=getattr(timer, "_every_secs", None), at_end=hook._log_at_end,  # noqa: SLF001
+                                 formatter=hook._formatter)  # noqa: SLF001
+    if type(hook) is train.StopAtStepHook:
+        return StopAtStep(num_steps=hook._num_steps, last_step=hook._last_step)  # noqa: SLF001
+    if type(hook) is train.StepCounterHook:
+        if hook._summary_writer is not None:  # noqa: SLF001
+            raise ValueError("StepCounterHook(summary_writer=...): a TF1 FileWriter; give output_dir instead")
+        timer = hook._timer  # noqa: SLF001
+        return StepCounter(every_n_steps=timer._every_steps, every_n_secs=timer._every_secs,  # noqa: SLF001
+                           output_dir=hook._output_dir)  # noqa: SLF001
+    return None
+
+
 def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
     """The metrics in eval_dir's event files by step, in step order: Estimator's `read_eval_metrics`, which
     reads the Estimator's scalars (simple values), also reading TF2 scalars (compat.estimator_evaluation's)."""

@@ -498,9 +498,12 @@ def session_only_hooks(model, hooks) -> tuple[list, list]:
 def callbacks_of(hooks, what: str, model=None) -> list[tf_keras.callbacks.Callback]:
     """The hooks as Keras callbacks; a hook that is still a SessionRunHook is one clear error, except in the
     training of a wrapped model_fn (`model`, its variables made): one callback then runs those and its spec's
-    training hooks against its TF1 graph (compat.wrapped_hooks)."""
+    training hooks against its TF1 graph (compat.wrapped_hooks). Another model's training takes TF1's
+    LoggingTensorHook (of the global step), StopAtStepHook and StepCounterHook as their callbacks."""
     hooks = list(hooks or ())
     runs_session_hooks = hasattr(model, "training_callbacks")
+    if not runs_session_hooks and what == "train":  # TF1's built-in hooks with a meaning for a model with no graph
+        hooks = [estimator_hooks.from_tf1(hook) or hook for hook in hooks]
     session_hooks = [hook for hook in hooks if runs_session_hooks and isinstance(hook, SessionRunHook)]
     callbacks = [hook for hook in hooks if not any(hook is session_hook for session_hook in session_hooks)]
     for hook in callbacks:

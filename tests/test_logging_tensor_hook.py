@@ -11,9 +11,10 @@ import logging
 import re
 
 import pytest
+import tensorflow as tf
 import tf_keras
 
-from estimator_migrate.compat.estimator_hooks import LoggingTensorHook
+from estimator_migrate.compat.estimator_hooks import LoggingTensorHook, StopAtStep, from_tf1
 from tests.conftest import MODERN_PYTHON, ROOT, migrate_file, run
 
 PROGRAM = ROOT / "tests" / "legacy" / "logging_hook_program.py"
@@ -41,7 +42,11 @@ def test_the_migrated_training_logs_what_the_estimator_logged(estimator_logged, 
     text = migrated.read_text()
     assert 'estimator_hooks.LoggingTensorHook(tensors={"step": GLOBAL_STEP}, every_n_iter=50)' in text
     assert "TODO(migrate)" not in text
-    steps, ends, printed = _logged(run([MODERN_PYTHON, migrated, tmp_path / "model"]))
+    _check_logged_as_the_estimator(migrated, tmp_path / "model", estimator_logged)
+
+
+def _check_logged_as_the_estimator(migrated, model_dir, estimator_logged) -> None:
+    steps, ends, printed = _logged(run([MODERN_PYTHON, migrated, model_dir]))
     estimator_steps, estimator_ends, estimator_printed = estimator_logged
     assert [step for step, _ in steps] == [0, 50, 100, 150]  # (the step before its update)
     assert len(estimator_steps) == len(steps) and all(
@@ -49,6 +54,34 @@ def test_the_migrated_training_logs_what_the_estimator_logged(estimator_logged, 
     assert [seconds for _, seconds in steps] == [seconds for _, seconds in estimator_steps] == [False, True, True, True]
     assert ends == estimator_ends == ["training ended at step 200"]
     assert printed == estimator_printed == ["200"]
+
+
+# The same program with its estimator built by a factory, as trainers with flags build theirs: the run-time tier
+# (compat.estimator_training), which keeps TF1's LoggingTensorHook and takes it, when the program runs, as the
+# callback of the Keras model the factory's canned estimator became
+BUILT_INLINE = "    estimator = tf.estimator.LinearClassifier(feature_columns=columns, config=config)\n"
+FACTORY = """def build_estimator(columns, config):
+    return tf.estimator.LinearClassifier(feature_columns=columns, config=config)
+
+
+def main(model_dir):
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.legacy
+@pytest.mark.parametrize("target", ["keras", "loop"])
+def test_an_estimator_built_by_a_factory_logs_what_the_estimator_logged(estimator_logged, target, tmp_path):
+    source = PROGRAM.read_text()
+    assert BUILT_INLINE in source
+    program = tmp_path / "factory_program.py"
+    program.write_text(source.replace(BUILT_INLINE, "    estimator = build_estimator(columns, config)\n")
+                       .replace("def main(model_dir):\n", FACTORY))
+    text = migrate_file(program, tmp_path / "migrated", target).read_text()
+    assert "estimator_training.train(estimator" in text or "estimator_loop.train(estimator" in text  # the tier
+    assert "tf.compat.v1.train.LoggingTensorHook({\"step\": GLOBAL_STEP}, every_n_iter=50)" in text
+    assert "TODO(migrate)" not in text
+    _check_logged_as_the_estimator(tmp_path / "migrated" / program.name, tmp_path / "model", estimator_logged)
 
 
 def _lines(caplog, hook, steps: int) -> list[str]:
@@ -94,3 +127,15 @@ def test_the_rewrite_knows_the_names_the_runtime_takes():
     from estimator_migrate.compat import estimator_hooks
 
     assert hook_facts.GLOBAL_STEP_NAMES == estimator_hooks.GLOBAL_STEP_NAMES
+
+
+def test_tf1_s_hook_taken_when_the_program_runs_logs_as_its_callback(caplog):
+    """compat.estimator_hooks.from_tf1: TF1's hook, built with its arguments, becomes the callback built with the
+    same ones (a list keeps its order; a tensor the Keras model has not is the callback's error)."""
+    listed = from_tf1(tf.compat.v1.train.LoggingTensorHook(["global_step:0", "global_step"], every_n_iter=3))
+    assert [line.split(" (")[0] for line in _lines(caplog, listed, 4)] == [
+        "global_step:0 = 0, global_step = 0", "global_step:0 = 3, global_step = 3"]
+    with pytest.raises(ValueError, match="'loss:0' \\(tag 'loss'\\) is a tensor of the Estimator's graph"):
+        from_tf1(tf.compat.v1.train.LoggingTensorHook({"loss": "loss:0"}, every_n_secs=5))
+    assert isinstance(from_tf1(tf.compat.v1.train.StopAtStepHook(last_step=9)), StopAtStep)
+    assert from_tf1(tf.compat.v1.train.NanTensorHook(tf.constant(1.0))) is None  # (no meaning without its graph)

@@ -8,9 +8,10 @@ CheckpointSaverHook runs as it ran, through compat.graph_sessions, which adds sa
 
 import libcst as cst
 
-from codemods.guidance import GUIDANCE, HOOKS, RUNS_WITH_WRAPPED, SAVER_HOW, SESSION_HOW
+from codemods.guidance import GUIDANCE, HOOKS, RUNS_WITH_ANY_MODEL, RUNS_WITH_WRAPPED, SAVER_HOW, SESSION_HOW
 from codemods.registry import Rule, register
 from codemods.rules.session_run_names import gone_from_tensorflow_2
+from codemods.runtime_tier import CONVERTED_SESSION_HOOKS
 
 # Kept as TF1 graph code, they run as they ran (compat.graph_sessions adds saving on preemption)
 _SAVER_HOOKS = ("train.CheckpointSaverHook", "estimator.CheckpointSaverHook")
@@ -34,7 +35,8 @@ class UnsupportedApiRule(Rule):
         api = ctx.resolver.call_api(original)
         if ctx.facts.runtime.kind(original) == "session_hook" and not ctx.facts.migrated_builtin_hook(original):
             if gone_from_tensorflow_2(api):  # spelled tf.compat.v1's by codemods/rules/session_run_names.py
-                ctx.record(original, self.rule_id, True, RUNS_WITH_WRAPPED.format(name=api.path.rsplit(".", 1)[1]))
+                ctx.record(original, self.rule_id, True, RUNS_WITH_ANY_MODEL if api.path in CONVERTED_SESSION_HOOKS
+                           else RUNS_WITH_WRAPPED.format(name=api.path.rsplit(".", 1)[1]))
             return updated  # TF1's class, spelled as TensorFlow 2 has it: nothing to do
         if ctx.facts.runtime.kind(original) == "model_fn_saver":
             ctx.record(original, self.rule_id, True, MODEL_FN_SAVER)

@@ -700,6 +700,17 @@ ROWS = [
         ('estimator_hooks.LoggingTensorHook(tensors={"step": "global_step"}, every_n_iter=50)',),
     ),
     Row(
+        "`LoggingTensorHook(...)` in the training hooks of an estimator the run-time tier takes (built by a factory)",
+        "TF1's class, spelled `tf.compat.v1.train.LoggingTensorHook`: `compat.estimator_training.train` takes it as "
+        "`compat.estimator_hooks.LoggingTensorHook` when the model is Keras (`estimator_hooks.from_tf1`: its "
+        "arguments; another tensor than the global step is one error), runs it against the graph of a model_fn "
+        "kept as written",
+        "same (`compat.estimator_loop.train`)",
+        "runtime_logging_tensor_hook",
+        ('tf.compat.v1.train.LoggingTensorHook({"step": "global_step"}, every_n_iter=100)',),
+        ('tf.compat.v1.train.LoggingTensorHook({"step": "global_step"}, every_n_iter=100)',),
+    ),
+    Row(
         "`ProfilerHook(save_steps=N \\| save_secs=S, output_dir, show_dataflow, show_memory)` in a migrated training's "
         "hooks or a kept model_fn's training_hooks",
         "`compat.estimator_hooks.Profiler(...)`: TensorFlow's profiler traces the steps the hook traced (every N steps or "
