@@ -8,7 +8,9 @@ CheckpointSaverHook called them: compat.kept_checkpoints.SavingListeners); the l
 `save_summary_steps`;
 the hooks (Keras callbacks) driven through a `CallbackList`; `max_steps` a total across restarts, `steps`
 counted from the restored step, as in Estimator. The step is `optimizer.iterations`, so either target resumes
-from the other's checkpoint.
+from the other's checkpoint. A Keras model with a step cadence trains the steps up to the next one a save, a
+summary or a hook needs in one tf.function call (compat.chunked_calls); a model_fn kept as written, a cadence on
+the clock or a hook of the program's own go step by step.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 import tensorflow as tf
 import tf_keras
 
-from . import estimator_hooks, resume, root_logging
+from . import chunked_calls, estimator_hooks, resume, root_logging
 from .estimator_training import (
     NO_CHECKPOINT_SAVER,
     TRAIN,
@@ -49,9 +51,13 @@ def _train_step(model):
         compiled = tf.function(lambda batch: model.train_step(batch)["loss"])  # features only, or (features, labels)
         # with SessionRunHooks running (compat.wrapped_hooks) each step runs eagerly: they choose its fetches
         return lambda batch: compiled(batch) if model.session_hooks is None else model.train_step(batch)["loss"]
+    return tf.function(_keras_step(model))
+
+
+def _keras_step(model):
+    """A Keras (canned, Keras-class) model's step on one batch, as Python (traced by its caller)."""
     linear_optimizer = getattr(model, "linear_optimizer", None)
 
-    @tf.function
     def step(batch):
         features, labels = batch
         with tf.GradientTape() as tape:
@@ -66,6 +72,24 @@ def _train_step(model):
         return loss
 
     return step
+
+
+def _train_steps(model):
+    """`steps(iterator, count)`: up to `count` steps in one tf.function call, fewer when the input ends; the last
+    step's loss (NaN when none ran)."""
+    step = _keras_step(model)
+
+    @tf.function
+    def steps(iterator, count):
+        loss = tf.constant(float("nan"))
+        for _ in tf.range(count):
+            batch = iterator.get_next_as_optional()
+            if not batch.has_value():
+                break
+            loss = step(batch.get_value())
+        return loss
+
+    return steps
 
 
 def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
@@ -109,9 +133,14 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
     listeners.around(save, saved_step)
     model.stop_training = False  # as fit does: a stop requested in an earlier call ended only that call
     saved_at = time.monotonic()
+    chunked = kind in ("steps", "off") and not hasattr(model, "tf1_variables") \
+        and chunked_calls.chunkable(callbacks.callbacks)
     with trains(model):
         callbacks.on_train_begin()
-        for batch in dataset:
+        if chunked:
+            saved_step = _train_in_chunks(model, iter(dataset), callbacks, summaries, listeners, save, every,
+                                          saved_step, last_step)
+        for batch in [] if chunked else dataset:
             number = int(step)
             callbacks.on_train_batch_begin(number)
             loss = train_step(batch)
@@ -138,6 +167,39 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
         log.warning("RunConfig switches checkpointing off: this training saved no checkpoint, as Estimator's did")
         trained_without_checkpoints(model)
     return model
+
+
+def _train_in_chunks(model, iterator, callbacks, summaries, listeners, save, every: int | None, saved_step: int,
+                     last_step: int | None) -> int:
+    """The steps up to the next one a save, a summary or a hook needs (compat.chunked_calls) in one tf.function
+    call: the same steps, batches, saves, summaries and hook calls as step by step, Python once per chunk; the
+    hooks called once per chunk, after its save. Returns the step last saved."""
+    step, summary_steps = model.optimizer.iterations, config_of(model).save_summary_steps
+    train_steps = _train_steps(model)
+    while last_step is None or int(step) < last_step:
+        done = int(step)
+        bounds = [chunked_calls.steps_to_next_due(callbacks.callbacks, done, model)]
+        bounds += [last_step - done] if last_step is not None else []
+        bounds += [saved_step + every - done] if every is not None else []
+        bounds += [summary_steps - done % summary_steps] if summary_steps else []
+        chunk = max(1, min(bounds))
+        callbacks.on_train_batch_begin(done)
+        loss = train_steps(iterator, tf.constant(chunk))
+        if int(step) == done:
+            break  # the input has ended
+        if summary_steps and int(step) % summary_steps == 0:
+            with summaries.as_default():
+                tf.summary.scalar("loss", loss, step=step)
+        # Estimator's NanTensorHook; checked before the save: a NaN step makes every later loss NaN
+        estimator_hooks.check_loss(loss)
+        if every is not None and int(step) >= saved_step + every:
+            saved_step = int(step)
+            if listeners.around(save, saved_step):
+                model.stop_training = True
+        callbacks.on_train_batch_end(done, {"loss": loss})
+        if model.stop_training or int(step) - done < chunk:
+            break  # (a hook's or a listener's stop, or the input ended within the chunk)
+    return saved_step
 
 
 def train_and_evaluate(model, train_spec: TrainSpec, eval_spec: EvalSpec):

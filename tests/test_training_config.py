@@ -10,7 +10,13 @@ import pytest
 import tensorflow as tf
 import tf_keras
 
-from estimator_migrate.compat import canned, chunked_calls, estimator_hooks, estimator_training
+from estimator_migrate.compat import (
+    canned,
+    chunked_calls,
+    estimator_hooks,
+    estimator_loop,
+    estimator_training,
+)
 from estimator_migrate.compat.estimator_training import TrainingConfig
 from tests.conftest import (
     MODERN_PYTHON,
@@ -266,13 +272,14 @@ def test_keep_checkpoint_max_zero_keeps_every_checkpoint_as_the_saver_did(tmp_pa
 
 
 @pytest.fixture
-def call_ends(monkeypatch) -> list[int]:
-    """The steps at which fit's calls ended in a training sized by compat.chunked_calls (empty: not sized)."""
-    ends = []
-    size_next_call = chunked_calls.ChunkedCalls.on_train_batch_end
-    monkeypatch.setattr(chunked_calls.ChunkedCalls, "on_train_batch_end", lambda self, batch, logs=None: (
-        ends.append(int(self.model.optimizer.iterations)), size_next_call(self, batch, logs))[-1])
-    return ends
+def sized_at(monkeypatch) -> list[int]:
+    """The steps from which compat.chunked_calls sized the next call of a training (empty: not chunked): fit's
+    start and each call's end; the loop's start of each chunk."""
+    steps = []
+    steps_to_next_due = chunked_calls.steps_to_next_due
+    monkeypatch.setattr(chunked_calls, "steps_to_next_due", lambda callbacks, step, model: (
+        steps.append(step), steps_to_next_due(callbacks, step, model))[-1])
+    return steps
 
 
 def _forty_examples() -> tf.data.Dataset:
@@ -280,7 +287,7 @@ def _forty_examples() -> tf.data.Dataset:
     return tf.data.Dataset.from_tensor_slices((features, tf.range(40, dtype=tf.float32)[:, None] / 20.0)).batch(4)
 
 
-def test_a_training_runs_in_each_call_the_steps_up_to_the_next_one_a_callback_needs(tmp_path, call_ends):
+def test_a_training_runs_in_each_call_the_steps_up_to_the_next_one_a_callback_needs(tmp_path, sized_at):
     """fit's calls end at the steps the callbacks need and nowhere else (checkpoints every 20, summaries every 10,
     or every 7: their union), checkpoints are model_dir's at steps 0, 20, 40 and 50 (the end), the loss is written
     at the summary steps, the weights are those of one step per call (a callback of the program's own sees every
@@ -290,16 +297,16 @@ def test_a_training_runs_in_each_call_the_steps_up_to_the_next_one_a_callback_ne
         model = estimator_training.configure(
             canned.linear_regressor([tf.feature_column.numeric_column("x")]),
             config=TrainingConfig(model_dir=tmp_path / name, **cadence))
-        call_ends.clear()
+        sized_at.clear()
         estimator_training.train(model, lambda: _forty_examples().repeat(), max_steps=50, hooks=hooks)
-        return model, list(call_ends)
+        return model, list(sized_at)
 
     chunked, ends = trained("chunked", save_checkpoints_steps=20, save_summary_steps=10)
-    assert ends == [10, 20, 30, 40, 50]
+    assert ends == [0, 10, 20, 30, 40, 50]
     assert listed_checkpoint_steps(tmp_path / "chunked") == [0, 20, 40, 50]
     assert _loss_summary_steps(tmp_path / "chunked") == [10, 20, 30, 40, 50]
     _, ends = trained("uneven", save_checkpoints_steps=20, save_summary_steps=7)
-    assert ends == [7, 14, 20, 21, 28, 35, 40, 42, 49, 50]
+    assert ends == [0, 7, 14, 20, 21, 28, 35, 40, 42, 49, 50]
     assert listed_checkpoint_steps(tmp_path / "uneven") == [0, 20, 40, 50]
     assert _loss_summary_steps(tmp_path / "uneven") == [7, 14, 21, 28, 35, 42, 49]
     stepwise, ends = trained("stepwise", hooks=[tf_keras.callbacks.Callback()], save_checkpoints_steps=20,
@@ -320,10 +327,11 @@ def _loss_summary_steps(model_dir) -> list[int]:
                    for value in event.summary.value if value.tag == "batch_loss"})
 
 
-def test_hooks_with_a_step_cadence_see_their_steps_with_several_steps_per_call(tmp_path, call_ends, caplog):
+@pytest.mark.parametrize("module", [estimator_training, estimator_loop], ids=["fit", "loop"])
+def test_hooks_with_a_step_cadence_see_their_steps_with_several_steps_per_call(module, tmp_path, sized_at, caplog):
     """LoggingTensorHook(every_n_iter), StepCounterHook(every_n_steps) and StopAtStepHook, migrated: fit's calls
-    end only where one of them (or a checkpoint, a summary) needs it, and they log, count and stop at the steps
-    they did with one step per call (a callback of the program's own forces that)."""
+    (the loop's chunks) end only where one of them (or a checkpoint, a summary) needs it, and they log, count and
+    stop at the steps they did with one step per call (a callback of the program's own forces that)."""
     def trained(name, *own_callbacks):
         tf.keras.utils.set_random_seed(3)
         model_dir = tmp_path / name
@@ -333,22 +341,23 @@ def test_hooks_with_a_step_cadence_see_their_steps_with_several_steps_per_call(t
         hooks = [estimator_hooks.LoggingTensorHook({"step": "global_step"}, every_n_iter=7),
                  estimator_hooks.StepCounter(every_n_steps=9, output_dir=str(model_dir / "counts")),
                  estimator_hooks.StopAtStep(num_steps=45), *own_callbacks]
-        call_ends.clear()
+        sized_at.clear()
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="tensorflow"):
-            estimator_training.train(model, lambda: _forty_examples().repeat(), max_steps=50, hooks=hooks)
+            module.train(model, lambda: _forty_examples().repeat(), max_steps=50, hooks=hooks)
         logged = [record.getMessage().split(" (")[0] for record in caplog.records if "step = " in record.getMessage()]
         counted = sorted({event.step for path in (model_dir / "counts").rglob("events.out.tfevents.*")
                           for event in tf.compat.v1.train.summary_iterator(str(path))
                           for value in event.summary.value if value.tag == "global_step/sec"})
-        return model, list(call_ends), logged, counted, listed_checkpoint_steps(model_dir)
+        return model, [step for step in sized_at if step < 45], logged, counted, listed_checkpoint_steps(model_dir)
 
-    chunked, ends, logged, counted, saved = trained("chunked")
-    # LoggingTensorHook reads at a call's start: 7, 14, ...; the counter: 1, 10, 19, ...; summaries, checkpoints, stop
-    assert ends == [1, 7, 10, 14, 19, 20, 21, 28, 30, 35, 37, 40, 42, 45]
+    chunked, starts, logged, counted, saved = trained("chunked")
+    # LoggingTensorHook reads at a call's start: 7, 14, ...; the counter: 1, 10, 19, ...; summaries, checkpoints
+    # and the stop at 45 end the others
+    assert starts == [0, 1, 7, 10, 14, 19, 20, 21, 28, 30, 35, 37, 40, 42]
     assert logged == [f"step = {step}" for step in range(0, 45, 7)]
     assert counted == [10, 19, 28, 37] and saved == [0, 20, 40, 45]
-    stepwise, ends, *seen = trained("stepwise", tf_keras.callbacks.Callback())
-    assert ends == [] and seen == [logged, counted, saved]
+    stepwise, starts, *seen = trained("stepwise", tf_keras.callbacks.Callback())
+    assert starts == [] and seen == [logged, counted, saved]
     for mine, theirs in zip(chunked.get_weights(), stepwise.get_weights()):
         np.testing.assert_array_equal(mine, theirs)
