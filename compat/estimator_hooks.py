@@ -256,6 +256,15 @@ class Profiler(tf_keras.callbacks.Callback):
         self._next_step = None  # the global step after the next step, once a step of this call has run
         self._tracing = None  # the directory of the trace under way
 
+    def steps_due(self, step: int) -> int:
+        """compat.chunked_calls: a call of the traced step alone (it starts and stops the profiler around it);
+        every step on the clock, and before the call's first step has run."""
+        last, every = self._timer.last_triggered_step(), self._timer._every_steps  # noqa: SLF001
+        if self._tracing is not None or self._next_step is None or last is None or every is None:
+            return step + 1
+        traced = last + every - 1  # the step count a call must start from: the step after it triggers
+        return traced if traced > step else step + 1
+
     def on_train_batch_begin(self, batch, logs=None):
         if self._next_step is not None and self._timer.should_trigger_for_step(self._next_step):
             self._tracing = os.path.join(self.output_dir, f"step_{self._next_step}")

@@ -883,11 +883,15 @@ class InMemoryEvaluator(tf_keras.callbacks.Callback):
         if self.model is not self.estimator:
             raise ValueError("InMemoryEvaluatorHook is given to the training of another estimator than the one it "
                              "evaluates: give it to that estimator's train()")
-        self._iterations = 0
+        self._start, self._iterations = int(self.model.optimizer.iterations), 0
         self._evaluate()
 
+    def steps_due(self, step: int) -> int:
+        """compat.chunked_calls: the step of the next evaluation."""
+        return max(step + 1, self._start + self._evaluated_at + self.every_n_iter)
+
     def on_train_batch_end(self, batch, logs=None):
-        self._iterations += 1
+        self._iterations = int(self.model.optimizer.iterations) - self._start
         if self._iterations >= self._evaluated_at + self.every_n_iter:
             self._evaluate()
 

@@ -340,7 +340,9 @@ def test_hooks_with_a_step_cadence_see_their_steps_with_several_steps_per_call(m
             config=TrainingConfig(model_dir=model_dir, save_checkpoints_steps=20, save_summary_steps=10))
         hooks = [estimator_hooks.LoggingTensorHook({"step": "global_step"}, every_n_iter=7),
                  estimator_hooks.StepCounter(every_n_steps=9, output_dir=str(model_dir / "counts")),
-                 estimator_hooks.StopAtStep(num_steps=45), *own_callbacks]
+                 estimator_hooks.StopAtStep(num_steps=45),
+                 estimator_training.InMemoryEvaluator(model, lambda: _forty_examples().take(2), every_n_iter=16),
+                 estimator_hooks.Profiler(save_steps=25, output_dir=str(model_dir / "profile")), *own_callbacks]
         sized_at.clear()
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="tensorflow"):
@@ -349,15 +351,20 @@ def test_hooks_with_a_step_cadence_see_their_steps_with_several_steps_per_call(m
         counted = sorted({event.step for path in (model_dir / "counts").rglob("events.out.tfevents.*")
                           for event in tf.compat.v1.train.summary_iterator(str(path))
                           for value in event.summary.value if value.tag == "global_step/sec"})
-        return model, [step for step in sized_at if step < 45], logged, counted, listed_checkpoint_steps(model_dir)
+        evaluated = sorted({event.step for path in (model_dir / "eval").rglob("events.out.tfevents.*")
+                            for event in tf.compat.v1.train.summary_iterator(str(path)) if event.summary.value})
+        traced = sorted(path.name for path in (model_dir / "profile").iterdir())
+        return (model, [step for step in sized_at if step < 45], logged, counted, listed_checkpoint_steps(model_dir),
+                evaluated, traced)
 
-    chunked, starts, logged, counted, saved = trained("chunked")
-    # LoggingTensorHook reads at a call's start: 7, 14, ...; the counter: 1, 10, 19, ...; summaries, checkpoints
-    # and the stop at 45 end the others
-    assert starts == [0, 1, 7, 10, 14, 19, 20, 21, 28, 30, 35, 37, 40, 42]
+    chunked, starts, logged, counted, saved, evaluated, traced = trained("chunked")
+    # LoggingTensorHook reads at a call's start: 7, 14, ...; the counter: 1, 10, 19, ...; the evaluator: 16, 32;
+    # the profiler traces the step to 25 alone (24 to 25, as the hook: 25 steps after the first); summaries, checkpoints and the stop at 45 end the others
+    assert starts == [0, 1, 7, 10, 14, 16, 19, 20, 21, 24, 25, 28, 30, 32, 35, 37, 40, 42]
     assert logged == [f"step = {step}" for step in range(0, 45, 7)]
     assert counted == [10, 19, 28, 37] and saved == [0, 20, 40, 45]
+    assert evaluated == [0, 16, 32, 45] and traced == ["step_25"]
     stepwise, starts, *seen = trained("stepwise", tf_keras.callbacks.Callback())
-    assert starts == [] and seen == [logged, counted, saved]
+    assert starts == [] and seen == [logged, counted, saved, evaluated, traced]
     for mine, theirs in zip(chunked.get_weights(), stepwise.get_weights()):
         np.testing.assert_array_equal(mine, theirs)
