@@ -28,7 +28,7 @@ def steps_due(callback, step: int, model) -> int | None:
 
 def chunkable(callbacks) -> bool:
     """Whether every one of `callbacks` says when it needs a call's end (so calls may run several steps)."""
-    return all(hasattr(callback, "steps_due") or isinstance(callback, tf_keras.callbacks.TensorBoard)
+    return all(getattr(callback, "steps_due", None) is not None or isinstance(callback, tf_keras.callbacks.TensorBoard)
                and isinstance(callback.update_freq, int) for callback in callbacks)
 
 

@@ -600,7 +600,7 @@ def train(model, input_fn, hooks=None, steps=None, max_steps=None, saving_listen
           if config.save_summary_steps else []),  # (0 or None: Estimator wrote no summaries)
         *callbacks,
     ]
-    chunked = _chunked(model, fit_callbacks, until_stopped)
+    chunked = not exact and _chunked(model, fit_callbacks, until_stopped)  # (exact resume backs up every step)
     try:
         with trains(model):
             model.fit(

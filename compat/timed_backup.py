@@ -20,6 +20,8 @@ from .step_backup import BackupAndRestore
 class TimedBackupAndRestore(BackupAndRestore):
     """`BackupAndRestore` that backs up every `save_secs` seconds of training instead of every N steps."""
 
+    steps_due = None  # on the clock, checked after every step: no step of its own (compat.chunked_calls)
+
     def __init__(self, backup_dir, save_secs, delete_checkpoint=True):
         if not save_secs or save_secs <= 0:
             raise ValueError(f"save_secs must be a positive number of seconds, got {save_secs!r}")
