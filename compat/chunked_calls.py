@@ -2,7 +2,8 @@
 
 A callback that saves, logs, counts or stops at known steps says which with `steps_due(step)`: the first global
 step count after `step` at which a call of fit must end for it (None: no step of its own; its on_train_end, or
-any call's end, is enough). `ChunkedCalls`, given fit's callbacks and put last among them, sizes each call to
+any call's end, is enough). One on the clock says, with `seconds_due()`, the seconds left to its next check's due
+time: the call is sized from the measured step rate to end just before it. `ChunkedCalls`, given fit's callbacks and put last among them, sizes each call to
 reach the nearest such step: Python runs once per chunk, not once per step, and each callback sees the steps it
 saw with one step per call. A callback that cannot say (the program's own) makes every call one step. tf_keras
 reads `steps_per_execution` before each call (its multi-step train function loops over the variable), so the
@@ -10,6 +11,8 @@ calls may differ in length.
 """
 
 from __future__ import annotations
+
+import time
 
 import tf_keras
 
@@ -56,6 +59,7 @@ class ChunkedCalls(tf_keras.callbacks.Callback):
     def __init__(self, callbacks):
         super().__init__()
         self._callbacks = list(callbacks)
+        self._rate = StepRate()
 
     def set_model(self, model):
         super().set_model(model)
@@ -72,14 +76,38 @@ class ChunkedCalls(tf_keras.callbacks.Callback):
 
     def _size_next_call(self) -> None:
         step = int(self.model.optimizer.iterations.numpy())
-        self.model.steps_per_execution.assign(steps_to_next_due(self._callbacks, step, self.model))
+        self._rate.observe(step)
+        self.model.steps_per_execution.assign(steps_to_next_due(self._callbacks, step, self.model, self._rate))
 
 
-def steps_to_next_due(callbacks, step: int, model) -> int:
+def steps_to_next_due(callbacks, step: int, model, rate: StepRate | None = None) -> int:
     """How many steps the next call may run from `step`: up to the nearest one `callbacks` need (the migrated
-    loop's chunks take it too)."""
+    loop's chunks take it too); a callback on the clock bounds it by the steps `rate` takes to its due time."""
     due = [at for callback in callbacks if (at := steps_due(callback, step, model)) is not None]
+    for callback in callbacks:
+        seconds = getattr(callback, "seconds_due", lambda: None)()
+        if seconds is not None:
+            due.append(step + (rate.steps_in(seconds) if rate is not None else 1))
     return max(1, min(due) - step) if due else UNBOUNDED_CALL
+
+
+class StepRate:
+    """The training's steps per second over its last call, to size a call to end near a clock's due time: just
+    before it, so that the call after it, one or two steps, ends on the step Estimator's timer would have seen
+    first (the clock is read after each call, as the hooks read it after each step)."""
+
+    def __init__(self):
+        self._mark: tuple[float, int] | None = None
+        self._per_second: float | None = None
+
+    def observe(self, step: int) -> None:
+        now = time.monotonic()
+        if self._mark is not None and step > self._mark[1] and now > self._mark[0]:
+            self._per_second = (step - self._mark[1]) / (now - self._mark[0])
+        self._mark = (now, step)
+
+    def steps_in(self, seconds: float) -> int:
+        return 1 if self._per_second is None else max(1, int(seconds * self._per_second))
 
 
 def one_step_per_call(model) -> None:

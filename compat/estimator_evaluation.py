@@ -334,9 +334,12 @@ class PeriodicEvaluation(tf_keras.callbacks.Callback):
         self._evaluated_step: int | None = None
         self._trained = False
 
-    def steps_due(self, step: int) -> int:
-        """compat.chunked_calls: the next checkpoint step (on the clock: every step is looked at)."""
-        return (step // self.every_steps + 1) * self.every_steps if self.every_steps is not None else step + 1
+    def steps_due(self, step: int) -> int | None:
+        """compat.chunked_calls: the next checkpoint step (on the clock: `seconds_due`)."""
+        return (step // self.every_steps + 1) * self.every_steps if self.every_steps is not None else None
+
+    def seconds_due(self) -> float | None:
+        return None if self.every_secs is None else self._saved_at + self.every_secs - time.monotonic()
 
     def on_train_batch_end(self, batch, logs=None):
         self._trained = True

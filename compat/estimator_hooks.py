@@ -157,10 +157,17 @@ class LoggingTensorHook(tf_keras.callbacks.Callback):
         if self._timer is None:
             return None
         last = self._timer.last_triggered_step()
-        if self._every_n_iter is None or last is None:
+        if last is None:
             return step + 1
+        if self._every_n_iter is None:
+            return None  # on the clock: `seconds_due`
         logs_at = self._start + last + self._every_n_iter
         return logs_at if logs_at > step else step + self._every_n_iter  # (a call starting there logs at its start)
+
+    def seconds_due(self) -> float | None:
+        if self._timer is None or self._every_n_iter is not None or self._timer.last_triggered_step() is None:
+            return None
+        return self._timer._last_triggered_time + self._timer._every_secs - time.time()  # noqa: SLF001 (its clock)
 
     def on_train_batch_begin(self, batch, logs=None):
         if self._timer is None:
@@ -209,11 +216,17 @@ class StepCounter(tf_keras.callbacks.Callback):
         self._counted_at: tuple[float, int] | None = None
         self._writer = tf.summary.create_file_writer(self.output_dir) if self.output_dir else None
 
-    def steps_due(self, step: int) -> int:
-        """compat.chunked_calls: the call's first step, then the step of the next count (on the clock: every step)."""
-        if self._counted_at is None or self.every_n_steps is None:
+    def steps_due(self, step: int) -> int | None:
+        """compat.chunked_calls: the call's first step, then the step of the next count (on the clock:
+        `seconds_due`)."""
+        if self._counted_at is None:
             return step + 1
-        return max(step + 1, self._counted_at[1] + self.every_n_steps)
+        return None if self.every_n_steps is None else max(step + 1, self._counted_at[1] + self.every_n_steps)
+
+    def seconds_due(self) -> float | None:
+        if self._counted_at is None or self.every_n_secs is None:
+            return None
+        return self._counted_at[0] + self.every_n_secs - time.monotonic()
 
     def on_train_batch_end(self, batch, logs=None):
         step, now = int(self.model.optimizer.iterations.numpy()), time.monotonic()
@@ -350,11 +363,16 @@ class StopOnPredicate(tf_keras.callbacks.Callback):
     def on_train_begin(self, logs=None):
         self._checked_at: tuple[float, int] | None = None
 
-    def steps_due(self, step: int) -> int:
-        """compat.chunked_calls: the call's first step, then the next check (on the clock: every step)."""
-        if self._checked_at is None or self.run_every_steps is None:
+    def steps_due(self, step: int) -> int | None:
+        """compat.chunked_calls: the call's first step, then the next check (on the clock: `seconds_due`)."""
+        if self._checked_at is None:
             return step + 1
-        return max(step + 1, self._checked_at[1] + self.run_every_steps)
+        return None if self.run_every_steps is None else max(step + 1, self._checked_at[1] + self.run_every_steps)
+
+    def seconds_due(self) -> float | None:
+        if self._checked_at is None or self.run_every_steps is not None:
+            return None
+        return self._checked_at[0] + self.run_every_secs - time.monotonic()
 
     def on_train_batch_end(self, batch, logs=None):
         step, now = int(self.model.optimizer.iterations.numpy()), time.monotonic()

@@ -130,9 +130,12 @@ class KeptCheckpoints(tf_keras.callbacks.Callback):
         step = self._step()
         self._listeners.around(lambda: self._save(step), step)
 
-    def steps_due(self, step: int) -> int:
-        """compat.chunked_calls: the step of the next save (on the clock: every step is looked at)."""
-        return max(step + 1, self._last_step + self._steps) if self._steps is not None else step + 1
+    def steps_due(self, step: int) -> int | None:
+        """compat.chunked_calls: the step of the next save (on the clock: `seconds_due`)."""
+        return max(step + 1, self._last_step + self._steps) if self._steps is not None else None
+
+    def seconds_due(self) -> float | None:
+        return None if self._secs is None else self._saved_at + self._secs - time.monotonic()
 
     def on_train_batch_end(self, batch, logs=None):
         step = self._step()

@@ -20,7 +20,12 @@ from .step_backup import BackupAndRestore
 class TimedBackupAndRestore(BackupAndRestore):
     """`BackupAndRestore` that backs up every `save_secs` seconds of training instead of every N steps."""
 
-    steps_due = None  # on the clock, checked after every step: no step of its own (compat.chunked_calls)
+    def steps_due(self, step: int) -> None:
+        """compat.chunked_calls: no step of its own; on the clock (`seconds_due`)."""
+        return None
+
+    def seconds_due(self) -> float:
+        return self._last_backup + self.save_secs - time.monotonic()
 
     def __init__(self, backup_dir, save_secs, delete_checkpoint=True):
         if not save_secs or save_secs <= 0:

@@ -277,8 +277,8 @@ def sized_at(monkeypatch) -> list[int]:
     start and each call's end; the loop's start of each chunk."""
     steps = []
     steps_to_next_due = chunked_calls.steps_to_next_due
-    monkeypatch.setattr(chunked_calls, "steps_to_next_due", lambda callbacks, step, model: (
-        steps.append(step), steps_to_next_due(callbacks, step, model))[-1])
+    monkeypatch.setattr(chunked_calls, "steps_to_next_due", lambda callbacks, step, model, rate=None: (
+        steps.append(step), steps_to_next_due(callbacks, step, model, rate))[-1])
     return steps
 
 
@@ -368,3 +368,20 @@ def test_hooks_with_a_step_cadence_see_their_steps_with_several_steps_per_call(m
     assert starts == [] and seen == [logged, counted, saved, evaluated, traced]
     for mine, theirs in zip(chunked.get_weights(), stepwise.get_weights()):
         np.testing.assert_array_equal(mine, theirs)
+
+
+def test_a_cadence_on_the_clock_sizes_the_calls_from_the_step_rate(tmp_path, sized_at):
+    """save_checkpoints_secs (RunConfig's default cadence is 600 s) with no summaries: fit's calls run the steps
+    the measured rate takes to the next due time, not one step each, and no save comes early (the timer restarts
+    at each save, as Estimator's CheckpointSaverHook's did)."""
+    tf.keras.utils.set_random_seed(3)
+    model = estimator_training.configure(
+        canned.linear_regressor([tf.feature_column.numeric_column("x")]),
+        config=TrainingConfig(model_dir=tmp_path / "model", save_checkpoints_secs=0.25, save_summary_steps=0,
+                              keep_checkpoint_max=100))
+    estimator_training.train(model, lambda: _forty_examples().repeat(), max_steps=4000)
+    steps = listed_checkpoint_steps(tmp_path / "model")
+    assert steps[0] == 0 and steps[-1] == 4000 and len(steps) >= 3  # the start, saves on the clock, the end
+    assert 0 < len(sized_at) < 4000 / 10  # (calls of 10 steps or more on average)
+    written = [(tmp_path / "model" / f"ckpt-{step}.index").stat().st_mtime for step in steps[:-1]]
+    assert all(later - earlier >= 0.2 for earlier, later in zip(written, written[1:]))  # none early

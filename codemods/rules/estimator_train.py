@@ -15,9 +15,10 @@ through `compat.resume.restore_latest`, which refuses an unconverted Estimator m
   so a crash mid-call resumes at the last backup. `steps=N` counts from the state the call started from:
   after a crash the re-run completes those N steps. Without hooks and with a step cadence, `fit` runs
   gcd(save_checkpoints_steps, save_summary_steps) steps per call (`steps_per_execution`; speed:
-  bench/training_throughput.py), with `compat.step_backup.BackupAndRestore` counting calls. With hooks,
-  `compat.chunked_calls.sized_calls` sizes each call to reach the next step a save, a summary or a hook needs
-  (the built-in hooks' cadences; any other hook sees every step), the backups counting steps.
+  bench/training_throughput.py), with `compat.step_backup.BackupAndRestore` counting calls. With hooks or
+  a cadence on the clock, `compat.chunked_calls.sized_calls` sizes each call to reach the next step a save, a
+  summary or a hook needs (the built-in hooks' cadences; a clock's due time from the measured step rate; any
+  other hook sees every step), the backups counting steps.
 - loop: `tf.train.Checkpoint` + `CheckpointManager(checkpoint_interval=save_checkpoints_steps)` (on the
   clock: a `time.monotonic()` check after each step), restored
   with `resume.restore_latest(checkpoint, manager)`, a `tf.function` train step, and the migrated
@@ -105,8 +106,8 @@ _STEPS_PER_CALL = """{est}.steps_per_execution = math.gcd({every}, {summary_step
 _STEPS_PER_CALL_COMPUTED = """{est}.steps_per_execution = {steps}  # gcd(save_checkpoints_steps, save_summary_steps): saves and summaries fall between calls
 """
 _CALLS_NOTE = "  # in calls: save_checkpoints_steps / steps_per_execution"
-# With hooks, the hooks with a step cadence say which steps they must see (compat.chunked_calls): each call runs the
-# steps up to the nearest one; any other hook sees every step.
+# With hooks or a cadence on the clock, the callbacks say which steps they must see (compat.chunked_calls): each call
+# runs the steps up to the nearest one (the clock's: from the measured step rate); any other hook sees every step.
 _SIZED_CALLS_NOTE = "  # each call of fit runs the steps up to the next one a save, summary or hook needs"
 
 # The parts both loops share: manager, restore, hooks, summaries, the train step, the first save...
@@ -435,13 +436,15 @@ class EstimatorTrainRule(Rule):
             values["sized_calls"] = values["sized_calls_end"] = ""
             # Every fit of the estimator runs its steps in calls, or none does (tf_keras keeps the one-step function
             # it made first); and fit must know how many steps a call may run: not until an input ends.
-            if kind == "steps" and not ctx.exact and estimator.callbacks_every_step \
-                    and not estimator.trains_until_input_ends:
-                ctx.need_compat("step_backup")
+            sized = not ctx.exact and not estimator.trains_until_input_ends and (
+                kind == "secs" or estimator.callbacks_every_step)
+            if sized:
                 ctx.need_compat("chunked_calls")
-                values["backup"], values["cadence"] = "step_backup.BackupAndRestore", f"save_steps={values['every']}"
                 values["sized_calls"], values["sized_calls_end"] = "chunked_calls.sized_calls(", ")"
                 values["sized_note"] = _SIZED_CALLS_NOTE
+            if sized and kind == "steps":
+                ctx.need_compat("step_backup")
+                values["backup"], values["cadence"] = "step_backup.BackupAndRestore", f"save_steps={values['every']}"
             elif kind == "steps" and not ctx.exact and not estimator.trains_until_input_ends:
                 ctx.need_compat("step_backup")
                 values["backup"] = "step_backup.BackupAndRestore"  # resumes after the call's last step
