@@ -55,7 +55,7 @@ def test_migrated_program_saves_at_the_hooks_cadence(target, estimator_runs, tmp
     program = migrate_file(PROGRAM, tmp_path / "migrated", target)
     source = program.read_text()
     assert "CheckpointSaverHook(" not in source
-    assert {"keras": "save_freq=7", "loop": "checkpoint_interval=7"}[target] in source
+    assert {"keras": "save_steps=7", "loop": "checkpoint_interval=7"}[target] in source
     steps, resumed = estimator_runs
     straight = tmp_path / "straight"  # model_dir keeps the checkpoints of the hook's steps (keras: kept_checkpoints)
     run([MODERN_PYTHON, program, "--model_dir", straight, "--max_steps", MAX_STEPS])
