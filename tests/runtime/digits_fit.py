@@ -9,11 +9,10 @@ bit-identical to an uninterrupted run's (`--mode none`: plain fit, no backups); 
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import signal
-import threading
-import time
+import subprocess
+import sys
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # a tf_keras program: docs/exact-resume.md's advice
 
@@ -58,6 +57,12 @@ class Fault(tf_keras.callbacks.Callback):
     def __init__(self, args):
         super().__init__()
         self.args = args
+        if args.kill_during_save_at is not None:
+            # A process of its own: it stops this one before checking that the save is still being written.
+            killer = os.path.join(os.path.dirname(os.path.abspath(__file__)), "save_killer.py")
+            self.save_killer = subprocess.Popen(
+                [sys.executable, killer, str(os.getpid()), args.dir], stdin=subprocess.PIPE
+            )
 
     def on_train_batch_begin(self, batch, logs=None):
         if self.args.sigterm_at is not None and self._step() + 1 == self.args.sigterm_at:
@@ -69,20 +74,11 @@ class Fault(tf_keras.callbacks.Callback):
         if step == self.args.kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
         if step == self.args.kill_during_save_at:
-            threading.Thread(target=_kill_once_a_save_is_writing, args=(self.args.dir,), daemon=True).start()
+            self.save_killer.stdin.write(b"arm\n")
+            self.save_killer.stdin.flush()
 
     def _step(self) -> int:
         return int(self.model.optimizer.iterations.numpy())
-
-
-def _kill_once_a_save_is_writing(backup_dir: str) -> None:
-    """SIGKILL as soon as a ckpt-N save has staged files (async too): the save is mid-write."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if glob.glob(os.path.join(backup_dir, "ckpt-*_temp")):
-            os.kill(os.getpid(), signal.SIGKILL)
-        time.sleep(0.0005)
-    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def main() -> None:
