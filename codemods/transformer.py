@@ -41,6 +41,11 @@ from codemods.syntax import children_listed_once, subtrees_containing
 from codemods.tf_era import uses_tf1_names, written_for_tf1
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+# by exact type: an isinstance check against LibCST's abstract base classes, on every node, costs more
+_STATEMENT_TYPES = frozenset(
+    {cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.FunctionDef, cst.ClassDef,
+     cst.Match}
+)
 # The methods rules rewrite on any receiver (an estimator's, a dataset's): `call_matters`
 _RULE_METHODS = frozenset({*ESTIMATOR_METHODS, "experimental_export_all_saved_models", "make_one_shot_iterator",
                            "make_initializable_iterator"})
@@ -285,20 +290,30 @@ class MigrationTransformer(cst.CSTTransformer):
     def _interesting(self, node: cst.CSTNode) -> bool:
         return any(rule.interested(node, self.ctx) for rule in self.rules_by_type[type(node)])
 
+    # The rules are dispatched by node type below: LibCST's lookup of visit_<Node>/leave_<Node> (and of
+    # visit_<Node>_<field> around each child) by name, on every node, is skipped.
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if id(node) not in self._entered and type(node) is not cst.Module:  # visit_Module fills _entered
+        if type(node) is cst.Module:
+            return self.visit_Module(node)
+        if id(node) not in self._entered:  # visit_Module fills _entered
             return False
-        if isinstance(node, _STATEMENTS):
+        if type(node) in _STATEMENT_TYPES:
             self.ctx.statement_stack.append(node)
-        return super().on_visit(node)
+        return True
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
 
     def on_leave(self, original_node, updated_node):
-        result = super().on_leave(original_node, updated_node)
+        result = updated_node
         for rule in self.rules_by_type.get(type(original_node), ()):
             if not isinstance(result, cst.CSTNode):
                 break
             result = rule.leave(original_node, result, self.ctx)
-        if isinstance(original_node, _STATEMENTS):
+        if type(original_node) in _STATEMENT_TYPES:
             self.ctx.statement_stack.pop()
             todos = self.ctx.pending_todos.pop(id(original_node), [])
             if todos and self.ctx.module.body and original_node is self.ctx.module.body[0]:
