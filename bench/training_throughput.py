@@ -1,14 +1,15 @@
 """Benchmark: training steps/s of a TF1 program (legacy env) against its migrations (modern env).
 
     PYTHONPATH=. .venv/bin/python bench/training_throughput.py [--steps 20000] [--repeats 3]
-        [--program estimator|hooks|runtime|runtime-hooks|model-fn|monitored-session|saver-loop]
+        [--program estimator|hooks|runtime|runtime-hooks|model-fn|model-fn-hooks|monitored-session|saver-loop]
 
 Anchor: the original program under TensorFlow 2.15 + tensorflow-estimator: an Estimator program
 (DNNClassifier [128, 64] on digits, Adam, batch 32, shuffled, a checkpoint every 200 steps, summaries every
 100), the same estimator built by a factory function (`runtime`: the run-time tier, compat.estimator_training,
 as the real programs' factories and flags get), either given LoggingTensorHook(every_n_iter=100) and
 StepCounterHook(every_n_steps=100) (`hooks`, `runtime-hooks`), the same network as a custom model_fn writing a summary of its
-own (`model-fn`: tier 2), or the same
+own (`model-fn`: tier 2), a plain custom model_fn whose spec adds a NanTensorHook, trained with the two hooks
+above (`model-fn-hooks`), or the same
 network, data and checkpoint cadence hand-written with a MonitoredTrainingSession, or
 with a tf.Session loop saving with a tf.train.Saver. It is
 rewritten by `migrate rewrite --target keras` and `--target loop`, and each of the three runs for 100 steps
@@ -187,12 +188,31 @@ HOOKED_TRAIN = """\
     classifier.train(input_fn=train_input_fn, max_steps=args.max_steps, hooks=hooks)
 """
 UNHOOKED_TRAIN = "    classifier.train(input_fn=train_input_fn, max_steps=args.max_steps)\n"
+# The same network as a plain custom model_fn whose spec adds a NanTensorHook, trained with the hooks above: the three
+# hooks issue 63's goal names (LoggingTensorHook, StepCounterHook, NanTensorHook)
+MODEL_FN_HOOKS_PROGRAM = MODEL_FN_PROGRAM.replace(
+    """    with tf1.variable_scope("network"):  # (a scope: the model_fn stays as written, tier 2)
+        hidden = tf1.layers.dense(features["x"], 128, activation=tf.nn.relu)
+        hidden = tf1.layers.dense(hidden, 64, activation=tf.nn.relu)
+        logits = tf1.layers.dense(hidden, 10)
+""", """    hidden = tf1.layers.dense(features["x"], 128, activation=tf.nn.relu)
+    hidden = tf1.layers.dense(hidden, 64, activation=tf.nn.relu)
+    logits = tf1.layers.dense(hidden, 10)
+""").replace(
+    """    tf1.summary.scalar("batch_accuracy", tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), tf.cast(labels, tf.int64)),
+                                                                 tf.float32)))
+""", "").replace(
+    "    return tf1.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)\n",
+    "    return tf1.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,\n"
+    "                                       training_hooks=[tf1.train.NanTensorHook(loss)])\n",
+).replace(UNHOOKED_TRAIN, HOOKED_TRAIN)
 PROGRAMS = {
     "estimator": ("Estimator", PROGRAM),
     "hooks": ("Estimator with hooks", PROGRAM.replace(UNHOOKED_TRAIN, HOOKED_TRAIN)),
     "runtime": ("Estimator (built by a factory)", RUNTIME_PROGRAM),
     "runtime-hooks": ("Estimator (built by a factory) with hooks", RUNTIME_PROGRAM.replace(UNHOOKED_TRAIN, HOOKED_TRAIN)),
     "model-fn": ("Estimator (custom model_fn)", MODEL_FN_PROGRAM),
+    "model-fn-hooks": ("Estimator (custom model_fn) with hooks", MODEL_FN_HOOKS_PROGRAM),
     "monitored-session": ("MonitoredTrainingSession", SESSION_PROGRAM),
     "saver-loop": ("tf.Session + Saver loop", SAVER_PROGRAM),
 }

@@ -14,7 +14,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
-import libcst.matchers as m
 
 from codemods.api import Api, ApiResolver
 from codemods.bindings import NameScopes, ScopeTracking
@@ -45,6 +44,7 @@ from codemods.hook_facts import (
     SAVER_HOOKS,
     analyze_hook,
     builtin_hook_problems,
+    logs_only_the_step,
     saver_hook_cadence,
 )
 from codemods.input_fns import callable_input_fn_problems, iterator_input_fns, returned_values
@@ -429,7 +429,8 @@ class ProgramFacts:
         for hook in self.hooks.values():
             if not hook.problems and not self.hook_blocked_by(hook.name):
                 replaced |= {id(base.value) for base in hook.node.bases}
-                replaced |= {id(node) for node in m.findall(hook.node, m.Attribute(attr=m.Name("SessionRunArgs")))}
+                replaced |= {id(node) for node in nodes_of_types(hook.node, (cst.Attribute,))
+                             if node.attr.value == "SessionRunArgs"}
         return replaced
 
     def input_fn_blocked(self, call: cst.Call) -> bool:
@@ -787,20 +788,25 @@ def _spec_training_hook_names(module: cst.Module, resolver: ApiResolver, hooks: 
                 places = _list_contents(function, given.value)
             else:
                 continue
-            found += [node.func for place in places for node in m.findall(place, m.Call(func=m.Name()))
-                      if node.func.value in hooks]
+            found += [node.func for place in places for node in nodes_of_types(place, (cst.Call,))
+                      if type(node.func) is cst.Name and node.func.value in hooks]
     return found
 
 
 def _list_contents(function: cst.FunctionDef, variable: str) -> list[cst.CSTNode]:
     """What `function` puts in its list `variable`: the values assigned or added, the arguments appended."""
+    def is_variable(node: cst.CSTNode) -> bool:
+        return type(node) is cst.Name and node.value == variable
+
     places = []
-    for node in m.findall(function, m.Assign(targets=[m.AssignTarget(target=m.Name(variable))])
-                          | m.AugAssign(target=m.Name(variable))):
-        places.append(node.value)
-    for call in m.findall(function, m.Call(func=m.Attribute(value=m.Name(variable),
-                                                            attr=m.Name("append") | m.Name("extend")))):
-        places += [arg.value for arg in call.args]
+    for node in nodes_of_types(function, (cst.Assign, cst.AugAssign)):
+        if (is_variable(node.target) if type(node) is cst.AugAssign
+                else len(node.targets) == 1 and is_variable(node.targets[0].target)):
+            places.append(node.value)
+    for call in nodes_of_types(function, (cst.Call,)):
+        func = call.func
+        if type(func) is cst.Attribute and is_variable(func.value) and func.attr.value in ("append", "extend"):
+            places += [arg.value for arg in call.args]
     return places
 
 
@@ -1071,7 +1077,9 @@ def _sum_reduced(shape: ModelFnShape) -> bool:
     """Whether the model_fn's loss statements pass a reduction of SUM (a TF1 optimizer under a distribution
     strategy then did not scale the loss by 1/replicas: optimizer.py, _scale_loss)."""
     for statement in shape.loss_statements:
-        for node in m.findall(statement, m.Arg(keyword=m.Name("reduction"))):
+        for node in nodes_of_types(statement, (cst.Arg,)):
+            if node.keyword is None or node.keyword.value != "reduction":
+                continue
             text = source(node.value)
             if text.endswith("SUM") or text.strip("'\"").lower() == "sum":
                 return True
@@ -1181,7 +1189,7 @@ class _InputFnScope(cst.CSTVisitor):
     leave_For = leave_While = leave_CompFor = _end_loop
 
     def _bind(self, target: cst.CSTNode) -> None:
-        for name in m.findall(target, m.Name()) if not isinstance(target, cst.Name) else [target]:
+        for name in nodes_of_types(target, (cst.Name,)):
             self.bindings[name.value] += 1
             if self.loops:
                 self.bound_in_loops.add(name.value)
@@ -1232,7 +1240,8 @@ def _names_read(expression: cst.CSTNode) -> list[str]:
     """The variable names an expression reads from its scope (not attribute names, keywords, or names its own
     comprehensions and lambdas bind), in order, once each."""
     names = []
-    own = {name.value for target in m.findall(expression, m.CompFor()) for name in m.findall(target.target, m.Name())}
+    own = {name.value for target in nodes_of_types(expression, (cst.CompFor,))
+           for name in nodes_of_types(target.target, (cst.Name,))}
 
     class Reads(cst.CSTVisitor):
         def visit_Name(self, node: cst.Name) -> None:
@@ -1322,7 +1331,8 @@ def _train_problems(
                     problems += _saver_hook_problems(hook, element.value, listed_elsewhere, estimator)
                     continue
                 if builtin is not None and builtin.path in BUILTIN_HOOKS and (
-                        BUILTIN_HOOKS[builtin.path] not in CANNED_ONLY_HOOKS or estimator.api.path in CANNED):
+                        BUILTIN_HOOKS[builtin.path] not in CANNED_ONLY_HOOKS or estimator.api.path in CANNED
+                        or logs_only_the_step(hook)):
                     estimator.builtin_hook_calls.append(hook)
                     problems += builtin_hook_problems(hook, builtin.path, estimator.variable)
                     continue

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-import libcst.matchers as m
 
 from codemods.model_fns import GLOBAL_STEP_APIS
 from codemods.syntax import call_arguments, fast_visit, is_none, nodes_of_types
@@ -30,7 +29,8 @@ BUILTIN_HOOKS = {
                            ("LoggingTensorHook", "LoggingTensorHook"))
 }
 # A canned estimator's: the hook's tensors are named in the Estimator's graph, and the global step is the one a
-# canned model has (another estimator's LoggingTensorHook runs as it is, against its model_fn's graph)
+# canned model has. Another estimator's is carried over only when it names the global step alone, in literals (its
+# model_fn made that tensor by that name too); otherwise it runs as it is, against its model_fn's graph.
 CANNED_ONLY_HOOKS = ("LoggingTensorHook",)
 _EARLY_STOPPING_REST = ("eval_dir", "min_steps", "run_every_secs", "run_every_steps")
 BUILTIN_HOOK_PARAMS = {
@@ -134,7 +134,7 @@ def analyze_hook(node: cst.ClassDef, resolver, module: cst.Module | None = None)
     ]
     if FETCHED_ATTRIBUTE in assigned:
         problems.append(f"sets self.{FETCHED_ATTRIBUTE}, the attribute its callback would keep its fetches in")
-    writers = [call for call in m.findall(node, m.Call())
+    writers = [call for call in nodes_of_types(node, (cst.Call,))
                if (api := resolver.call_api(call)) is not None and api.path in FILE_WRITERS]
     problems += _file_writer_problems(writers)
     problems += _subclass_problems(subclasses)
@@ -196,11 +196,13 @@ def _handed_on_problem(definitions: list[cst.FunctionDef], call: cst.Call, index
             param = params[index].name.value if index < len(params) else None
         if param is None:
             return f"{definition.name.value}() takes `{role}` in a way the rewrite does not follow"
-        allowed = {id(a.value) for a in m.findall(definition.body, m.Attribute(value=m.Name(param)))
-                   if a.attr.value in HANDED_ON_USES[role]}
-        allowed |= {id(c.left) for c in m.findall(definition.body, m.Comparison(left=m.Name(param)))
-                    if len(c.comparisons) == 1 and is_none(c.comparisons[0].comparator)}
-        others = [n for n in m.findall(definition.body, m.Name(param)) if id(n) not in allowed]
+        found = nodes_of_types(definition.body, (cst.Attribute, cst.Comparison, cst.Name))
+        uses = {id(n) for n in found if type(n) is cst.Name and n.value == param}
+        allowed = {id(a.value) for a in found
+                   if type(a) is cst.Attribute and id(a.value) in uses and a.attr.value in HANDED_ON_USES[role]}
+        allowed |= {id(c.left) for c in found if type(c) is cst.Comparison and id(c.left) in uses
+                    and len(c.comparisons) == 1 and is_none(c.comparisons[0].comparator)}
+        others = uses - allowed
         if others:
             return (f"{definition.name.value}() uses `{param}` (the hook's {role}) beyond "
                     f"{', '.join(HANDED_ON_USES[role])}: a Keras callback has no session or graph")
@@ -238,7 +240,7 @@ def _after_create_session_problems(method: cst.FunctionDef, hook: cst.ClassDef) 
     if uses:
         return [f"after_create_session() uses `{uses[0]}`: a Keras callback has no session or coordinator"]
     begin = [s for s in hook.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "begin"]
-    if any(m.findall(function.body, m.Return()) for function in [method, *begin]):
+    if any(nodes_of_types(function.body, (cst.Return,)) for function in [method, *begin]):
         return ["after_create_session() or begin() returns early: after_create_session's body would run at the end of "
                 "on_train_begin"]
     return []
@@ -350,7 +352,7 @@ class _StepFetches:
             return False
         for found in _attributes_in(node):
             self.fetching.add(id(found))
-        self.step_calls_fetched |= bool(m.findall(node, m.Call()))
+        self.step_calls_fetched |= bool(nodes_of_types(node, (cst.Call,)))
         return True
 
     def session_run_args(self, value) -> bool:
@@ -363,7 +365,7 @@ class _StepFetches:
 
     def returns_steps(self, before_run: cst.FunctionDef) -> bool:
         """Whether before_run returns SessionRunArgs of the global step (and otherwise only None)."""
-        values = [node.value for node in m.findall(before_run.body, m.Return())]
+        values = [node.value for node in nodes_of_types(before_run.body, (cst.Return,))]
         fetching = [value for value in values if value is not None and not is_none(value)]
         return bool(fetching) and all(self.session_run_args(value) for value in fetching)
 
@@ -497,14 +499,29 @@ def builtin_hook_problems(call: cst.Call, path: str, trained: str) -> list[str]:
 GLOBAL_STEP_NAMES = ("global_step", "global_step:0", "global_step/read:0", "global_step/Read/ReadVariableOp:0")
 
 
+def logs_only_the_step(call: cst.Call) -> bool:
+    """Whether a LoggingTensorHook call's tensors are written out as names of the global step only."""
+    arguments, problems = call_arguments(call, BUILTIN_HOOK_PARAMS["LoggingTensorHook"])
+    names = _logged_names(arguments.get("tensors"))
+    return not problems and bool(names) and all(
+        isinstance(name, cst.SimpleString) and name.evaluated_value in GLOBAL_STEP_NAMES for name in names
+    )
+
+
+def _logged_names(tensors: cst.BaseExpression | None) -> list[cst.BaseExpression] | None:
+    """The tensors a LoggingTensorHook is given, as written in a dict's values or a list; None otherwise."""
+    if isinstance(tensors, cst.Dict):
+        return [element.value for element in tensors.elements if isinstance(element, cst.DictElement)]
+    if isinstance(tensors, cst.List | cst.Tuple):
+        return [element.value for element in tensors.elements]
+    return None
+
+
 def _logged_tensor_problems(tensors: cst.BaseExpression | None) -> list[str]:
     """Why a LoggingTensorHook's tensors, written as literals, are not the global step a migrated canned model has
     (names written otherwise are checked when the program runs: compat.estimator_hooks.LoggingTensorHook)."""
-    if isinstance(tensors, cst.Dict):
-        names = [element.value for element in tensors.elements if isinstance(element, cst.DictElement)]
-    elif isinstance(tensors, cst.List | cst.Tuple):
-        names = [element.value for element in tensors.elements]
-    else:
+    names = _logged_names(tensors)
+    if names is None:
         return []
     other = [name.evaluated_value for name in names if isinstance(name, cst.SimpleString)
              and name.evaluated_value not in GLOBAL_STEP_NAMES]

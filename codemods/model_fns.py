@@ -12,11 +12,13 @@ Keras twin (codemods/optimizers.py) compiled in, a learning rate decayed on the 
 schedule TF1 built it on (codemods/schedules.py). Training takes the same steps: the same loss, its
 gradients, the same update. What only evaluate/predict/export use (PREDICT/EVAL branches, predictions,
 eval_metric_ops, export_outputs) is dropped; evaluate/predict calls of such an estimator keep it an
-Estimator. Summary statements are dropped, named in the report (TensorBoard only). TF1 batch normalization
+Estimator. Summary statements are dropped, named in the report (TensorBoard only), and so is a
+`training_hooks=[NanTensorHook(loss)]` of the spec's own loss: Estimator ran that check on every training before
+the spec's hooks, so the spec's never acted (the migrated training runs Estimator's). TF1 batch normalization
 migrates when train_op depends on the UPDATE_OPS (Keras layers update their moving statistics when called in
 training). Anything else (summaries used as values, collections, variable scopes, batch normalization
 without that dependency, collection losses other than get_regularization_loss() of TF1 layers'
-regularizers, hooks in the EstimatorSpec, a schedule with an optimizer other than GradientDescent, Adam or
+regularizers, other hooks in the EstimatorSpec, a schedule with an optimizer other than GradientDescent, Adam or
 Adagrad, `config`) would run differently, so the model_fn is kept with the reason.
 """
 
@@ -99,6 +101,7 @@ class ModelFnShape:
     # ids of the statements making the optimizer, the train_op, the global step, the summaries
     training_only: set[int]
     summaries: tuple[str, ...] = ()  # the summaries the training wrote (not carried over: said in the report)
+    nan_check_hook: bool = False  # training_hooks=[NanTensorHook(loss)] dropped: Estimator's own check (said too)
 
 
 def class_name(function_name: str) -> str:
@@ -209,11 +212,13 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
     spec = analysis.estimator_spec(statements[-1]) if statements else None
     if spec is None:
         return ["model_fn does not end its training path with `return EstimatorSpec(...)`"]
+    loss, train_op = spec.get("loss"), spec.get("train_op")
+    nan_check_hook = "training_hooks" in spec and _nan_checks_of(spec["training_hooks"], loss, analysis.resolver)
     problems += [
         f"EstimatorSpec({key}=...) is not migrated (it changes how the Estimator trains)"
         for key in spec if key not in SPEC_UNUSED_IN_TRAINING + ("loss", "train_op")
+        and not (key == "training_hooks" and nan_check_hook)
     ]
-    loss, train_op = spec.get("loss"), spec.get("train_op")
     if not isinstance(loss, cst.Name) or not isinstance(train_op, cst.Name | cst.Call):
         return problems + ["EstimatorSpec's loss= must be a variable and train_op= optimizer.minimize(...)"]
     # The class makes its optimizer in __init__, where only params and the module's names exist.
@@ -223,8 +228,28 @@ def analyze_model_fn(function: cst.FunctionDef, resolver: ApiResolver) -> ModelF
         return list(dict.fromkeys(problems))
     return ModelFnShape(
         function, class_name(function.name.value), parts.forward, parts.output, parts.loss_statements, loss.value,
-        parts.optimizer, parameters, body, parts.training_only, parts.summaries,
+        parts.optimizer, parameters, body, parts.training_only, parts.summaries, nan_check_hook,
     )
+
+
+def _nan_checks_of(hooks: cst.BaseExpression, loss: cst.BaseExpression | None, resolver: ApiResolver) -> bool:
+    """Whether `hooks` (a spec's training_hooks) is a list of `NanTensorHook(loss)` of the spec's `loss` variable
+    only: Estimator ran its own NanTensorHook of that loss before them, raising at a NaN step, so theirs never
+    acted, whatever their fail_on_nan_loss."""
+    if not isinstance(hooks, cst.List | cst.Tuple) or not hooks.elements or not isinstance(loss, cst.Name):
+        return False
+    for element in hooks.elements:
+        hook = element.value
+        api = resolver.call_api(hook) if isinstance(hook, cst.Call) else None
+        if api is None or api.path != "train.NanTensorHook":
+            return False
+        arguments, problems = call_arguments(hook, ("loss_tensor", "fail_on_nan_loss"))
+        tensor, fail = arguments.get("loss_tensor"), arguments.get("fail_on_nan_loss")
+        if problems or not (isinstance(tensor, cst.Name) and tensor.value == loss.value):
+            return False
+        if fail is not None and not (isinstance(fail, cst.Name) and fail.value in ("True", "False")):
+            return False
+    return True
 
 
 @dataclass

@@ -39,7 +39,9 @@ class ModelFnRule(Rule):
             + "; an Estimator's model_dir converts with "
             "compat.model_fns.convert_estimator_checkpoint"
             + (f"; not carried over: the training summaries {', '.join(shape.summaries)} (TensorBoard only)"
-               if shape.summaries else ""),
+               if shape.summaries else "")
+            + ("; its training_hooks' NanTensorHook(loss) is the check Estimator ran before them, which the "
+               "migrated training runs too" if shape.nan_check_hook else ""),
         )
         methods = path_methods(shape, paths.get("evaluate"), paths.get("predict"))
         # (the class is written from the model_fn's statements as parsed: its TF 1.x names are respelled here)
