@@ -690,10 +690,11 @@ ROWS = [
     ),
     Row(
         "`LoggingTensorHook(tensors, every_n_iter \\| every_n_secs, at_end, formatter)` of the global step "
-        "(`{\"step\": \"global_step\"}`, `[\"global_step\"]`) in a migrated canned estimator's training hooks",
+        "(`{\"step\": \"global_step\"}`, `[\"global_step\"]`) in a migrated canned estimator's training hooks, or "
+        "in a custom model_fn estimator's when they are written out as literals",
         "`compat.estimator_hooks.LoggingTensorHook(...)`: the same lines at the same steps of the call (`step = 50 "
         "(0.123 sec)`, the formatter's, at its end); another tensor name: kept, TODO (written out), or one error when "
-        "the program runs",
+        "the program runs (a custom model_fn's: the model_fn runs as written, tier 2, and TF1's hook against its graph)",
         "same, in the loop's `CallbackList`",
         "builtin_logging_tensor_hook",
         ('estimator_hooks.LoggingTensorHook(tensors={"step": "global_step"}, every_n_iter=50)',),
@@ -1104,6 +1105,18 @@ ROWS = [
         ("class MyModelFn(model_fns.EstimatorModel):", "classifier.compute_loss(features, labels"),
     ),
     Row(
+        "In such a model_fn: `EstimatorSpec(..., training_hooks=[tf.train.NanTensorHook(loss)])` of the spec's own "
+        "`loss` (any `fail_on_nan_loss`)",
+        "dropped, said in the report: Estimator appended its own `NanTensorHook(spec.loss)` before the spec's hooks "
+        "and it raised first at a NaN step, so the spec's never acted; the migrated training runs Estimator's check "
+        "(`RaiseOnNanLoss`). Proof: tests/test_model_fn_hooks.py (with a LoggingTensorHook of the step and a "
+        "StepCounterHook: the Estimator's step lines; a NaN at step 6 fails as the Estimator, checkpoint 4 the latest)",
+        "same (`check_loss`)",
+        "custom_model_fn_hooks",
+        ("class ModelFn(model_fns.EstimatorModel):", "estimator_hooks.RaiseOnNanLoss()"),
+        ("class ModelFn(model_fns.EstimatorModel):", "estimator_hooks.check_loss("),
+    ),
+    Row(
         "In such a model_fn: `tf1.layers.batch_normalization(net, training=mode == TRAIN)` with the train_op "
         "under `with tf.control_dependencies(tf1.get_collection(tf1.GraphKeys.UPDATE_OPS)):`",
         "`self.layer(tf_keras.layers.BatchNormalization, ...)(net, training=training)` (Keras updates the moving "
@@ -1137,7 +1150,8 @@ ROWS = [
     ),
     Row(
         "A model_fn outside that shape (summaries, collections, `get_variable`, batch norm without the UPDATE_OPS "
-        "dependency, Keras layers' regularizers, a schedule with Momentum, `training_hooks`, `config`), or evaluated with other metrics, or predicted "
+        "dependency, Keras layers' regularizers, a schedule with Momentum, `training_hooks` other than a NanTensorHook of "
+        "its loss, `config`), or evaluated with other metrics, or predicted "
         "with but without a PREDICT branch",
         "tier 2: `estimator_training.configure(wrapped_model_fns.WrappedModelFn(model_fn, params=p), model_dir=, "
         "config=)`, the model_fn kept as written (its own TF1 variables, names and optimizer); its "
