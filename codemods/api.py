@@ -145,7 +145,7 @@ class ApiResolver:
                 binding.imported is not None and api_from_qualified_name(binding.imported) is not None
                 for binding in bindings
             )
-            if not tensorflow or (len(bindings) == 1 and bindings[0].module_level):
+            if not tensorflow or (len(bindings) == 1 and bindings[0].module_level) or _imported_alike(bindings):
                 continue
             binding = bindings[0]
             if len(bindings) > 1 or binding.imported is None or not isinstance(binding.scope, cst.FunctionDef):
@@ -165,7 +165,7 @@ class ApiResolver:
             return set()
         head, _, rest = full_name.partition(".")
         bindings = self._bindings.by_name.get(head)
-        if not bindings or len(bindings) > 1:
+        if not bindings or len(bindings) > 1 and not _imported_alike(bindings):
             return set()
         imported = bindings[0].imported
         # A variable: an alias when _module_aliases found it to be one (then bound once, at module level).
@@ -194,6 +194,7 @@ class ApiResolver:
                     isinstance(small, cst.Assign)
                     and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name)
+                    and isinstance(small.value, cst.Name | cst.Attribute)  # (a call's value is no alias of its API)
                 ):
                     for name in self._qualified(small.value):
                         if api_from_qualified_name(name) is not None:
@@ -215,3 +216,10 @@ class ApiResolver:
         if not isinstance(node, cst.Call) or isinstance(node.func, cst.Call):
             return None
         return self.api(node.func)
+
+
+def _imported_alike(bindings) -> bool:
+    """Whether every binding of a name is a module-level import of one module (a notebook importing tensorflow as
+    tf in two cells): each use of the name means that module."""
+    first = bindings[0].imported
+    return first is not None and all(binding.module_level and binding.imported == first for binding in bindings)
