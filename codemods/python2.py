@@ -44,6 +44,13 @@ class NotPython2(Exception):
 def to_python3(source: str, name: str = "<module>") -> tuple[str, list[Finding]]:
     """`source`, a Python 2 module, converted to Python 3 with Python 2's meaning kept, and the findings
     saying so. Raises NotPython2 when `source` does not parse as Python 2."""
+    code, findings = _converted(source, name)
+    return code, list(findings)
+
+
+# A rewrite converts each Python 2 module twice, in one process with --jobs 1: to index it, then to migrate it
+@functools.lru_cache(maxsize=4)
+def _converted(source: str, name: str) -> tuple[str, tuple[Finding, ...]]:
     from fissix import refactor  # imported here: only modules that fail to parse as Python 3 need it
     from fissix.pgen2.parse import ParseError
     from fissix.pgen2.tokenize import TokenError
@@ -80,7 +87,7 @@ def to_python3(source: str, name: str = "<module>") -> tuple[str, list[Finding]]
         for number, line in enumerate(code.splitlines(), start=1)
         if line.strip() == todo
     ]
-    return code, findings
+    return code, tuple(findings)
 
 
 def python2_indentation(source: str) -> str:
