@@ -113,7 +113,9 @@ class ApiResolver:
     ):
         self._bindings = bindings
         # The program was written for TensorFlow 1.x (codemods/tf_era.py): its `tf.estimator` is compat.v1's.
-        self.tf1_program = False
+        self._tf1_program = False
+        # node -> its API: rules ask about the same nodes many times (each node is kept, so no id is reused)
+        self._apis: dict[cst.CSTNode, Api | None] = {}
         self._qualified_names: Mapping[cst.CSTNode, Collection[QualifiedName]] | None = None
         self._aliases: dict[str, str] = {}
         if not always_analyse and self._tensorflow_names_bound_once(module):
@@ -123,6 +125,14 @@ class ApiResolver:
             self._aliases = {}
         self._qualified_names = scope_analysis()
         self._aliases = self._module_aliases(module)
+
+    @property
+    def tf1_program(self) -> bool:
+        return self._tf1_program
+
+    @tf1_program.setter
+    def tf1_program(self, value: bool) -> None:
+        self._tf1_program, self._apis = value, {}
 
     @property
     def bindings(self) -> ModuleBindings:
@@ -203,6 +213,11 @@ class ApiResolver:
 
     def api(self, node: cst.BaseExpression) -> Api | None:
         """The TensorFlow API `node` names, or None when it is not (unambiguously) one."""
+        if node not in self._apis:
+            self._apis[node] = self._api(node)
+        return self._apis[node]
+
+    def _api(self, node: cst.BaseExpression) -> Api | None:
         apis = {api_from_qualified_name(name) for name in self._qualified(node)} - {None}
         if len(apis) != 1:
             return None
