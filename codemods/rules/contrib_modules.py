@@ -148,18 +148,24 @@ class ContribModulesRule(Rule):
     node_types = (cst.Attribute, cst.Import, cst.ImportFrom)
 
     def interested(self, node, ctx) -> bool:
-        return ctx.mentions("contrib")
+        return ctx.mentions("contrib") and (not isinstance(node, cst.Attribute) or self._names_contrib(node, ctx))
+
+    @staticmethod
+    def _names_contrib(node: cst.Attribute, ctx) -> bool:
+        """`tf.contrib.x...`, or `name.attr` of a name bound to a contrib module whose import stays as written."""
+        return spells_contrib(node) or isinstance(node.value, cst.Name) and node.value.value in as_is_aliases(ctx)
 
     def leave(self, original, updated, ctx):
-        if not ctx.mentions("contrib") or not updated.deep_equals(original):
+        if not ctx.mentions("contrib"):
+            return updated
+        if isinstance(original, cst.Attribute) and not self._names_contrib(original, ctx):
+            return updated
+        if not updated.deep_equals(original):
             return updated
         if isinstance(original, cst.Import):
             return self._import(original, updated, ctx)
         if isinstance(original, cst.ImportFrom):
             return self._import_from(original, updated, ctx)
-        if not spells_contrib(original) and not (isinstance(original.value, cst.Name)
-                                                 and original.value.value in as_is_aliases(ctx)):
-            return updated
         api = ctx.resolver.api(original)
         if api is None or not api.path.startswith("contrib."):
             return updated
